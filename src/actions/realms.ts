@@ -1,0 +1,65 @@
+// Creating an organization: the realm row, its system groups, its group settings pointing at
+// them, and the owner account, all in one transaction.
+import type { Database } from '../store/db.js';
+import { insertRealm, REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS, updateRealm, type RealmSettings } from '../store/realms.js';
+import { createSystemGroups } from '../store/groups.js';
+import { ROLE } from '../store/users.js';
+import { BadRequest } from '../errors.js';
+import { nowSeconds } from '../services.js';
+import { hashPassword } from '../lib/secrets.js';
+import { insertAccount } from './users.js';
+
+export interface NewOrganization {
+  name: string;
+  ownerEmail: string;
+  ownerPassword: string | null;
+  ownerName?: string;
+  /** The subdomain; '' for the organization at the server's root. */
+  stringId?: string;
+}
+
+export interface CreatedOrganization {
+  realm_id: number;
+  user_id: number;
+  email: string;
+  api_key: string;
+}
+
+function subdomainFrom(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'org';
+}
+
+export async function createOrganization(database: Database, org: NewOrganization): Promise<CreatedOrganization> {
+  const name = org.name.trim();
+  if (!name) throw new BadRequest('Organization name is required');
+  if (name.length > 40) throw new BadRequest('Organization name is too long');
+  const now = nowSeconds();
+  const passwordHash = org.ownerPassword === null ? null : await hashPassword(org.ownerPassword);
+  return database.transaction(async (tx) => {
+    let stringId = org.stringId ?? subdomainFrom(name);
+    // The first organization of a server lives at its root; others get a unique subdomain.
+    const taken = new Set((await tx.selectFrom('realms').select('string_id').execute()).map((r) => r.string_id));
+    if (org.stringId === undefined && taken.size === 0) stringId = '';
+    if (taken.has(stringId)) {
+      if (org.stringId !== undefined) throw new BadRequest(`Subdomain '${stringId}' is already in use`);
+      let n = 2;
+      while (taken.has(`${stringId}-${n}`)) n++;
+      stringId = `${stringId}-${n}`;
+    }
+    const realmId = await insertRealm(tx, { string_id: stringId, name, date_created: now });
+    const groups = await createSystemGroups(tx, realmId, now);
+    const settings = { ...REALM_SETTING_DEFAULTS } as Record<string, unknown>;
+    for (const [key, groupName] of Object.entries(REALM_GROUP_SETTING_DEFAULTS)) settings[key] = groups[groupName];
+    await updateRealm(tx, realmId, { settings: settings as RealmSettings });
+    const owner = await insertAccount(tx, {
+      realmId,
+      email: org.ownerEmail,
+      fullName: org.ownerName ?? org.ownerEmail.split('@')[0]!,
+      role: ROLE.owner,
+      passwordHash,
+      canCreateUsers: true,
+      now,
+    });
+    return { realm_id: realmId, user_id: owner.id, email: owner.email, api_key: owner.api_key };
+  });
+}

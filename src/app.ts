@@ -1,0 +1,54 @@
+// Starts and stops one server process: database (migrated), caches, event bus and queues, HTTP.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './store/db.js';
+import { Cache } from './store/cache.js';
+import { InProcessBus, type EventBus } from './events/bus.js';
+import { QueueManager } from './events/queues.js';
+import { buildHttpServer } from './http/server.js';
+import type { Services } from './services.js';
+
+export interface RunningServer {
+  services: Services;
+  http: FastifyInstance;
+  /** The address the server listens on, e.g. http://127.0.0.1:9991 */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  database?: Database;
+  bus?: EventBus;
+  /** PostgreSQL schema, for tests that give each server its own. */
+  schema?: string;
+}
+
+export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
+  const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema }));
+  const bus = opts.bus ?? new InProcessBus();
+  const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000);
+  return { config, database, cache: new Cache(database), bus, queues };
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const services = await createServices(config, opts);
+  const http = buildHttpServer(services);
+  await http.listen({ host: config.host, port: config.port });
+  const address = http.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closed = false;
+  return {
+    services,
+    http,
+    url: `http://${host}:${port}`,
+    async close() {
+      if (closed) return;
+      closed = true;
+      services.queues.close();
+      await http.close();
+      await services.bus.close();
+      await services.database.close();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+// The `confab` command: serve, create-org, create-user.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { startServer } from '../app.js';
+import { openDatabase } from '../store/db.js';
+import { createOrganization } from '../actions/realms.js';
+import { createAccountFromCli } from '../actions/cli.js';
+import { countRealms } from '../store/realms.js';
+import { generatePassword } from '../lib/secrets.js';
+import { ApiError } from '../errors.js';
+import { CONFAB_VERSION } from '../lib/version.js';
+
+const HELP = `confab ${CONFAB_VERSION}: a team chat server that speaks the Zulip API
+
+Usage: confab <command> [options]
+
+Commands:
+  serve                  Run the server (migrates the database first; on an empty
+                         database creates an organization and prints its owner's login)
+  create-org             --name NAME --owner-email EMAIL --owner-password PW [--owner-name NAME]
+                         Create an organization; prints {"realm_id","user_id","email","api_key"}
+  create-user            --email E --password PW --full-name N
+                         [--role owner|administrator|moderator|member|guest] [--realm-id ID]
+                         Create a user in an organization (the only one, unless --realm-id)
+  help                   Show this text
+
+Environment:
+  CONFAB_DATABASE_URL    sqlite:PATH (default sqlite:data/confab.db) or postgres://...
+  CONFAB_HOST            address to listen on (default 127.0.0.1)
+  CONFAB_PORT            port (default 9991)
+  CONFAB_EXTERNAL_URL    the address clients use (default http://HOST:PORT)
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve();
+      case 'create-org':
+        return await createOrg(rest);
+      case 'create-user':
+        return await createUser(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(HELP);
+        return 0;
+      default:
+        process.stderr.write(`confab: unknown command '${command}'\n\n${HELP}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof ApiError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`confab: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const v = values[name];
+  if (!v) throw new ApiError(`--${name} is required`);
+  return v;
+}
+
+async function createOrg(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      'owner-email': { type: 'string' },
+      'owner-password': { type: 'string' },
+      'owner-name': { type: 'string' },
+      subdomain: { type: 'string' },
+    },
+  });
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    const created = await createOrganization(database, {
+      name: required(values, 'name'),
+      ownerEmail: required(values, 'owner-email'),
+      ownerPassword: required(values, 'owner-password'),
+      ownerName: values['owner-name'],
+      stringId: values.subdomain,
+    });
+    process.stdout.write(JSON.stringify(created) + '\n');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+async function createUser(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'full-name': { type: 'string' },
+      role: { type: 'string', default: 'member' },
+      'realm-id': { type: 'string' },
+    },
+  });
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    const created = await createAccountFromCli(database, {
+      email: required(values, 'email'),
+      password: required(values, 'password'),
+      fullName: required(values, 'full-name'),
+      role: values.role!,
+      realmId: values['realm-id'] === undefined ? undefined : Number(values['realm-id']),
+    });
+    process.stdout.write(JSON.stringify(created) + '\n');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+async function serve(): Promise<number> {
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  if ((await countRealms(database.db)) === 0) {
+    const password = generatePassword();
+    const host = new URL(config.externalUrl).hostname;
+    const email = `owner@${host.includes('.') && !/^[\d.]+$/.test(host) ? host : 'confab.example.com'}`;
+    const created = await createOrganization(database, { name: 'Confab', ownerEmail: email, ownerPassword: password, ownerName: 'Owner' });
+    process.stdout.write(
+      `Created organization ${created.realm_id} with its owner account (shown only this once):\n` +
+        `  email:    ${created.email}\n  password: ${password}\n  api key:  ${created.api_key}\n`,
+    );
+  }
+  const server = await startServer(config, { database });
+  process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await server.close();
+  process.stdout.write('Confab stopped.\n');
+  return 0;
+}

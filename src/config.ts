@@ -1,0 +1,34 @@
+// Operator configuration, read from the environment (names are part of the operator interface).
+
+export interface Config {
+  databaseUrl: string;
+  host: string;
+  port: number;
+  externalUrl: string;
+  /** Seconds a GET /events waits before answering with a heartbeat. */
+  heartbeatSeconds: number;
+  /** Seconds after which a queue nobody polls is deleted. */
+  queueIdleSeconds: number;
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.CONFAB_HOST || '127.0.0.1';
+  const port = intFromEnv(env, 'CONFAB_PORT', 9991);
+  const externalUrl = (env.CONFAB_EXTERNAL_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  return {
+    databaseUrl: env.CONFAB_DATABASE_URL || 'sqlite:data/confab.db',
+    host,
+    port,
+    externalUrl,
+    heartbeatSeconds: intFromEnv(env, 'CONFAB_HEARTBEAT_SECONDS', 50),
+    queueIdleSeconds: intFromEnv(env, 'CONFAB_QUEUE_IDLE_SECONDS', 600),
+  };
+}

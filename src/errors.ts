@@ -1,0 +1,145 @@
+// The catalogue of errors a client can see. Every failure a route reports is one of these classes;
+// the HTTP layer turns it into Zulip's envelope: {result: "error", msg, code, ...extra}.
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly extra: Record<string, unknown>;
+
+  constructor(msg: string, code = 'BAD_REQUEST', status = 400, extra: Record<string, unknown> = {}) {
+    super(msg);
+    this.status = status;
+    this.code = code;
+    this.extra = extra;
+  }
+
+  toBody(): Record<string, unknown> {
+    return { result: 'error', msg: this.message, code: this.code, ...this.extra };
+  }
+}
+
+/** Generic invalid request (Zulip's JsonableError default). */
+export class BadRequest extends ApiError {
+  constructor(msg: string, extra: Record<string, unknown> = {}) {
+    super(msg, 'BAD_REQUEST', 400, extra);
+  }
+}
+
+export class MissingArgument extends ApiError {
+  constructor(name: string) {
+    super(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
+  }
+}
+
+export class IncompatibleParameters extends ApiError {
+  constructor(names: string[]) {
+    const list = names.join(', ');
+    super(`Unsupported parameter combination: ${list}`, 'BAD_REQUEST', 400, { parameters: list });
+  }
+}
+
+/** Missing credentials: Zulip answers 401 with a WWW-Authenticate challenge. */
+export class Unauthorized extends ApiError {
+  constructor(msg = 'Not logged in: API authentication or user session required') {
+    super(msg, 'UNAUTHORIZED', 401);
+  }
+}
+
+export class InvalidApiKey extends ApiError {
+  constructor() {
+    super('Invalid API key', 'INVALID_API_KEY', 401);
+  }
+}
+
+export class UserDeactivated extends ApiError {
+  constructor() {
+    super('Account is deactivated', 'USER_DEACTIVATED', 401);
+  }
+}
+
+export class RealmDeactivated extends ApiError {
+  constructor() {
+    super('This organization is deactivated', 'REALM_DEACTIVATED', 401);
+  }
+}
+
+/** A failed password login; the same answer for an unknown user and a wrong password. */
+export class AuthenticationFailed extends ApiError {
+  constructor() {
+    super('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
+  }
+}
+
+export class PermissionDenied extends ApiError {
+  constructor(msg = 'Insufficient permission') {
+    super(msg, 'UNAUTHORIZED_PRINCIPAL', 400);
+  }
+}
+
+/** Zulip's generic "you may not do this" answer (JsonableError with BAD_REQUEST). */
+export class NotAllowed extends ApiError {
+  constructor(msg = 'Insufficient permission') {
+    super(msg, 'BAD_REQUEST', 400);
+  }
+}
+
+export class NotFound extends ApiError {
+  constructor(msg = 'Not Found') {
+    super(msg, 'NOT_FOUND', 404);
+  }
+}
+
+export class MethodNotAllowed extends ApiError {
+  constructor() {
+    super('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405);
+  }
+}
+
+export class StreamDoesNotExist extends ApiError {
+  constructor(name: string) {
+    super(`Channel '${name}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: name });
+  }
+}
+
+export class StreamIdDoesNotExist extends ApiError {
+  constructor(streamId: number) {
+    super(`Channel with ID '${streamId}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: streamId });
+  }
+}
+
+/** Zulip answers "Invalid channel ID" for a channel the user may not see, the same as for a missing one. */
+export class InvalidStreamId extends ApiError {
+  constructor() {
+    super('Invalid channel ID', 'BAD_REQUEST', 400);
+  }
+}
+
+export class BadEventQueueId extends ApiError {
+  constructor(queueId: string) {
+    super(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+  }
+}
+
+export class BadNarrow extends ApiError {
+  constructor(msg = 'Invalid narrow operator: unknown operator') {
+    super(msg, 'BAD_NARROW', 400);
+  }
+}
+
+export class NoSuchUser extends ApiError {
+  constructor() {
+    super('No such user', 'BAD_REQUEST', 400);
+  }
+}
+
+export class InvalidMessage extends ApiError {
+  constructor() {
+    super('Invalid message(s)', 'BAD_REQUEST', 400);
+  }
+}
+
+export class RateLimited extends ApiError {
+  constructor(retryAfter: number) {
+    super('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter });
+  }
+}

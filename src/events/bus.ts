@@ -1,0 +1,41 @@
+// The event bus: every event an action emits after its commit goes through one EventBus. The
+// in-process bus hands it straight to this process's queues; a Redis-backed bus (for several server
+// processes) implements the same interface by publishing the JSON and delivering what it receives.
+
+export interface BusEvent {
+  realmId: number;
+  /** The event payload as clients see it (without the per-queue `id`). */
+  event: Record<string, unknown>;
+  /** The users whose queues receive it. */
+  userIds: number[];
+  /** Fields added for one user only (for example a message event's `flags`). */
+  perUser?: Record<number, Record<string, unknown>>;
+  /** Fields added in one queue only (a message event's `local_message_id` for the sender's queue). */
+  perQueue?: Record<string, Record<string, unknown>>;
+  /** For message events on public channels: queues registered with all_public_streams also get it. */
+  publicStreamId?: number;
+}
+
+export type BusHandler = (e: BusEvent) => void;
+
+export interface EventBus {
+  publish(e: BusEvent): void;
+  subscribe(handler: BusHandler): void;
+  close(): Promise<void>;
+}
+
+export class InProcessBus implements EventBus {
+  private handlers: BusHandler[] = [];
+
+  publish(e: BusEvent): void {
+    for (const h of this.handlers) h(e);
+  }
+
+  subscribe(handler: BusHandler): void {
+    this.handlers.push(handler);
+  }
+
+  async close(): Promise<void> {
+    this.handlers = [];
+  }
+}

@@ -1,0 +1,185 @@
+// Event queues, as Zulip's Tornado keeps them: in memory, per process, one per registered client.
+// Events arrive from the bus; GET /events long-polls a queue; idle queues are collected.
+import { randomBytes } from 'node:crypto';
+import type { BusEvent, EventBus } from './bus.js';
+
+export interface QueueOptions {
+  userId: number;
+  realmId: number;
+  /** null: every event type. */
+  eventTypes: string[] | null;
+  allPublicStreams: boolean;
+  clientName: string;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
+  filter?: (event: Record<string, unknown>) => boolean;
+}
+
+type QueuedEvent = Record<string, unknown> & { id: number };
+
+interface Waiter {
+  resolve: (events: QueuedEvent[]) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class EventQueue {
+  readonly id: string;
+  readonly opts: QueueOptions;
+  events: QueuedEvent[] = [];
+  /** The id the next event gets; register reports nextEventId - 1 as last_event_id. */
+  nextEventId = 0;
+  lastActivity = Date.now();
+  waiter: Waiter | null = null;
+
+  constructor(opts: QueueOptions) {
+    this.id = `${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`;
+    this.opts = opts;
+  }
+
+  wants(type: string): boolean {
+    return this.opts.eventTypes === null || this.opts.eventTypes.includes(type);
+  }
+
+  push(event: Record<string, unknown>): void {
+    this.events.push({ ...event, id: this.nextEventId++ });
+    this.wake();
+  }
+
+  /** Drops every event up to and including lastEventId (the client has them). */
+  acknowledge(lastEventId: number): void {
+    if (this.events.length && this.events[0]!.id <= lastEventId) {
+      let i = 0;
+      while (i < this.events.length && this.events[i]!.id <= lastEventId) i++;
+      this.events.splice(0, i);
+    }
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    if (!w) return;
+    this.waiter = null;
+    clearTimeout(w.timer);
+    // Let events published in the same tick join this response.
+    setImmediate(() => w.resolve(this.events.slice()));
+  }
+
+  /** Answers a parked long-poll with nothing: a newer poll on the same queue replaces it. */
+  releaseWaiter(): void {
+    const w = this.waiter;
+    if (!w) return;
+    this.waiter = null;
+    clearTimeout(w.timer);
+    w.resolve([]);
+  }
+}
+
+export class QueueManager {
+  private queues = new Map<string, EventQueue>();
+  private byUser = new Map<number, Set<EventQueue>>();
+  private byRealmPublic = new Map<number, Set<EventQueue>>();
+  private gcTimer: NodeJS.Timeout;
+
+  constructor(
+    bus: EventBus,
+    private readonly heartbeatMs = 50_000,
+    private readonly idleTimeoutMs = 10 * 60_000,
+  ) {
+    bus.subscribe((e) => this.deliver(e));
+    this.gcTimer = setInterval(() => this.collectIdle(), Math.min(60_000, this.idleTimeoutMs / 2));
+    this.gcTimer.unref();
+  }
+
+  register(opts: QueueOptions): EventQueue {
+    const q = new EventQueue(opts);
+    this.queues.set(q.id, q);
+    let set = this.byUser.get(opts.userId);
+    if (!set) this.byUser.set(opts.userId, (set = new Set()));
+    set.add(q);
+    if (opts.allPublicStreams) {
+      let pub = this.byRealmPublic.get(opts.realmId);
+      if (!pub) this.byRealmPublic.set(opts.realmId, (pub = new Set()));
+      pub.add(q);
+    }
+    return q;
+  }
+
+  /** The queue, if it exists and belongs to this user. */
+  get(queueId: string, userId: number): EventQueue | undefined {
+    const q = this.queues.get(queueId);
+    return q && q.opts.userId === userId ? q : undefined;
+  }
+
+  delete(queue: EventQueue): void {
+    queue.releaseWaiter();
+    this.queues.delete(queue.id);
+    this.byUser.get(queue.opts.userId)?.delete(queue);
+    this.byRealmPublic.get(queue.opts.realmId)?.delete(queue);
+  }
+
+  /** Queues of a user, e.g. to tell whether they have a client online. */
+  queuesOf(userId: number): EventQueue[] {
+    return [...(this.byUser.get(userId) ?? [])];
+  }
+
+  /**
+   * Waits for events after lastEventId. Resolves at once with pending events, with [] when
+   * dontBlock is set, or with a heartbeat after the idle interval.
+   */
+  poll(queue: EventQueue, lastEventId: number | null, dontBlock: boolean): Promise<QueuedEvent[]> {
+    queue.lastActivity = Date.now();
+    if (lastEventId !== null) queue.acknowledge(lastEventId);
+    if (queue.events.length || dontBlock) return Promise.resolve(queue.events.slice());
+    queue.releaseWaiter();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        queue.waiter = null;
+        queue.push({ type: 'heartbeat' });
+        resolve(queue.events.slice());
+      }, this.heartbeatMs);
+      queue.waiter = {
+        resolve: (events) => {
+          queue.lastActivity = Date.now();
+          resolve(events);
+        },
+        timer,
+      };
+    });
+  }
+
+  /** The client went away while its poll was parked. */
+  abandon(queue: EventQueue): void {
+    queue.releaseWaiter();
+    queue.lastActivity = Date.now();
+  }
+
+  private deliver(e: BusEvent): void {
+    const type = String(e.event.type);
+    const targets = new Set<EventQueue>();
+    for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) targets.add(q);
+    if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) targets.add(q);
+    for (const q of targets) {
+      if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
+      if (q.opts.filter && !q.opts.filter(e.event)) continue;
+      const extraUser = e.perUser?.[q.opts.userId];
+      const extraQueue = e.perQueue?.[q.id];
+      let event = e.event;
+      if (extraUser || extraQueue) event = { ...event, ...extraUser, ...extraQueue };
+      else if (type === 'message' && !e.userIds.includes(q.opts.userId)) event = { ...event, flags: ['read', 'historical'] };
+      q.push(event);
+    }
+  }
+
+  private collectIdle(): void {
+    const cutoff = Date.now() - this.idleTimeoutMs;
+    for (const q of this.queues.values()) if (!q.waiter && q.lastActivity < cutoff) this.delete(q);
+  }
+
+  close(): void {
+    clearInterval(this.gcTimer);
+    for (const q of this.queues.values()) q.releaseWaiter();
+    this.queues.clear();
+    this.byUser.clear();
+    this.byRealmPublic.clear();
+  }
+}

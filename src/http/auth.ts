@@ -1,0 +1,35 @@
+// HTTP Basic authentication with the account's email and API key.
+import type { FastifyRequest } from 'fastify';
+import { InvalidApiKey, RealmDeactivated, Unauthorized, UserDeactivated } from '../errors.js';
+import { constantTimeEqual } from '../lib/secrets.js';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+
+export function parseBasicAuth(header: string | undefined): { email: string; apiKey: string } | undefined {
+  if (!header) return undefined;
+  const m = /^Basic\s+(\S+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.lastIndexOf(':');
+  if (colon < 0) return undefined;
+  return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
+}
+
+export async function authenticate(services: Services, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
+  const header = request.headers.authorization;
+  if (!header) throw new Unauthorized();
+  const creds = parseBasicAuth(header);
+  if (!creds) throw new Unauthorized('This endpoint requires HTTP basic authentication.');
+  const candidates = await services.cache.usersByEmail(creds.email);
+  // Compare against every candidate so the time taken does not tell which one matched.
+  let match: User | undefined;
+  for (const u of candidates) if (constantTimeEqual(u.api_key, creds.apiKey)) match = u;
+  if (!match) throw new InvalidApiKey();
+  const realm = await services.cache.realm(match.realm_id);
+  if (!realm) throw new InvalidApiKey();
+  if (realm.deactivated) throw new RealmDeactivated();
+  if (!match.is_active) throw new UserDeactivated();
+  const current = await services.cache.user(realm.id, match.id);
+  return { user: current ?? match, realm };
+}

@@ -1,0 +1,131 @@
+// Route registration: each route names its method and Zulip path, whether it needs credentials,
+// and a handler that returns the fields added to the success envelope.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { Params } from './params.js';
+import { authenticate } from './auth.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface PublicContext {
+  services: Services;
+  params: Params;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  /** Path parameters as strings, e.g. {user_id: "12"}. */
+  path: Record<string, string>;
+  /** The client's name: the `client` parameter or the first word of the User-Agent. */
+  clientName: string;
+}
+
+export interface AuthedContext extends PublicContext {
+  user: User;
+  realm: Realm;
+}
+
+export type Reply = Record<string, unknown> | void;
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** Every registered path, for telling 405 (wrong method) from 404 (no such route). */
+const knownPaths: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+
+export function methodsForPath(url: string): Set<string> | undefined {
+  const path = url.split('?')[0]!;
+  for (const p of knownPaths) if (p.pattern.test(path)) return p.methods;
+  return undefined;
+}
+
+function trackPath(fastifyPath: string, method: string): void {
+  const source = '^' + fastifyPath.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:[a-z_]+\\\*|\*$/g, '.+').replace(/:[a-z_]+/g, '[^/]+') + '/?$';
+  let entry = knownPaths.find((p) => p.pattern.source === source);
+  if (!entry) knownPaths.push((entry = { pattern: new RegExp(source), methods: new Set() }));
+  entry.methods.add(method);
+}
+
+export function clientNameOf(request: FastifyRequest, params: Params): string {
+  const fromParam = params.optStr('client');
+  if (fromParam) return fromParam;
+  const ua = request.headers['user-agent'] ?? '';
+  return ua.split(/[/ ]/)[0] || 'Unspecified';
+}
+
+function buildParams(request: FastifyRequest): Params {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = request.body;
+  const raw = typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && !Array.isArray(body) ? { ...query, ...(body as object) } : { ...query };
+  return new Params(raw);
+}
+
+export function success(params: Params, data: Reply): Record<string, unknown> {
+  const out: Record<string, unknown> = { result: 'success', msg: '', ...(data ?? {}) };
+  const ignored = params.ignored();
+  if (ignored.length) out.ignored_parameters_unsupported = ignored;
+  return out;
+}
+
+export class Router {
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly services: Services,
+  ) {}
+
+  private add(method: Method, path: string, auth: boolean, handler: (c: AuthedContext) => Promise<Reply>): void {
+    // Zulip paths write parameters as {name}; the last one may span slashes (navigation views).
+    const fastifyPath = API_PREFIX + path.replace(/\{(\w+)\*\}/g, '*').replace(/\{(\w+)\}/g, ':$1');
+    const wildcardName = /\{(\w+)\*\}/.exec(path)?.[1];
+    trackPath(fastifyPath, method);
+    this.app.route({
+      method,
+      url: fastifyPath,
+      handler: async (request, reply) => {
+        const params = buildParams(request);
+        const pathParams = { ...(request.params as Record<string, string>) };
+        if (wildcardName) {
+          pathParams[wildcardName] = pathParams['*'] ?? '';
+          delete pathParams['*'];
+        }
+        const base = { services: this.services, params, request, reply, path: pathParams, clientName: '' };
+        let ctx: AuthedContext;
+        if (auth) {
+          const { user, realm } = await authenticate(this.services, request);
+          ctx = { ...base, user, realm };
+        } else {
+          ctx = base as AuthedContext;
+        }
+        ctx.clientName = clientNameOf(request, params);
+        const data = await handler(ctx);
+        if (reply.sent) return reply;
+        return success(params, data);
+      },
+    });
+  }
+
+  get(path: string, handler: (c: AuthedContext) => Promise<Reply>) {
+    this.add('GET', path, true, handler);
+  }
+  post(path: string, handler: (c: AuthedContext) => Promise<Reply>) {
+    this.add('POST', path, true, handler);
+  }
+  patch(path: string, handler: (c: AuthedContext) => Promise<Reply>) {
+    this.add('PATCH', path, true, handler);
+  }
+  put(path: string, handler: (c: AuthedContext) => Promise<Reply>) {
+    this.add('PUT', path, true, handler);
+  }
+  delete(path: string, handler: (c: AuthedContext) => Promise<Reply>) {
+    this.add('DELETE', path, true, handler);
+  }
+  /** A route that needs no credentials (server_settings, fetch_api_key). */
+  publicRoute(method: Method, path: string, handler: (c: PublicContext) => Promise<Reply>) {
+    this.add(method, path, false, handler as (c: AuthedContext) => Promise<Reply>);
+  }
+}
+
+/** Path parameter as a positive integer id; Zulip answers a non-number with BAD_REQUEST. */
+export function pathInt(ctx: PublicContext, name: string, invalid: () => Error): number {
+  const v = ctx.path[name] ?? '';
+  if (!/^\d{1,15}$/.test(v)) throw invalid();
+  return Number(v);
+}

@@ -1,0 +1,20 @@
+// POST /fetch_api_key: trade a login for an API key.
+import type { Router } from '../router.js';
+import { AuthenticationFailed, RealmDeactivated, UserDeactivated } from '../../errors.js';
+import { verifyPassword } from '../../lib/secrets.js';
+
+export function registerAuthRoutes(r: Router): void {
+  r.publicRoute('POST', '/fetch_api_key', async ({ services, params }) => {
+    const username = params.str('username');
+    const password = params.str('password');
+    const candidates = (await services.cache.usersByEmail(username)).filter((u) => !u.is_bot);
+    const user = candidates[0];
+    // An unknown user costs a password check too, and gets the same answer as a wrong password.
+    const ok = await verifyPassword(user?.password_hash ?? null, password);
+    if (!user || !ok) throw new AuthenticationFailed();
+    const realm = await services.cache.realm(user.realm_id);
+    if (!realm || realm.deactivated) throw new RealmDeactivated();
+    if (!user.is_active) throw new UserDeactivated();
+    return { api_key: user.api_key, email: user.email, user_id: user.id };
+  });
+}

@@ -1,0 +1,11 @@
+// Every route of the API, one file per domain.
+import type { Router } from '../router.js';
+import { registerServerRoutes } from './server.js';
+import { registerAuthRoutes } from './auth.js';
+import { registerUserRoutes } from './users.js';
+
+export function registerAllRoutes(r: Router): void {
+  registerServerRoutes(r);
+  registerAuthRoutes(r);
+  registerUserRoutes(r);
+}

@@ -1,0 +1,52 @@
+// The HTTP server: Fastify with Zulip's conventions (form bodies, the error envelope, 401 with a
+// challenge, 404 and 405 as JSON) and every route of src/http/routes.
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import { parse as parseQuery } from 'node:querystring';
+import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
+import type { Services } from '../services.js';
+import { API_PREFIX, methodsForPath, Router } from './router.js';
+import { registerAllRoutes } from './routes/index.js';
+
+function errorBody(err: ApiError) {
+  return err.toBody();
+}
+
+export function buildHttpServer(services: Services): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    // Zulip clients send big JSON-encoded lists (drafts, principals); 10000-char messages fit easily.
+    bodyLimit: 25 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2000 },
+    return503OnClosing: false,
+  });
+
+  app.register(formbody, { parser: (s) => parseQuery(s) });
+  // Bodies of other types (text/plain, multipart we do not handle yet) are read as no parameters.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
+
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    if (err instanceof ApiError) {
+      if (err.status === 401) reply.header('WWW-Authenticate', 'Basic realm="zulip"');
+      return reply.status(err.status).send(errorBody(err));
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) {
+      request.log.error(err);
+      console.error(`internal error on ${request.method} ${request.url}:`, err);
+      return reply.status(500).send({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+    }
+    const msg = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? 'Malformed JSON' : 'Bad request';
+    return reply.status(status === 415 ? 400 : status).send({ result: 'error', msg, code: 'BAD_REQUEST' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const methods = request.url.startsWith(API_PREFIX) ? methodsForPath(request.url) : undefined;
+    const err = methods && !methods.has(request.method) ? new MethodNotAllowed() : new NotFound();
+    if (err instanceof MethodNotAllowed) reply.header('Allow', [...methods!].join(', '));
+    return reply.status(err.status).send(errorBody(err));
+  });
+
+  registerAllRoutes(new Router(app, services));
+  return app;
+}

@@ -1,0 +1,19 @@
+// The long-lived parts of one server process, handed to routes and actions.
+import type { Config } from './config.js';
+import type { Database } from './store/db.js';
+import type { Cache } from './store/cache.js';
+import type { EventBus } from './events/bus.js';
+import type { QueueManager } from './events/queues.js';
+
+export interface Services {
+  config: Config;
+  database: Database;
+  cache: Cache;
+  bus: EventBus;
+  queues: QueueManager;
+}
+
+/** UNIX time in whole seconds, as Zulip's API reports timestamps. */
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

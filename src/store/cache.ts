@@ -1,0 +1,132 @@
+// In-memory caches where Zulip keeps one: organizations, their users (the "realm user dicts"),
+// users by email for authentication, and the user-group graph for permission checks.
+// Actions call the invalidate* methods after a commit that changes what a cache holds.
+import type { Database } from './db.js';
+import { getRealm, type Realm } from './realms.js';
+import { getUsersByEmail, listRealmUsers, type User } from './users.js';
+import { listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
+
+export interface GroupGraph {
+  groups: Map<number, UserGroupRow>;
+  members: Map<number, Set<number>>;
+  subgroups: Map<number, number[]>;
+  systemIds: Record<SystemGroupName, number>;
+}
+
+export class Cache {
+  private realms = new Map<number, Realm>();
+  private realmUsers = new Map<number, Map<number, User>>();
+  private userRealm = new Map<number, number>();
+  private byEmail = new Map<string, User[]>();
+  private groupGraphs = new Map<number, GroupGraph>();
+
+  constructor(private readonly database: Database) {}
+
+  async realm(id: number): Promise<Realm | undefined> {
+    let realm = this.realms.get(id);
+    if (!realm) {
+      realm = await getRealm(this.database.db, id);
+      if (realm) this.realms.set(id, realm);
+    }
+    return realm;
+  }
+
+  /** All users and bots of an organization, active or not, by id. */
+  async users(realmId: number): Promise<Map<number, User>> {
+    let users = this.realmUsers.get(realmId);
+    if (!users) {
+      const list = await listRealmUsers(this.database.db, realmId);
+      users = new Map(list.map((u) => [u.id, u]));
+      for (const u of list) this.userRealm.set(u.id, realmId);
+      this.realmUsers.set(realmId, users);
+    }
+    return users;
+  }
+
+  /** A user of the given organization; undefined for an unknown id or one from elsewhere. */
+  async user(realmId: number, userId: number): Promise<User | undefined> {
+    return (await this.users(realmId)).get(userId);
+  }
+
+  async usersByEmail(email: string): Promise<User[]> {
+    const key = email.toLowerCase();
+    let users = this.byEmail.get(key);
+    if (!users) {
+      users = await getUsersByEmail(this.database.db, key);
+      if (this.byEmail.size > 50_000) this.byEmail.clear();
+      this.byEmail.set(key, users);
+    }
+    return users;
+  }
+
+  async groupGraph(realmId: number): Promise<GroupGraph> {
+    let graph = this.groupGraphs.get(realmId);
+    if (!graph) {
+      const [groups, { members, subs }] = await Promise.all([
+        listGroups(this.database.db, realmId),
+        realmGroupGraph(this.database.db, realmId),
+      ]);
+      graph = { groups: new Map(), members: new Map(), subgroups: new Map(), systemIds: {} as Record<SystemGroupName, number> };
+      for (const g of groups) {
+        graph.groups.set(g.id, g);
+        graph.members.set(g.id, new Set());
+        graph.subgroups.set(g.id, []);
+        if (g.is_system_group) graph.systemIds[g.name as SystemGroupName] = g.id;
+      }
+      for (const m of members) graph.members.get(m.group_id)?.add(m.user_id);
+      for (const s of subs) graph.subgroups.get(s.group_id)?.push(s.subgroup_id);
+      this.groupGraphs.set(realmId, graph);
+    }
+    return graph;
+  }
+
+  invalidateRealm(realmId: number): void {
+    this.realms.delete(realmId);
+  }
+
+  invalidateUsers(realmId: number): void {
+    this.realmUsers.delete(realmId);
+    this.byEmail.clear();
+  }
+
+  invalidateGroups(realmId: number): void {
+    this.groupGraphs.delete(realmId);
+  }
+
+  clear(): void {
+    this.realms.clear();
+    this.realmUsers.clear();
+    this.userRealm.clear();
+    this.byEmail.clear();
+    this.groupGraphs.clear();
+  }
+}
+
+/** Whether the user is in the group, directly or through its subgroups (recursively). */
+export function isUserInGroup(graph: GroupGraph, userId: number, groupId: number): boolean {
+  const seen = new Set<number>();
+  const stack = [groupId];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (graph.members.get(id)?.has(userId)) return true;
+    for (const sub of graph.subgroups.get(id) ?? []) stack.push(sub);
+  }
+  return false;
+}
+
+/** Every user in the group, directly or through subgroups. */
+export function groupMembersRecursive(graph: GroupGraph, groupId: number): Set<number> {
+  const out = new Set<number>();
+  const seen = new Set<number>();
+  const stack = [groupId];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const u of graph.members.get(id) ?? []) out.add(u);
+    for (const sub of graph.subgroups.get(id) ?? []) stack.push(sub);
+  }
+  return out;
+}

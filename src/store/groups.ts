@@ -1,0 +1,201 @@
+// User groups: the system groups every organization has, named groups, and the anonymous groups
+// that hold a group-setting value given as direct members and subgroups.
+import type { Executor } from './db.js';
+import { ROLE } from './users.js';
+
+/** The system groups, in Zulip's order, with the roles whose holders are direct members. */
+export const SYSTEM_GROUPS = [
+  { name: 'role:internet', description: 'Everyone on the Internet', roles: [] as number[] },
+  { name: 'role:everyone', description: 'Everyone including guests', roles: [ROLE.guest] },
+  { name: 'role:members', description: 'Everyone except guests', roles: [ROLE.member] },
+  { name: 'role:fullmembers', description: 'Members of this organization, not including new accounts and guests', roles: [ROLE.member] },
+  { name: 'role:moderators', description: 'Moderators of this organization, including administrators', roles: [ROLE.moderator] },
+  { name: 'role:administrators', description: 'Administrators of this organization, including owners', roles: [ROLE.administrator] },
+  { name: 'role:owners', description: 'Owners of this organization', roles: [ROLE.owner] },
+  { name: 'role:nobody', description: 'Nobody', roles: [] as number[] },
+] as const;
+export type SystemGroupName = (typeof SYSTEM_GROUPS)[number]['name'];
+
+/** Each system group's subgroup: the next group up the ladder of roles. */
+const SYSTEM_SUBGROUP: Partial<Record<SystemGroupName, SystemGroupName>> = {
+  'role:internet': 'role:everyone',
+  'role:everyone': 'role:members',
+  'role:members': 'role:fullmembers',
+  'role:fullmembers': 'role:moderators',
+  'role:moderators': 'role:administrators',
+  'role:administrators': 'role:owners',
+};
+
+export interface UserGroupRow {
+  id: number;
+  realm_id: number;
+  name: string;
+  description: string;
+  is_system_group: boolean;
+  named: boolean;
+  deactivated: boolean;
+  date_created: number;
+  creator_id: number | null;
+  can_add_members_group: number | null;
+  can_join_group: number | null;
+  can_leave_group: number | null;
+  can_manage_group: number | null;
+  can_mention_group: number | null;
+  can_remove_members_group: number | null;
+}
+
+function groupFromRow(r: Record<string, any>): UserGroupRow {
+  return {
+    ...(r as UserGroupRow),
+    date_created: Number(r.date_created),
+    is_system_group: !!r.is_system_group,
+    named: !!r.named,
+    deactivated: !!r.deactivated,
+  };
+}
+
+/** Creates the system groups of a new organization; returns their ids by name. */
+export async function createSystemGroups(db: Executor, realmId: number, now: number): Promise<Record<SystemGroupName, number>> {
+  const ids = {} as Record<SystemGroupName, number>;
+  for (const g of SYSTEM_GROUPS) {
+    const row = await db
+      .insertInto('user_groups')
+      .values({
+        realm_id: realmId,
+        name: g.name,
+        description: g.description,
+        is_system_group: true,
+        named: true,
+        deactivated: false,
+        date_created: now,
+        creator_id: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids[g.name] = row.id;
+  }
+  const subgroupRows = Object.entries(SYSTEM_SUBGROUP).map(([group, sub]) => ({
+    group_id: ids[group as SystemGroupName],
+    subgroup_id: ids[sub as SystemGroupName],
+  }));
+  await db.insertInto('group_subgroups').values(subgroupRows).execute();
+  // Zulip's system groups are managed by the organization itself: every setting points at role:nobody.
+  const nobody = ids['role:nobody'];
+  await db
+    .updateTable('user_groups')
+    .set({
+      can_add_members_group: nobody,
+      can_join_group: nobody,
+      can_leave_group: nobody,
+      can_manage_group: nobody,
+      can_mention_group: ids['role:everyone'],
+      can_remove_members_group: nobody,
+    })
+    .where('realm_id', '=', realmId)
+    .where('is_system_group', '=', true)
+    .execute();
+  return ids;
+}
+
+export async function getSystemGroupIds(db: Executor, realmId: number): Promise<Record<SystemGroupName, number>> {
+  const rows = await db
+    .selectFrom('user_groups')
+    .select(['id', 'name'])
+    .where('realm_id', '=', realmId)
+    .where('is_system_group', '=', true)
+    .execute();
+  const out = {} as Record<SystemGroupName, number>;
+  for (const r of rows) out[r.name as SystemGroupName] = r.id;
+  return out;
+}
+
+/** Names of the system groups a holder of this role is a direct member of. */
+export function systemGroupsForRole(role: number, isFullMember = true): SystemGroupName[] {
+  if (role === ROLE.member) return isFullMember ? ['role:members', 'role:fullmembers'] : ['role:members'];
+  return SYSTEM_GROUPS.filter((g) => (g.roles as readonly number[]).includes(role)).map((g) => g.name);
+}
+
+/** Puts a user in the system groups of their role, taking them out of the others. */
+export async function setSystemGroupMembership(db: Executor, realmId: number, userId: number, role: number): Promise<void> {
+  const ids = await getSystemGroupIds(db, realmId);
+  const allIds = Object.values(ids);
+  await db.deleteFrom('group_members').where('user_id', '=', userId).where('group_id', 'in', allIds).execute();
+  const rows = systemGroupsForRole(role).map((name) => ({ group_id: ids[name], user_id: userId }));
+  if (rows.length) await db.insertInto('group_members').values(rows).execute();
+}
+
+export async function listGroups(db: Executor, realmId: number, opts: { named?: boolean } = {}): Promise<UserGroupRow[]> {
+  let q = db.selectFrom('user_groups').selectAll().where('realm_id', '=', realmId);
+  if (opts.named !== undefined) q = q.where('named', '=', opts.named);
+  const rows = await q.orderBy('id').execute();
+  return rows.map(groupFromRow);
+}
+
+export async function getGroup(db: Executor, id: number): Promise<UserGroupRow | undefined> {
+  const row = await db.selectFrom('user_groups').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? groupFromRow(row) : undefined;
+}
+
+/** Direct members and direct subgroups of the given groups, keyed by group id. */
+export async function groupMembership(
+  db: Executor,
+  groupIds: readonly number[],
+): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
+  const out = new Map<number, { members: number[]; subgroups: number[] }>();
+  for (const id of groupIds) out.set(id, { members: [], subgroups: [] });
+  if (groupIds.length === 0) return out;
+  const [members, subs] = await Promise.all([
+    db.selectFrom('group_members').select(['group_id', 'user_id']).where('group_id', 'in', groupIds).orderBy('user_id').execute(),
+    db.selectFrom('group_subgroups').select(['group_id', 'subgroup_id']).where('group_id', 'in', groupIds).orderBy('subgroup_id').execute(),
+  ]);
+  for (const m of members) out.get(m.group_id)!.members.push(m.user_id);
+  for (const s of subs) out.get(s.group_id)!.subgroups.push(s.subgroup_id);
+  return out;
+}
+
+/** Every group membership row of an organization, for building the in-memory group cache. */
+export async function realmGroupGraph(db: Executor, realmId: number) {
+  const [members, subs] = await Promise.all([
+    db
+      .selectFrom('group_members')
+      .innerJoin('user_groups', 'user_groups.id', 'group_members.group_id')
+      .select(['group_members.group_id', 'group_members.user_id'])
+      .where('user_groups.realm_id', '=', realmId)
+      .execute(),
+    db
+      .selectFrom('group_subgroups')
+      .innerJoin('user_groups', 'user_groups.id', 'group_subgroups.group_id')
+      .select(['group_subgroups.group_id', 'group_subgroups.subgroup_id'])
+      .where('user_groups.realm_id', '=', realmId)
+      .execute(),
+  ]);
+  return { members, subs };
+}
+
+/** Creates an anonymous group holding a group-setting value of direct members and subgroups. */
+export async function insertAnonymousGroup(
+  db: Executor,
+  realmId: number,
+  members: readonly number[],
+  subgroups: readonly number[],
+  now: number,
+): Promise<number> {
+  const row = await db
+    .insertInto('user_groups')
+    .values({
+      realm_id: realmId,
+      name: '',
+      description: '',
+      is_system_group: false,
+      named: false,
+      deactivated: false,
+      date_created: now,
+      creator_id: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (members.length) await db.insertInto('group_members').values(members.map((user_id) => ({ group_id: row.id, user_id }))).execute();
+  if (subgroups.length)
+    await db.insertInto('group_subgroups').values(subgroups.map((subgroup_id) => ({ group_id: row.id, subgroup_id }))).execute();
+  return row.id;
+}

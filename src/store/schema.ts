@@ -1,0 +1,159 @@
+// Row types of every table, as Kysely sees them. Booleans are stored as 0/1 in SQLite and as
+// booleans in PostgreSQL; readers normalise them with `!!`.
+import type { Generated } from 'kysely';
+
+export type Bool = boolean | number;
+
+export interface RealmTable {
+  id: Generated<number>;
+  string_id: string;
+  name: string;
+  description: string;
+  date_created: number;
+  deactivated: Bool;
+  /** JSON object of the organization settings (see store/realms.ts for the defaults). */
+  settings: string;
+}
+
+export interface UserTable {
+  id: Generated<number>;
+  realm_id: number;
+  email: string;
+  full_name: string;
+  role: number;
+  is_bot: Bool;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  is_active: Bool;
+  api_key: string;
+  password_hash: string | null;
+  /** Zulip's can_create_users: may create accounts through POST /users. */
+  can_create_users: Bool;
+  date_joined: number;
+  timezone: string;
+  avatar_version: number;
+  /** JSON object of the personal settings that differ from the defaults. */
+  settings: string;
+}
+
+export interface UserGroupTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: string;
+  is_system_group: Bool;
+  /** 0 for the anonymous groups that hold a group-setting value of direct members/subgroups. */
+  named: Bool;
+  deactivated: Bool;
+  date_created: number;
+  creator_id: number | null;
+  can_add_members_group: number | null;
+  can_join_group: number | null;
+  can_leave_group: number | null;
+  can_manage_group: number | null;
+  can_mention_group: number | null;
+  can_remove_members_group: number | null;
+}
+
+export interface GroupMemberTable {
+  group_id: number;
+  user_id: number;
+}
+
+export interface GroupSubgroupTable {
+  group_id: number;
+  subgroup_id: number;
+}
+
+export interface StreamTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  invite_only: Bool;
+  is_web_public: Bool;
+  history_public_to_subscribers: Bool;
+  date_created: number;
+  creator_id: number | null;
+  message_retention_days: number | null;
+  is_archived: Bool;
+  folder_id: number | null;
+  topics_policy: string;
+  first_message_id: number | null;
+  can_add_subscribers_group: number;
+  can_administer_channel_group: number;
+  can_create_topic_group: number;
+  can_delete_any_message_group: number;
+  can_delete_own_message_group: number;
+  can_move_messages_out_of_channel_group: number;
+  can_move_messages_within_channel_group: number;
+  can_remove_subscribers_group: number;
+  can_resolve_topics_group: number;
+  can_send_message_group: number;
+  can_subscribe_group: number;
+}
+
+export interface DefaultStreamTable {
+  realm_id: number;
+  stream_id: number;
+}
+
+export interface SubscriptionTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  stream_id: number;
+  active: Bool;
+  color: string;
+  is_muted: Bool;
+  pin_to_top: Bool;
+  desktop_notifications: Bool | null;
+  audible_notifications: Bool | null;
+  push_notifications: Bool | null;
+  email_notifications: Bool | null;
+  wildcard_mentions_notify: Bool | null;
+}
+
+export interface DirectMessageGroupTable {
+  id: Generated<number>;
+  realm_id: number;
+  /** The sorted, comma-joined user ids of everyone in the conversation. */
+  user_ids_key: string;
+}
+
+export interface MessageTable {
+  id: Generated<number>;
+  realm_id: number;
+  sender_id: number;
+  /** 'stream' or 'direct'. */
+  recipient_type: string;
+  stream_id: number | null;
+  dm_group_id: number | null;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  date_sent: number;
+  last_edit_time: number | null;
+  sending_client: string;
+}
+
+export interface UserMessageTable {
+  user_id: number;
+  message_id: number;
+  flags: number;
+}
+
+export interface DB {
+  realms: RealmTable;
+  users: UserTable;
+  user_groups: UserGroupTable;
+  group_members: GroupMemberTable;
+  group_subgroups: GroupSubgroupTable;
+  streams: StreamTable;
+  default_streams: DefaultStreamTable;
+  subscriptions: SubscriptionTable;
+  direct_message_groups: DirectMessageGroupTable;
+  messages: MessageTable;
+  user_messages: UserMessageTable;
+}

@@ -1,0 +1,175 @@
+// Test harness: a real server on a real port over a fresh database (a temporary SQLite file, or a
+// fresh schema in the PostgreSQL named by CONFAB_TEST_DATABASE_URL), and an HTTP client that speaks
+// the API the way Zulip clients do and can record every exchange for the conformance checker.
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { startServer, type RunningServer } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { dropPostgresSchema } from '../src/store/db.js';
+import { createOrganization } from '../src/actions/realms.js';
+import { insertAccount } from '../src/actions/users.js';
+import { ROLE, type RoleName } from '../src/store/users.js';
+import { nowSeconds } from '../src/services.js';
+
+export const TEST_DATABASE_URL = process.env.CONFAB_TEST_DATABASE_URL || 'sqlite';
+export const ON_POSTGRES = TEST_DATABASE_URL.startsWith('postgres');
+const RECORD = process.env.CONFAB_RECORD_RESPONSES;
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // Tests read fields freely; the assertions say what they expect.
+  body: any;
+}
+
+type Value = string | number | boolean | null | object;
+
+function encode(params: Record<string, Value | undefined>): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    out.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  return out;
+}
+
+export class Client {
+  constructor(
+    readonly baseUrl: string,
+    readonly email: string,
+    readonly apiKey: string,
+    readonly userId: number,
+    readonly userAgent = 'ConfabTest/1.0',
+  ) {}
+
+  get authHeader(): string {
+    return 'Basic ' + Buffer.from(`${this.email}:${this.apiKey}`).toString('base64');
+  }
+
+  get(path: string, params: Record<string, Value | undefined> = {}) {
+    const qs = encode(params).toString();
+    return this.request('GET', qs ? `${path}?${qs}` : path);
+  }
+  post(path: string, params: Record<string, Value | undefined> = {}) {
+    return this.request('POST', path, params);
+  }
+  patch(path: string, params: Record<string, Value | undefined> = {}) {
+    return this.request('PATCH', path, params);
+  }
+  put(path: string, params: Record<string, Value | undefined> = {}) {
+    return this.request('PUT', path, params);
+  }
+  delete(path: string, params: Record<string, Value | undefined> = {}) {
+    return this.request('DELETE', path, params);
+  }
+
+  request(method: string, path: string, params?: Record<string, Value | undefined>, headers: Record<string, string> = {}) {
+    const h: Record<string, string> = { 'User-Agent': this.userAgent, ...headers };
+    if (this.apiKey) h.Authorization = this.authHeader;
+    let body: string | undefined;
+    if (params) {
+      body = encode(params).toString();
+      h['Content-Type'] = 'application/x-www-form-urlencoded';
+    }
+    return rawRequest(this.baseUrl, method, path, { headers: h, body });
+  }
+}
+
+/** One HTTP exchange, recorded when CONFAB_RECORD_RESPONSES names a file. */
+export async function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<ApiResponse> {
+  const fullPath = path.startsWith('/api/') || path.startsWith('http') ? path : `/api/v1${path}`;
+  const res = await fetch(new URL(fullPath, baseUrl), { method, headers: init.headers, body: init.body });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  if (RECORD) appendFileSync(RECORD, JSON.stringify({ method, path: fullPath, status: res.status, body }) + '\n');
+  return { status: res.status, headers: res.headers, body };
+}
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  realmId: number;
+  owner: Client;
+  /** Makes an account directly in the database (fixture setup; POST /users has its own tests). */
+  createUser(opts?: { role?: RoleName; name?: string; email?: string; realmId?: number }): Promise<Client>;
+  /** Another organization on the same server, with its owner. */
+  createOrg(name: string): Promise<{ realmId: number; owner: Client }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startTestServer(opts: { heartbeatSeconds?: number; queueIdleSeconds?: number } = {}): Promise<TestServer> {
+  const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  let databaseUrl: string;
+  let schema: string | undefined;
+  let dir: string | undefined;
+  if (ON_POSTGRES) {
+    databaseUrl = TEST_DATABASE_URL;
+    schema = `t_${tag}`;
+  } else {
+    dir = mkdtempSync(join(tmpdir(), 'confab-test-'));
+    databaseUrl = `sqlite:${join(dir, 'confab.db')}`;
+  }
+  const config = {
+    ...loadConfig({}),
+    databaseUrl,
+    host: '127.0.0.1',
+    port: 0,
+    heartbeatSeconds: opts.heartbeatSeconds ?? 50,
+    queueIdleSeconds: opts.queueIdleSeconds ?? 600,
+  };
+  const server = await startServer(config, { schema });
+  config.externalUrl = server.url;
+  const { database, cache } = server.services;
+
+  const org = await createOrganization(database, {
+    name: 'Test Org',
+    ownerEmail: 'owner@example.com',
+    ownerPassword: 'owner-password',
+    ownerName: 'Olivia Owner',
+  });
+  const owner = new Client(server.url, org.email, org.api_key, org.user_id);
+
+  const createUser: TestServer['createUser'] = async (o = {}) => {
+    const n = ++counter;
+    const role = ROLE[o.role ?? 'member'];
+    const realmId = o.realmId ?? org.realm_id;
+    const email = o.email ?? `user${n}-${o.role ?? 'member'}@example.com`;
+    const created = await database.transaction((tx) =>
+      insertAccount(tx, { realmId, email, fullName: o.name ?? `User ${n}`, role, passwordHash: null, now: nowSeconds() }),
+    );
+    cache.invalidateUsers(realmId);
+    cache.invalidateGroups(realmId);
+    return new Client(server.url, created.email, created.api_key, created.id);
+  };
+
+  return {
+    url: server.url,
+    server,
+    realmId: org.realm_id,
+    owner,
+    createUser,
+    async createOrg(name) {
+      const o = await createOrganization(database, { name, ownerEmail: `owner-${++counter}@other.example.com`, ownerPassword: 'pw-other-org', ownerName: 'Other Owner' });
+      return { realmId: o.realm_id, owner: new Client(server.url, o.email, o.api_key, o.user_id) };
+    },
+    async close() {
+      await server.close();
+      if (schema) await dropPostgresSchema(databaseUrl, schema);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// The HTTP conventions every endpoint shares: authentication, the error envelope, 404/405,
+// ignored parameters, and the login endpoint.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, rawRequest, startTestServer, type TestServer } from './helpers.js';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(async () => {
+  await t.close();
+});
+
+test('server_settings needs no credentials and reports the feature level', async () => {
+  const res = await rawRequest(t.url, 'GET', '/server_settings');
+  assert.equal(res.status, 200);
+  assert.equal(res.body.result, 'success');
+  assert.equal(res.body.zulip_feature_level, 494);
+  assert.equal(res.body.realm_name, 'Test Org');
+  assert.equal(res.body.require_email_format_usernames, true);
+});
+
+test('missing credentials get 401 with a Basic challenge', async () => {
+  const res = await rawRequest(t.url, 'GET', '/users/me');
+  assert.equal(res.status, 401);
+  assert.equal(res.body.result, 'error');
+  assert.equal(res.body.code, 'UNAUTHORIZED');
+  assert.match(res.headers.get('www-authenticate') ?? '', /^Basic /);
+});
+
+test('a wrong API key and an unknown email get the same 401', async () => {
+  const wrongKey = await new Client(t.url, t.owner.email, 'x'.repeat(32), 0).get('/users/me');
+  const unknown = await new Client(t.url, 'nobody@example.com', t.owner.apiKey, 0).get('/users/me');
+  for (const res of [wrongKey, unknown]) {
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'INVALID_API_KEY');
+    assert.ok(res.headers.get('www-authenticate'));
+  }
+  assert.deepEqual(wrongKey.body, unknown.body);
+});
+
+test('malformed Authorization header is a 401, not a crash', async () => {
+  for (const header of ['Bearer abc', 'Basic', 'Basic !!!!', 'Basic ' + Buffer.from('no-colon').toString('base64')]) {
+    const res = await rawRequest(t.url, 'GET', '/users/me', { headers: { Authorization: header } });
+    assert.equal(res.status, 401, header);
+    assert.equal(res.body.result, 'error');
+  }
+});
+
+test('unknown routes are 404 and wrong methods 405, both in the envelope', async () => {
+  const missing = await t.owner.get('/no/such/endpoint');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.result, 'error');
+  assert.equal(typeof missing.body.code, 'string');
+  const wrong = await t.owner.request('PUT', '/fetch_api_key', {});
+  assert.equal(wrong.status, 405);
+  assert.equal(wrong.body.result, 'error');
+});
+
+test('fetch_api_key trades a password for the key', async () => {
+  const res = await rawRequest(t.url, 'POST', '/fetch_api_key', {
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: t.owner.email, password: 'owner-password' }).toString(),
+  });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.api_key, t.owner.apiKey);
+  assert.equal(res.body.email, t.owner.email);
+  assert.equal(res.body.user_id, t.owner.userId);
+});
+
+test('fetch_api_key: wrong password and unknown user get the same 401', async () => {
+  const form = (u: string, p: string) => ({
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: u, password: p }).toString(),
+  });
+  const wrong = await rawRequest(t.url, 'POST', '/fetch_api_key', form(t.owner.email, 'nope'));
+  const unknown = await rawRequest(t.url, 'POST', '/fetch_api_key', form('ghost@example.com', 'nope'));
+  assert.equal(wrong.status, 401);
+  assert.deepEqual(wrong.body, unknown.body);
+  assert.equal(wrong.body.code, 'AUTHENTICATION_FAILED');
+});
+
+test('a missing parameter is REQUEST_VARIABLE_MISSING naming it', async () => {
+  const res = await rawRequest(t.url, 'POST', '/fetch_api_key', {
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: t.owner.email }).toString(),
+  });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.code, 'REQUEST_VARIABLE_MISSING');
+  assert.equal(res.body.var_name, 'password');
+});
+
+test('malformed bodies are answered with a 400 envelope', async () => {
+  const res = await rawRequest(t.url, 'POST', '/fetch_api_key', {
+    headers: { 'Content-Type': 'application/json' },
+    body: '{not json',
+  });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.result, 'error');
+});
