@@ -1,0 +1,87 @@
+// Group-setting values: a permission held by a user group. The API shows a named group by its id
+// and an anonymous one as {direct_members, direct_subgroups}; both forms are accepted as input.
+import type { Executor } from '../store/db.js';
+import type { Cache, GroupGraph } from '../store/cache.js';
+import { isUserInGroup } from '../store/cache.js';
+import { insertAnonymousGroup } from '../store/groups.js';
+import { BadRequest } from '../errors.js';
+
+export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+
+/** The API form of the group stored as a setting's value. */
+export function groupSettingValue(graph: GroupGraph, groupId: number): GroupSettingValue {
+  const group = graph.groups.get(groupId);
+  if (!group || group.named) return groupId;
+  return {
+    direct_members: [...(graph.members.get(groupId) ?? [])].sort((a, b) => a - b),
+    direct_subgroups: [...(graph.subgroups.get(groupId) ?? [])].sort((a, b) => a - b),
+  };
+}
+
+/** Whether the user holds the permission stored as this group-setting value. */
+export async function userHasGroupPermission(cache: Cache, realmId: number, userId: number, groupId: number): Promise<boolean> {
+  return isUserInGroup(await cache.groupGraph(realmId), userId, groupId);
+}
+
+/** Checks a client-supplied value (already JSON-decoded) and returns it in canonical form. */
+export function parseGroupSettingValue(v: unknown, name: string): GroupSettingValue {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const members = o.direct_members;
+    const subgroups = o.direct_subgroups;
+    const ints = (x: unknown) => Array.isArray(x) && x.every((i) => typeof i === 'number' && Number.isSafeInteger(i));
+    if (ints(members) && ints(subgroups) && Object.keys(o).every((k) => k === 'direct_members' || k === 'direct_subgroups')) {
+      return { direct_members: [...new Set(members as number[])], direct_subgroups: [...new Set(subgroups as number[])] };
+    }
+  }
+  throw new BadRequest(`${name} is not a valid group setting value`);
+}
+
+/** Whether two values denote the same setting (for the `old` check of an update). */
+export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  if (typeof a === 'number' || typeof b === 'number') return a === b;
+  const eq = (x: number[], y: number[]) => x.length === y.length && [...x].sort().every((v, i) => v === [...y].sort()[i]);
+  return eq(a.direct_members, b.direct_members) && eq(a.direct_subgroups, b.direct_subgroups);
+}
+
+export interface GroupSettingRules {
+  /** Zulip forbids some system groups for some settings (e.g. role:internet outside web-public reading). */
+  allowInternet?: boolean;
+  allowNobody?: boolean;
+  allowEveryone?: boolean;
+}
+
+/**
+ * Turns a validated value into a group id to store: a named group's own id, or a new anonymous
+ * group. Members must be users of the organization and subgroups its groups.
+ */
+export async function storeGroupSettingValue(
+  tx: Executor,
+  graph: GroupGraph,
+  realmUserIds: ReadonlySet<number>,
+  realmId: number,
+  value: GroupSettingValue,
+  name: string,
+  now: number,
+  rules: GroupSettingRules = {},
+): Promise<number> {
+  const allowed = (groupId: number) => {
+    const g = graph.groups.get(groupId);
+    if (!g || !g.named || g.deactivated) return false;
+    if (g.name === 'role:internet' && !rules.allowInternet) return false;
+    if (g.name === 'role:nobody' && rules.allowNobody === false) return false;
+    if (g.name === 'role:everyone' && rules.allowEveryone === false) return false;
+    return true;
+  };
+  if (typeof value === 'number') {
+    if (!allowed(value)) throw new BadRequest(`Invalid user group ID: ${value}`);
+    return value;
+  }
+  for (const u of value.direct_members) if (!realmUserIds.has(u)) throw new BadRequest(`Invalid user ID: ${u}`);
+  for (const g of value.direct_subgroups) if (!allowed(g)) throw new BadRequest(`Invalid user group ID: ${g}`);
+  // An anonymous value of exactly one subgroup and no members is that named group.
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return graph.systemIds['role:nobody'];
+  return insertAnonymousGroup(tx, realmId, value.direct_members, value.direct_subgroups, now);
+}

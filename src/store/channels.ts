@@ -1,0 +1,209 @@
+// Channels (Zulip's streams), default channels and subscriptions.
+import type { Executor } from './db.js';
+import { STREAM_GROUP_SETTINGS } from './migrations.js';
+
+export type StreamGroupSetting = (typeof STREAM_GROUP_SETTINGS)[number];
+export { STREAM_GROUP_SETTINGS };
+
+export interface Stream {
+  id: number;
+  realm_id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  date_created: number;
+  creator_id: number | null;
+  message_retention_days: number | null;
+  is_archived: boolean;
+  folder_id: number | null;
+  topics_policy: string;
+  first_message_id: number | null;
+  can_add_subscribers_group: number;
+  can_administer_channel_group: number;
+  can_create_topic_group: number;
+  can_delete_any_message_group: number;
+  can_delete_own_message_group: number;
+  can_move_messages_out_of_channel_group: number;
+  can_move_messages_within_channel_group: number;
+  can_remove_subscribers_group: number;
+  can_resolve_topics_group: number;
+  can_send_message_group: number;
+  can_subscribe_group: number;
+}
+
+export function streamFromRow(r: Record<string, any>): Stream {
+  return {
+    ...(r as Stream),
+    date_created: Number(r.date_created),
+    invite_only: !!r.invite_only,
+    is_web_public: !!r.is_web_public,
+    history_public_to_subscribers: !!r.history_public_to_subscribers,
+    is_archived: !!r.is_archived,
+  };
+}
+
+export type NewStream = Omit<Stream, 'id' | 'first_message_id'>;
+
+export async function insertStream(db: Executor, s: NewStream): Promise<number> {
+  const row = await db.insertInto('streams').values({ ...s, first_message_id: null }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function getStream(db: Executor, realmId: number, id: number): Promise<Stream | undefined> {
+  const row = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+  return row ? streamFromRow(row) : undefined;
+}
+
+export async function getStreamByName(db: Executor, realmId: number, name: string): Promise<Stream | undefined> {
+  const row = await db
+    .selectFrom('streams')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .executeTakeFirst();
+  return row ? streamFromRow(row) : undefined;
+}
+
+export async function getStreamsByIds(db: Executor, realmId: number, ids: readonly number[]): Promise<Stream[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).execute();
+  return rows.map(streamFromRow);
+}
+
+export async function listRealmStreams(db: Executor, realmId: number): Promise<Stream[]> {
+  const rows = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+  return rows.map(streamFromRow);
+}
+
+export async function updateStream(db: Executor, id: number, fields: Partial<Omit<Stream, 'id' | 'realm_id'>>): Promise<void> {
+  if (Object.keys(fields).length === 0) return;
+  await db.updateTable('streams').set(fields).where('id', '=', id).execute();
+}
+
+export async function defaultStreamIds(db: Executor, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom('default_streams').select('stream_id').where('realm_id', '=', realmId).orderBy('stream_id').execute();
+  return rows.map((r) => r.stream_id);
+}
+
+export async function setDefaultStream(db: Executor, realmId: number, streamId: number, isDefault: boolean): Promise<void> {
+  if (isDefault) {
+    const exists = await db.selectFrom('default_streams').select('stream_id').where('realm_id', '=', realmId).where('stream_id', '=', streamId).executeTakeFirst();
+    if (!exists) await db.insertInto('default_streams').values({ realm_id: realmId, stream_id: streamId }).execute();
+  } else {
+    await db.deleteFrom('default_streams').where('realm_id', '=', realmId).where('stream_id', '=', streamId).execute();
+  }
+}
+
+// ---- subscriptions ----
+
+export interface Subscription {
+  id: number;
+  realm_id: number;
+  user_id: number;
+  stream_id: number;
+  active: boolean;
+  color: string;
+  is_muted: boolean;
+  pin_to_top: boolean;
+  desktop_notifications: boolean | null;
+  audible_notifications: boolean | null;
+  push_notifications: boolean | null;
+  email_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
+}
+
+const nullableBool = (v: unknown) => (v === null || v === undefined ? null : !!v);
+
+export function subscriptionFromRow(r: Record<string, any>): Subscription {
+  return {
+    ...(r as Subscription),
+    active: !!r.active,
+    is_muted: !!r.is_muted,
+    pin_to_top: !!r.pin_to_top,
+    desktop_notifications: nullableBool(r.desktop_notifications),
+    audible_notifications: nullableBool(r.audible_notifications),
+    push_notifications: nullableBool(r.push_notifications),
+    email_notifications: nullableBool(r.email_notifications),
+    wildcard_mentions_notify: nullableBool(r.wildcard_mentions_notify),
+  };
+}
+
+/** The user's subscription rows (active or not) for the given channels, by channel id. */
+export async function subscriptionsOf(db: Executor, userId: number, streamIds?: readonly number[]): Promise<Map<number, Subscription>> {
+  let q = db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId);
+  if (streamIds) {
+    if (streamIds.length === 0) return new Map();
+    q = q.where('stream_id', 'in', streamIds);
+  }
+  const rows = await q.execute();
+  return new Map(rows.map((r) => [r.stream_id, subscriptionFromRow(r)]));
+}
+
+/** Active subscriptions of a user, in channel-id order. */
+export async function activeSubscriptions(db: Executor, userId: number): Promise<Subscription[]> {
+  const rows = await db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('active', '=', true).orderBy('stream_id').execute();
+  return rows.map(subscriptionFromRow);
+}
+
+/** User ids of the active subscribers of one channel. */
+export async function subscriberIds(db: Executor, streamId: number): Promise<number[]> {
+  const rows = await db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', streamId).where('active', '=', true).orderBy('user_id').execute();
+  return rows.map((r) => r.user_id);
+}
+
+/** Active subscriber ids of many channels at once, by channel id (no query per channel). */
+export async function subscriberIdsByStream(db: Executor, streamIds: readonly number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>(streamIds.map((id) => [id, []]));
+  if (streamIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select(['stream_id', 'user_id'])
+    .where('stream_id', 'in', streamIds)
+    .where('active', '=', true)
+    .orderBy('user_id')
+    .execute();
+  for (const r of rows) out.get(r.stream_id)?.push(r.user_id);
+  return out;
+}
+
+export async function isSubscribed(db: Executor, userId: number, streamId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('subscriptions')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('stream_id', '=', streamId)
+    .where('active', '=', true)
+    .executeTakeFirst();
+  return !!row;
+}
+
+/** Subscribes (or re-activates) each user to the channel; returns the user ids newly subscribed. */
+export async function upsertSubscriptions(
+  db: Executor,
+  realmId: number,
+  streamId: number,
+  userIds: readonly number[],
+  colorFor: (userId: number) => string,
+): Promise<number[]> {
+  if (userIds.length === 0) return [];
+  const existing = await db.selectFrom('subscriptions').select(['user_id', 'active']).where('stream_id', '=', streamId).where('user_id', 'in', userIds).execute();
+  const byUser = new Map(existing.map((r) => [r.user_id, !!r.active]));
+  const reactivate = userIds.filter((u) => byUser.get(u) === false);
+  const fresh = userIds.filter((u) => !byUser.has(u));
+  if (reactivate.length)
+    await db.updateTable('subscriptions').set({ active: true }).where('stream_id', '=', streamId).where('user_id', 'in', reactivate).execute();
+  if (fresh.length)
+    await db
+      .insertInto('subscriptions')
+      .values(fresh.map((user_id) => ({ realm_id: realmId, user_id, stream_id: streamId, active: true, color: colorFor(user_id), is_muted: false, pin_to_top: false })))
+      .execute();
+  return [...reactivate, ...fresh];
+}
+
+export async function deactivateSubscriptions(db: Executor, streamId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.updateTable('subscriptions').set({ active: false }).where('stream_id', '=', streamId).where('user_id', 'in', userIds).execute();
+}
