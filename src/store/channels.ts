@@ -47,9 +47,21 @@ export function streamFromRow(r: Record<string, any>): Stream {
 
 export type NewStream = Omit<Stream, 'id' | 'first_message_id'>;
 
+export const RECIPIENT_STREAM = 2;
+export const RECIPIENT_DIRECT_GROUP = 3;
+
+/** Inserts the channel and its recipient row (the recipient_id its messages carry). */
 export async function insertStream(db: Executor, s: NewStream): Promise<number> {
   const row = await db.insertInto('streams').values({ ...s, first_message_id: null }).returning('id').executeTakeFirstOrThrow();
+  await db.insertInto('recipients').values({ realm_id: s.realm_id, type: RECIPIENT_STREAM, type_id: row.id }).execute();
   return row.id;
+}
+
+/** Recipient ids of channels, by channel id. */
+export async function streamRecipientIds(db: Executor, streamIds: readonly number[]): Promise<Map<number, number>> {
+  if (streamIds.length === 0) return new Map();
+  const rows = await db.selectFrom('recipients').select(['id', 'type_id']).where('type', '=', RECIPIENT_STREAM).where('type_id', 'in', streamIds).execute();
+  return new Map(rows.map((r) => [r.type_id, r.id]));
 }
 
 export async function getStream(db: Executor, realmId: number, id: number): Promise<Stream | undefined> {

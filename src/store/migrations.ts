@@ -125,6 +125,15 @@ function initial(dialect: DialectName): Migration {
         .execute();
       await db.schema.createIndex('subscriptions_stream').on('subscriptions').columns(['stream_id', 'active']).execute();
 
+      // Zulip's Recipient: one id per conversation target (a channel, or a set of direct-message
+      // participants), reported to clients as a message's recipient_id.
+      await createTable(db, dialect, 'recipients')
+        .addColumn('realm_id', 'integer', (c) => c.notNull().references('realms.id'))
+        .addColumn('type', 'integer', (c) => c.notNull())
+        .addColumn('type_id', 'integer', (c) => c.notNull())
+        .addUniqueConstraint('recipients_type', ['type', 'type_id'])
+        .execute();
+
       await createTable(db, dialect, 'direct_message_groups')
         .addColumn('realm_id', 'integer', (c) => c.notNull().references('realms.id'))
         .addColumn('user_ids_key', 'text', (c) => c.notNull())
@@ -135,6 +144,7 @@ function initial(dialect: DialectName): Migration {
         .addColumn('realm_id', 'integer', (c) => c.notNull().references('realms.id'))
         .addColumn('sender_id', 'integer', (c) => c.notNull().references('users.id'))
         .addColumn('recipient_type', 'text', (c) => c.notNull())
+        .addColumn('recipient_id', 'integer', (c) => c.notNull().references('recipients.id'))
         .addColumn('stream_id', 'integer', (c) => c.references('streams.id'))
         .addColumn('dm_group_id', 'integer', (c) => c.references('direct_message_groups.id'))
         .addColumn('topic', 'text', (c) => c.notNull().defaultTo(''))

@@ -115,6 +115,14 @@ export interface SubscriptionTable {
   wildcard_mentions_notify: Bool | null;
 }
 
+/** type 2: a channel (type_id = stream id); type 3: a direct-message group (type_id = its id). */
+export interface RecipientTable {
+  id: Generated<number>;
+  realm_id: number;
+  type: number;
+  type_id: number;
+}
+
 export interface DirectMessageGroupTable {
   id: Generated<number>;
   realm_id: number;
@@ -128,6 +136,7 @@ export interface MessageTable {
   sender_id: number;
   /** 'stream' or 'direct'. */
   recipient_type: string;
+  recipient_id: number;
   stream_id: number | null;
   dm_group_id: number | null;
   topic: string;
@@ -153,6 +162,7 @@ export interface DB {
   streams: StreamTable;
   default_streams: DefaultStreamTable;
   subscriptions: SubscriptionTable;
+  recipients: RecipientTable;
   direct_message_groups: DirectMessageGroupTable;
   messages: MessageTable;
   user_messages: UserMessageTable;
