@@ -47,13 +47,33 @@ function cachingSqlite(raw: SqliteDatabase.Database) {
   };
 }
 
+/**
+ * Makes every data query a named prepared statement: PostgreSQL parses and plans it once per
+ * connection instead of on every call. Names are derived from the SQL text.
+ */
+const statementNames = new Map<string, string>();
+function preparedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, cb?: unknown) => {
+    if (typeof text === 'string' && Array.isArray(values) && /^\s*(select|insert|update|delete|with)\b/i.test(text)) {
+      let name = statementNames.get(text);
+      if (!name) {
+        name = `confab_${statementNames.size}`;
+        if (statementNames.size < 5000) statementNames.set(text, name);
+        else name = undefined;
+      }
+      if (name) return query({ name, text, values }, cb);
+    }
+    return query(text, values, cb);
+  };
+}
+
 export interface OpenOptions {
   /** PostgreSQL only: the schema to use (created if missing); tests give each server its own. */
   schema?: string;
 }
 
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
-  let kysely: Kysely<DB>;
   let dialect: DialectName;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     dialect = 'postgres';
@@ -70,34 +90,133 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     }
     const pool = new pg.Pool({
       connectionString: url,
-      max: 10,
+      max: 20,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  } else {
-    dialect = 'sqlite';
-    const file = url.replace(/^sqlite:(\/\/)?/, '');
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    pool.on('connect', preparedStatements);
+    const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    await migrate(kysely, dialect);
+    return {
+      dialect,
+      db: kysely,
+      async transaction(fn) {
+        const hooks: Array<() => void> = [];
+        const result = await kysely.transaction().execute((tx) => fn(tx, (h) => hooks.push(h)));
+        for (const hook of hooks) hook();
+        return result;
+      },
+      close: () => kysely.destroy(),
+    };
+  }
+  dialect = 'sqlite';
+  const file = url.replace(/^sqlite:(\/\/)?/, '');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const open = () => {
     const raw = new SqliteDatabase(file);
     raw.pragma('journal_mode = WAL');
     // FULL: a commit is on disk before the client hears success.
     raw.pragma('synchronous = FULL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
-    kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqlite(raw) }) });
-  }
-  await migrate(kysely, dialect);
+    return new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqlite(raw) }) });
+  };
+  // Two connections: writes go through one (in transactions, batched), reads through the other.
+  // With WAL a reader never waits for the writer, and code that reads while a write transaction
+  // is open cannot deadlock on the writer's lock.
+  const writer = open();
+  await migrate(writer, dialect);
+  const reader = file === ':memory:' ? writer : open();
+  const batcher = new GroupCommit(writer);
   return {
     dialect,
-    db: kysely,
-    async transaction(fn) {
-      const hooks: Array<() => void> = [];
-      const result = await kysely.transaction().execute((tx) => fn(tx, (h) => hooks.push(h)));
-      for (const hook of hooks) hook();
-      return result;
+    db: reader,
+    transaction: (fn) => batcher.run(fn),
+    async close() {
+      await batcher.drain();
+      if (reader !== writer) await reader.destroy();
+      await writer.destroy();
     },
-    close: () => kysely.destroy(),
   };
+}
+
+type TxFn<T> = (tx: Transaction<DB>, onCommit: (hook: () => void) => void) => Promise<T>;
+
+interface Job {
+  fn: TxFn<unknown>;
+  hooks: Array<() => void>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
+}
+
+/**
+ * SQLite group commit: transactions that arrive while one is committing wait, then run together
+ * in the next transaction, each inside its own savepoint (a failing one rolls back alone), and
+ * share one durable commit. Every caller still hears back only after its data is on disk.
+ */
+class GroupCommit {
+  private queue: Job[] = [];
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly writer: Kysely<DB>) {}
+
+  run<T>(fn: TxFn<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn: fn as TxFn<unknown>, hooks: [], resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) this.running = this.loop();
+    });
+  }
+
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, this.queue.length);
+        await this.commit(batch);
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private async commit(batch: Job[]): Promise<void> {
+    try {
+      await this.writer.transaction().execute(async (tx) => {
+        for (const job of batch) {
+          if (batch.length === 1) {
+            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h)) };
+            continue;
+          }
+          await sql`SAVEPOINT confab_job`.execute(tx);
+          try {
+            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h)) };
+            await sql`RELEASE SAVEPOINT confab_job`.execute(tx);
+          } catch (error) {
+            await sql`ROLLBACK TO SAVEPOINT confab_job`.execute(tx);
+            await sql`RELEASE SAVEPOINT confab_job`.execute(tx);
+            job.outcome = { ok: false, error };
+          }
+        }
+      });
+    } catch (error) {
+      // A lone job's own error, or a failed commit: nothing of this batch was written.
+      for (const job of batch) {
+        if (batch.length === 1 || !job.outcome || job.outcome.ok) job.outcome = { ok: false, error };
+      }
+    }
+    for (const job of batch) {
+      const outcome = job.outcome!;
+      if (outcome.ok) {
+        for (const hook of job.hooks) hook();
+        job.resolve(outcome.value);
+      } else {
+        job.reject(outcome.error);
+      }
+    }
+  }
 }
 
 /** Drops a PostgreSQL schema made for one test server. */
