@@ -25,7 +25,7 @@ export interface AuthedContext extends PublicContext {
   realm: Realm;
 }
 
-export type Reply = Record<string, unknown> | void;
+export type Reply = object | void;
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** Every registered path, for telling 405 (wrong method) from 404 (no such route). */

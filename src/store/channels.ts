@@ -219,3 +219,24 @@ export async function deactivateSubscriptions(db: Executor, streamId: number, us
   if (userIds.length === 0) return;
   await db.updateTable('subscriptions').set({ active: false }).where('stream_id', '=', streamId).where('user_id', 'in', userIds).execute();
 }
+
+/** Active subscriber counts of many channels at once, by channel id. */
+export async function subscriberCounts(db: Executor, streamIds: readonly number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(streamIds.map((id) => [id, 0]));
+  if (streamIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select((eb) => ['stream_id', eb.fn.countAll<number>().as('n')])
+    .where('stream_id', 'in', streamIds)
+    .where('active', '=', true)
+    .groupBy('stream_id')
+    .execute();
+  for (const r of rows) out.set(r.stream_id, Number(r.n));
+  return out;
+}
+
+/** Every subscription row (active or not) of a user, with the channel ids, for /register. */
+export async function allSubscriptionsOf(db: Executor, userId: number): Promise<Subscription[]> {
+  const rows = await db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).orderBy('stream_id').execute();
+  return rows.map(subscriptionFromRow);
+}

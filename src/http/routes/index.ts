@@ -3,9 +3,13 @@ import type { Router } from '../router.js';
 import { registerServerRoutes } from './server.js';
 import { registerAuthRoutes } from './auth.js';
 import { registerUserRoutes } from './users.js';
+import { registerChannelRoutes } from './channels.js';
+import { registerEventRoutes } from './events.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
   registerAuthRoutes(r);
   registerUserRoutes(r);
+  registerChannelRoutes(r);
+  registerEventRoutes(r);
 }

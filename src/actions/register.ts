@@ -1,0 +1,268 @@
+// POST /register: the initial state a client starts from, for the event types it asks for.
+// Each section is one or a few batched queries; sections the client did not ask for cost nothing.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { ROLE } from '../store/users.js';
+import { maxMessageIdOf, MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
+import { defaultStreamIds } from '../store/channels.js';
+import { formatUser } from '../http/shapes/users.js';
+import { realmStateFields } from '../http/shapes/realm.js';
+import { userGroupsForClient } from '../http/shapes/groups.js';
+import { subscriptionStateFor } from './channels.js';
+import { isUserInGroup } from '../store/cache.js';
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
+import { isRealmAdmin } from './channel_access.js';
+
+export const LIMITS = {
+  max_message_length: 10000,
+  max_topic_length: 60,
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  max_reminder_note_length: 1000,
+};
+
+/** Every event type a client can ask for, in the order the state is assembled. */
+export const STATE_EVENT_TYPES = [
+  'alert_words', 'custom_profile_fields', 'default_stream_groups', 'default_streams', 'device', 'drafts',
+  'message', 'muted_topics', 'muted_users', 'navigation_views', 'onboarding_steps', 'presence',
+  'realm', 'realm_bot', 'realm_domains', 'realm_embedded_bots', 'realm_emoji', 'realm_filters',
+  'realm_incoming_webhook_bots', 'realm_linkifiers', 'realm_playgrounds', 'realm_user', 'realm_user_groups',
+  'realm_user_settings_defaults', 'recent_private_conversations', 'reminders', 'saved_snippets',
+  'scheduled_messages', 'starred_messages', 'stop_words', 'stream', 'subscription', 'channel_folders',
+  'update_message_flags', 'user_settings', 'user_status', 'user_topic', 'video_calls', 'giphy', 'tenor',
+] as const;
+
+export interface RegisterOptions {
+  fetchEventTypes: Set<string>;
+  clientGravatar: boolean;
+  includeSubscribers: boolean | 'partial';
+  applyMarkdown: boolean;
+}
+
+export async function initialState(services: Services, user: User, realm: Realm, o: RegisterOptions): Promise<Record<string, unknown>> {
+  const want = (t: string) => o.fetchEventTypes.has(t);
+  const { database, cache, config } = services;
+  const db = database.db;
+  const state: Record<string, unknown> = {};
+  const graph = await cache.groupGraph(realm.id);
+  const users = await cache.users(realm.id);
+
+  if (want('alert_words')) state.alert_words = [];
+  if (want('custom_profile_fields')) {
+    state.custom_profile_fields = [];
+    state.custom_profile_field_types = {};
+  }
+  if (want('drafts')) state.drafts = [];
+  if (want('onboarding_steps')) {
+    state.onboarding_steps = [];
+    state.navigation_tour_video_url = null;
+  }
+  if (want('message')) state.max_message_id = await maxMessageIdOf(db, user.id);
+  if (want('muted_topics')) state.muted_topics = [];
+  if (want('muted_users')) state.muted_users = [];
+  if (want('presence')) {
+    state.presences = {};
+    state.presence_last_update_id = -1;
+    state.server_timestamp = Date.now() / 1000;
+  }
+  if (want('navigation_views')) state.navigation_views = [];
+  if (want('saved_snippets')) state.saved_snippets = [];
+  if (want('scheduled_messages')) state.scheduled_messages = [];
+  if (want('reminders')) state.reminders = [];
+  if (want('recent_private_conversations')) state.recent_private_conversations = [];
+  if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
+  if (want('stop_words')) state.stop_words = [];
+  if (want('user_status')) state.user_status = {};
+  if (want('user_topic')) state.user_topics = [];
+  if (want('video_calls')) state.has_zoom_token = false;
+  if (want('giphy')) state.giphy_api_key = '';
+  if (want('tenor')) state.tenor_api_key = '';
+  if (want('device')) state.devices = {};
+  if (want('channel_folders')) state.channel_folders = [];
+  if (want('realm_domains')) state.realm_domains = [];
+  if (want('realm_emoji')) state.realm_emoji = {};
+  if (want('realm_linkifiers')) state.realm_linkifiers = [];
+  if (want('realm_filters')) state.realm_filters = [];
+  if (want('realm_playgrounds')) state.realm_playgrounds = [];
+  if (want('realm_embedded_bots')) state.realm_embedded_bots = [];
+  if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
+  if (want('default_stream_groups')) state.realm_default_stream_groups = [];
+  if (want('realm_user_settings_defaults')) {
+    const { email_address_visibility: _unused, ...defaults } = USER_SETTING_DEFAULTS;
+    state.realm_user_settings_defaults = { ...defaults, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
+  }
+
+  if (want('realm')) {
+    Object.assign(state, realmStateFields(realm, graph, config.externalUrl), LIMITS, {
+      server_min_deactivated_realm_deletion_days: 14,
+      server_max_deactivated_realm_deletion_days: 60,
+      server_presence_ping_interval_seconds: 60,
+      server_presence_offline_threshold_seconds: 140,
+      server_typing_started_expiry_period_milliseconds: 45000,
+      server_typing_stopped_wait_period_milliseconds: 5000,
+      server_typing_started_wait_period_milliseconds: 10000,
+      max_icon_file_size_mib: 5,
+      max_logo_file_size_mib: 5,
+      max_file_upload_size_mib: 25,
+      max_avatar_file_size_mib: 5,
+      settings_send_digest_emails: false,
+      zulip_plan_is_not_limited: true,
+      upgrade_text_for_wide_organization_logo: '',
+      development_environment: false,
+      server_generation: Math.floor(Date.now() / 1000),
+      password_min_length: 6,
+      password_max_length: 100,
+      password_min_guesses: 10000,
+      server_inline_image_preview: true,
+      server_inline_url_embed_preview: false,
+      server_thumbnail_formats: [],
+      server_avatar_changes_disabled: false,
+      server_name_changes_disabled: false,
+      server_needs_upgrade: false,
+      server_web_public_streams_enabled: true,
+      server_emoji_data_url: `${config.externalUrl}/static/generated/emoji/emoji_api.json`,
+      server_jitsi_server_url: null,
+      server_can_summarize_topics: false,
+      event_queue_longpoll_timeout_seconds: config.heartbeatSeconds + 40,
+      demo_organization_scheduled_deletion_date: undefined,
+      realm_empty_topic_display_name: 'general chat',
+      max_bulk_new_subscription_messages: 100,
+      server_report_message_types: [],
+      server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
+      gif_rating_policy_options: {},
+    });
+    delete state.demo_organization_scheduled_deletion_date;
+  }
+
+  if (want('realm_user')) {
+    const viewerIsAdmin = isRealmAdmin(user);
+    const active: unknown[] = [];
+    const inactive: unknown[] = [];
+    for (const u of users.values()) {
+      const shaped = formatUser(u, { clientGravatar: o.clientGravatar, canSeeDeliveryEmail: viewerIsAdmin || u.id === user.id });
+      if (u.is_active) {
+        delete shaped.is_active;
+        active.push(shaped);
+      } else {
+        inactive.push(shaped);
+      }
+    }
+    const settings = realm.settings;
+    const can = (groupId: number) => isUserInGroup(graph, user.id, groupId);
+    Object.assign(state, {
+      realm_users: active,
+      realm_non_active_users: inactive,
+      avatar_source: 'G',
+      avatar_url_medium: formatUser(user, { clientGravatar: false }).avatar_url,
+      avatar_url: formatUser(user, { clientGravatar: false }).avatar_url,
+      can_create_streams: can(settings.can_create_public_channel_group) || can(settings.can_create_private_channel_group),
+      can_create_public_streams: can(settings.can_create_public_channel_group),
+      can_create_private_streams: can(settings.can_create_private_channel_group),
+      can_create_web_public_streams: settings.enable_spectator_access && can(settings.can_create_web_public_channel_group),
+      can_subscribe_other_users: can(settings.can_add_subscribers_group),
+      can_invite_others_to_realm: can(settings.can_invite_users_group),
+      is_admin: viewerIsAdmin,
+      is_owner: user.role === ROLE.owner,
+      is_moderator: user.role === ROLE.moderator,
+      is_guest: user.role === ROLE.guest,
+      user_id: user.id,
+      email: user.email,
+      delivery_email: user.email,
+      full_name: user.full_name,
+      cross_realm_bots: [],
+    });
+  }
+
+  if (want('realm_bot')) {
+    const admin = isRealmAdmin(user);
+    state.realm_bots = [...users.values()]
+      .filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id))
+      .map((u) => ({
+        user_id: u.id,
+        full_name: u.full_name,
+        api_key: u.api_key,
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+        avatar_url: formatUser(u).avatar_url,
+        owner_id: u.bot_owner_id,
+        services: [],
+        email: u.email,
+        bot_type: u.bot_type,
+        is_active: u.is_active,
+      }));
+  }
+
+  if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph);
+
+  if (want('default_streams')) state.realm_default_streams = await defaultStreamIds(db, realm.id);
+
+  if (want('subscription') || want('stream')) {
+    const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false });
+    if (want('subscription')) {
+      state.subscriptions = subs.subscriptions;
+      state.unsubscribed = subs.unsubscribed;
+      state.never_subscribed = subs.never_subscribed;
+    }
+    if (want('stream')) state.streams = subs.streams;
+  }
+
+  if (want('message') && want('update_message_flags')) state.unread_msgs = await unreadSummary(services, user);
+
+  if (want('user_settings')) {
+    state.user_settings = {
+      ...userSettingsOf(user.settings),
+      timezone: user.timezone,
+      available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS,
+      emojiset_choices: EMOJISET_CHOICES,
+    };
+  }
+  if (want('user_settings') || want('realm_user')) {
+    state.receives_typing_notifications = userSettingsOf(user.settings).receives_typing_notifications;
+  }
+  return state;
+}
+
+async function unreadSummary(services: Services, user: User) {
+  const rows = await unreadRows(services.database.db, user.id, MAX_UNREAD_MESSAGES + 1);
+  const oldMissing = rows.length > MAX_UNREAD_MESSAGES;
+  if (oldMissing) rows.pop();
+  rows.reverse();
+  const pms = new Map<number, number[]>();
+  const streams = new Map<string, { stream_id: number; topic: string; ids: number[] }>();
+  const huddles = new Map<string, number[]>();
+  const mentions: number[] = [];
+  for (const r of rows) {
+    if (r.recipient_type === 'stream' && r.stream_id !== null) {
+      const key = `${r.stream_id}\u0000${r.topic.toLowerCase()}`;
+      let entry = streams.get(key);
+      if (!entry) streams.set(key, (entry = { stream_id: r.stream_id, topic: r.topic, ids: [] }));
+      entry.ids.push(r.message_id);
+    } else if (r.user_ids_key !== null) {
+      const ids = r.user_ids_key.split(',').map(Number);
+      if (ids.length <= 2) {
+        const other = ids.find((id) => id !== user.id) ?? user.id;
+        let list = pms.get(other);
+        if (!list) pms.set(other, (list = []));
+        list.push(r.message_id);
+      } else {
+        let list = huddles.get(r.user_ids_key);
+        if (!list) huddles.set(r.user_ids_key, (list = []));
+        list.push(r.message_id);
+      }
+    }
+    // mentioned (8), stream wildcard (16), topic wildcard (32), group mention (64)
+    if (r.flags & (8 | 16 | 32 | 64)) mentions.push(r.message_id);
+  }
+  return {
+    count: rows.length,
+    pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    streams: [...streams.values()].map((s) => ({ stream_id: s.stream_id, topic: s.topic, unread_message_ids: s.ids })),
+    huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+    mentions,
+    old_unreads_missing: oldMissing,
+  };
+}

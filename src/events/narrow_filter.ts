@@ -1,0 +1,46 @@
+// The `narrow` of POST /register: a queue registered with one only receives the message events
+// that match it (Zulip supports channel, topic, direct-message and sender terms here).
+import { BadRequest } from '../errors.js';
+
+export interface QueueNarrowTerm {
+  operator: string;
+  operand: string;
+}
+
+const SUPPORTED = new Set(['stream', 'channel', 'topic', 'is', 'sender']);
+
+export function parseQueueNarrow(raw: unknown[]): QueueNarrowTerm[] {
+  return raw.map((term) => {
+    let operator: unknown;
+    let operand: unknown;
+    if (Array.isArray(term) && term.length === 2) [operator, operand] = term;
+    else if (term && typeof term === 'object') ({ operator, operand } = term as Record<string, unknown>);
+    if (typeof operator !== 'string' || typeof operand !== 'string') throw new BadRequest('Invalid narrow');
+    if (!SUPPORTED.has(operator)) throw new BadRequest(`Invalid narrow operator: ${operator}`);
+    return { operator, operand };
+  });
+}
+
+export function queueNarrowFilter(terms: QueueNarrowTerm[]): (event: Record<string, unknown>) => boolean {
+  return (event) => {
+    if (event.type !== 'message') return true;
+    const m = event.message as Record<string, unknown> | undefined;
+    if (!m) return false;
+    return terms.every((t) => {
+      switch (t.operator) {
+        case 'stream':
+        case 'channel':
+          return m.type === 'stream' && String(m.display_recipient).toLowerCase() === t.operand.toLowerCase();
+        case 'topic':
+          return m.type === 'stream' && String(m.subject).toLowerCase() === t.operand.toLowerCase();
+        case 'sender':
+          return String(m.sender_email).toLowerCase() === t.operand.toLowerCase();
+        case 'is':
+          if (t.operand === 'private' || t.operand === 'dm') return m.type === 'private';
+          return true;
+        default:
+          return true;
+      }
+    });
+  };
+}

@@ -1,0 +1,86 @@
+// Event queues: POST /register (a queue plus the initial state), GET /events (long-poll),
+// DELETE /events.
+import type { Router } from '../router.js';
+import { check } from '../params.js';
+import { BadEventQueueId, BadRequest } from '../../errors.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
+import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
+import { queueNarrowFilter, parseQueueNarrow } from '../../events/narrow_filter.js';
+
+function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  if (v === 'partial') return 'partial';
+  throw new BadRequest('Invalid include_subscribers');
+}
+
+const stringListOrNull = (v: unknown, name: string) => (v === null ? null : check.strList(v, name));
+
+export function registerEventRoutes(r: Router): void {
+  r.post('/register', async ({ services, params, user, realm, clientName }) => {
+    const applyMarkdown = params.bool('apply_markdown', false);
+    const clientGravatar = params.bool('client_gravatar', true);
+    const allPublicStreams = params.bool('all_public_streams', false);
+    const includeSubscribers = includeSubscribersParam(params.optStr('include_subscribers'));
+    const eventTypes = params.optJson('event_types', stringListOrNull) ?? null;
+    const fetchEventTypes = params.optJson('fetch_event_types', stringListOrNull) ?? null;
+    params.optJson('client_capabilities', check.object);
+    const narrow = parseQueueNarrow(params.optJson('narrow', check.list) ?? []);
+    params.optBool('slim_presence');
+    params.optInt('presence_history_limit_days');
+
+    if (allPublicStreams && user.role === 600) throw new BadRequest('User not authorized for this query');
+    const fetchTypes = new Set<string>(fetchEventTypes ?? eventTypes ?? STATE_EVENT_TYPES);
+    // The queue exists before the state is read, so nothing that happens meanwhile is lost; a client
+    // may see an event whose effect is already in the state, which Zulip clients tolerate.
+    const queue = services.queues.register({
+      userId: user.id,
+      realmId: realm.id,
+      eventTypes,
+      allPublicStreams,
+      clientName,
+      applyMarkdown,
+      clientGravatar,
+      filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
+    });
+    try {
+      const state = await initialState(services, user, realm, { fetchEventTypes: fetchTypes, clientGravatar, includeSubscribers, applyMarkdown });
+      return {
+        queue_id: queue.id,
+        last_event_id: -1,
+        zulip_feature_level: ZULIP_FEATURE_LEVEL,
+        zulip_version: ZULIP_VERSION,
+        zulip_merge_base: ZULIP_VERSION,
+        ...state,
+      };
+    } catch (err) {
+      services.queues.delete(queue);
+      throw err;
+    }
+  });
+
+  r.get('/events', async ({ services, params, user, reply }) => {
+    const queueId = params.str('queue_id');
+    const lastEventId = params.optInt('last_event_id') ?? null;
+    const dontBlock = params.bool('dont_block', false);
+    const queue = services.queues.get(queueId, user.id);
+    if (!queue) throw new BadEventQueueId(queueId);
+    // The response's 'close' before it is written means the client hung up while parked.
+    const onClose = () => services.queues.abandon(queue);
+    reply.raw.once('close', onClose);
+    try {
+      const events = await services.queues.poll(queue, lastEventId, dontBlock);
+      return { events, queue_id: queue.id };
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  });
+
+  r.delete('/events', async ({ services, params, user }) => {
+    const queueId = params.str('queue_id');
+    const queue = services.queues.get(queueId, user.id);
+    if (!queue) throw new BadEventQueueId(queueId);
+    services.queues.delete(queue);
+    return {};
+  });
+}
