@@ -14,6 +14,8 @@ export interface BusEvent {
   perQueue?: Record<string, Record<string, unknown>>;
   /** For message events on public channels: queues registered with all_public_streams also get it. */
   publicStreamId?: number;
+  /** For message events: the Markdown source, for queues registered with apply_markdown=false. */
+  rawContent?: string;
 }
 
 export type BusHandler = (e: BusEvent) => void;

@@ -12,6 +12,8 @@ export interface QueueOptions {
   clientName: string;
   applyMarkdown: boolean;
   clientGravatar: boolean;
+  /** The client_capabilities flag empty_topic_name: false shows the empty topic by its display name. */
+  emptyTopicName?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
   filter?: (event: Record<string, unknown>) => boolean;
 }
@@ -72,6 +74,20 @@ export class EventQueue {
     clearTimeout(w.timer);
     w.resolve([]);
   }
+}
+
+/** A message event as this queue asked for it: raw Markdown, gravatar URLs left out, empty topic name. */
+function messageForQueue(event: Record<string, unknown>, o: QueueOptions, rawContent: string | undefined): Record<string, unknown> {
+  const message = event.message as Record<string, unknown> | undefined;
+  if (!message) return event;
+  const changes: Record<string, unknown> = {};
+  if (!o.applyMarkdown && rawContent !== undefined) {
+    changes.content = rawContent;
+    changes.content_type = 'text/x-markdown';
+  }
+  if (o.clientGravatar) changes.avatar_url = null;
+  if (o.emptyTopicName === false && message.type === 'stream' && message.subject === '') changes.subject = 'general chat';
+  return Object.keys(changes).length ? { ...event, message: { ...message, ...changes } } : event;
 }
 
 export class QueueManager {
@@ -166,6 +182,7 @@ export class QueueManager {
       let event = e.event;
       if (extraUser || extraQueue) event = { ...event, ...extraUser, ...extraQueue };
       else if (type === 'message' && !e.userIds.includes(q.opts.userId)) event = { ...event, flags: ['read', 'historical'] };
+      if (type === 'message') event = messageForQueue(event, q.opts, e.rawContent);
       q.push(event);
     }
   }

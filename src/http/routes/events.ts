@@ -24,7 +24,7 @@ export function registerEventRoutes(r: Router): void {
     const includeSubscribers = includeSubscribersParam(params.optStr('include_subscribers'));
     const eventTypes = params.optJson('event_types', stringListOrNull) ?? null;
     const fetchEventTypes = params.optJson('fetch_event_types', stringListOrNull) ?? null;
-    params.optJson('client_capabilities', check.object);
+    const capabilities = params.optJson('client_capabilities', check.object) ?? {};
     const narrow = parseQueueNarrow(params.optJson('narrow', check.list) ?? []);
     params.optBool('slim_presence');
     params.optInt('presence_history_limit_days');
@@ -41,6 +41,7 @@ export function registerEventRoutes(r: Router): void {
       clientName,
       applyMarkdown,
       clientGravatar,
+      emptyTopicName: capabilities.empty_topic_name === true,
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {

@@ -5,6 +5,7 @@ import { registerAuthRoutes } from './auth.js';
 import { registerUserRoutes } from './users.js';
 import { registerChannelRoutes } from './channels.js';
 import { registerEventRoutes } from './events.js';
+import { registerMessageRoutes } from './messages.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -12,4 +13,5 @@ export function registerAllRoutes(r: Router): void {
   registerUserRoutes(r);
   registerChannelRoutes(r);
   registerEventRoutes(r);
+  registerMessageRoutes(r);
 }

@@ -1,0 +1,204 @@
+// Sending a message: resolve and check the recipients, render, write the message and every
+// recipient's flags row in one transaction, then one event to every recipient's queues.
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { getStream, getStreamByName, streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
+import { FLAG_BITS, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
+import { isUserInGroup } from '../store/cache.js';
+import { BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
+import { renderMarkdown } from '../markdown/render.js';
+import { channelAccess } from './channel_access.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, shapeMessage } from '../http/shapes/messages.js';
+
+export const MAX_MESSAGE_LENGTH = 10000;
+export const MAX_TOPIC_LENGTH = 60;
+
+export type SendTarget =
+  | { kind: 'stream'; streamId?: number; streamName?: string; topic: string | undefined }
+  | { kind: 'direct'; userIds?: number[]; emails?: string[] };
+
+export interface SendRequest {
+  target: SendTarget;
+  content: string;
+  clientName: string;
+  readBySender?: boolean;
+  queueId?: string;
+  localId?: string;
+}
+
+/** Zulip marks a message read for its sender only when a full UI client sent it. */
+export function defaultReadBySender(clientName: string): boolean {
+  const c = clientName.toLowerCase();
+  return (
+    ['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android', 'zulipflutter'].includes(c) ||
+    c.includes('desktop app')
+  );
+}
+
+/** Zulip truncates over-long content and topics rather than refusing them. */
+function truncate(s: string, max: number, marker: string): string {
+  return s.length <= max ? s : s.slice(0, max - marker.length) + marker;
+}
+
+export function normalizeContent(raw: string): string {
+  const content = raw.trimEnd();
+  if (!content.trim()) throw new BadRequest('Message must not be empty');
+  if (content.includes('\u0000')) throw new BadRequest('Message must not contain null bytes');
+  return truncate(content, MAX_MESSAGE_LENGTH, '\n[message truncated]');
+}
+
+export function normalizeTopic(raw: string): string {
+  let topic = raw.trim();
+  if (topic === '(no topic)' || topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
+  for (let i = 0; i < topic.length; i++) {
+    const c = topic.charCodeAt(i);
+    if (c === 0 || (c < 0x20 && c !== 0x09) || c === 0x7f) throw new BadRequest(`Invalid character in topic, at position ${i + 1}!`);
+  }
+  return truncate(topic, MAX_TOPIC_LENGTH, '...');
+}
+
+/** The topics policy in force for a channel, its own or the organization's. */
+function effectiveTopicsPolicy(stream: Stream, realm: Realm): string {
+  if (stream.topics_policy !== 'inherit') return stream.topics_policy;
+  if (realm.settings.mandatory_topics) return 'disable_empty_topic';
+  return realm.settings.topics_policy;
+}
+
+async function resolveStream(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'stream' }>): Promise<Stream> {
+  const db = services.database.db;
+  const stream = target.streamId !== undefined ? await getStream(db, realm.id, target.streamId) : await getStreamByName(db, realm.id, target.streamName!);
+  const missing = () => (target.streamId !== undefined ? new StreamIdDoesNotExist(target.streamId) : new StreamDoesNotExist(target.streamName!));
+  if (!stream) throw missing();
+  const graph = await services.cache.groupGraph(realm.id);
+  const subscribers = await subscriberIds(db, stream.id);
+  const access = channelAccess(graph, sender, stream, subscribers.includes(sender.id));
+  if (!access.metadata) throw missing();
+  if (!access.content) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
+  if (stream.is_archived) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
+  if (!isUserInGroup(graph, sender.id, stream.can_send_message_group)) {
+    throw new BadRequest('You do not have permission to post in this channel.');
+  }
+  return stream;
+}
+
+async function resolveDirectRecipients(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'direct' }>): Promise<User[]> {
+  const users = await services.cache.users(realm.id);
+  const out = new Map<number, User>();
+  if (target.userIds) {
+    for (const id of target.userIds) {
+      const u = users.get(id);
+      if (!u) throw new BadRequest(`Invalid user ID ${id}`);
+      out.set(u.id, u);
+    }
+  } else {
+    const byEmail = new Map([...users.values()].map((u) => [u.email.toLowerCase(), u]));
+    for (const email of target.emails ?? []) {
+      const u = byEmail.get(email.trim().toLowerCase());
+      if (!u) throw new BadRequest(`Invalid email '${email}'`);
+      out.set(u.id, u);
+    }
+  }
+  if (out.size === 0) throw new BadRequest('Message must have recipients');
+  for (const u of out.values()) {
+    if (!u.is_active && u.id !== sender.id) throw new BadRequest(`'${u.email}' is no longer using Zulip.`);
+  }
+  // The sender in the list counts only when they are the only recipient (a note to self).
+  if (out.size > 1) out.delete(sender.id);
+  return [...out.values()];
+}
+
+export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number }> {
+  const content = normalizeContent(req.content);
+  const now = nowSeconds();
+  const users = await services.cache.users(realm.id);
+  const rendered = renderMarkdown(content, { users: users.values() });
+
+  let recipientUserIds: number[];
+  let stream: Stream | undefined;
+  let topic = '';
+  let dmParticipants: number[] = [];
+  if (req.target.kind === 'stream') {
+    stream = await resolveStream(services, sender, realm, req.target);
+    if (req.target.topic === undefined) throw new BadRequest('Missing topic');
+    topic = normalizeTopic(req.target.topic);
+    const policy = effectiveTopicsPolicy(stream, realm);
+    if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest('Topics are required in this organization.');
+    if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest('Only the general chat topic is allowed in this channel.');
+    recipientUserIds = await subscriberIds(services.database.db, stream.id);
+  } else {
+    const recipients = await resolveDirectRecipients(services, sender, realm, req.target);
+    dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])];
+    recipientUserIds = dmParticipants;
+  }
+  const everyone = new Set(recipientUserIds);
+  everyone.add(sender.id);
+  const readBySender = req.readBySender ?? (defaultReadBySender(req.clientName) || sender.is_bot);
+  const topicWildcardUsers =
+    rendered.wildcard === 'topic' && stream ? new Set(await topicParticipants(services.database.db, stream.id, topic)) : undefined;
+
+  const flagsOf = (userId: number): number => {
+    let flags = 0;
+    if (userId === sender.id && readBySender) flags |= FLAG_BITS.read;
+    if (rendered.mentionedUserIds.has(userId)) flags |= FLAG_BITS.mentioned;
+    if (rendered.wildcard === 'stream' || (rendered.wildcard === 'topic' && !stream)) flags |= FLAG_BITS.stream_wildcard_mentioned;
+    if (topicWildcardUsers?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+    return flags;
+  };
+
+  return services.database.transaction(async (tx, onCommit) => {
+    let recipientId: number;
+    let dmGroupId: number | null = null;
+    if (stream) {
+      recipientId = (await streamRecipientIds(tx, [stream.id])).get(stream.id)!;
+    } else {
+      const group = await getOrCreateDmGroup(tx, realm.id, dmParticipants);
+      recipientId = group.recipientId;
+      dmGroupId = group.id;
+    }
+    const row = {
+      realm_id: realm.id,
+      sender_id: sender.id,
+      recipient_type: stream ? 'stream' : 'direct',
+      recipient_id: recipientId,
+      stream_id: stream?.id ?? null,
+      dm_group_id: dmGroupId,
+      topic,
+      content,
+      rendered_content: rendered.html,
+      date_sent: now,
+      last_edit_time: null,
+      sending_client: req.clientName,
+    };
+    const id = await insertMessage(tx, row);
+    const perUser: Record<number, Record<string, unknown>> = {};
+    const umRows = [...everyone].map((userId) => {
+      const flags = flagsOf(userId);
+      perUser[userId] = { flags: flagNames(flags) };
+      return { user_id: userId, message_id: id, flags };
+    });
+    await insertUserMessages(tx, umRows);
+    if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
+
+    const message = shapeMessage(
+      { ...row, id },
+      realm,
+      users,
+      new Map(stream ? [[stream.id, stream.name]] : []),
+      new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants.sort((a, b) => a - b)]] : []),
+      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
+    );
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      event: { type: 'message', message },
+      userIds: [...everyone],
+      perUser,
+      perQueue: req.queueId && req.localId ? { [req.queueId]: { local_message_id: req.localId } } : undefined,
+      publicStreamId: stream && !stream.invite_only ? stream.id : undefined,
+      rawContent: content,
+    });
+    return { id };
+  });
+}

@@ -1,0 +1,152 @@
+// GET /messages: a window of messages around an anchor within a narrow, with the viewer's flags.
+// A user reads the messages they received (their user_messages rows); in a channel whose history
+// is open to them they also read the messages from before they joined, flagged read+historical.
+import { sql, type Expression, type SqlBool, type SelectQueryBuilder } from 'kysely';
+import type { Services } from '../services.js';
+import type { User } from '../store/users.js';
+import type { DB } from '../store/schema.js';
+import { FLAG_BITS, findDmGroup, messageFromRow, type MessageRow } from '../store/messages.js';
+import { isSubscribed } from '../store/channels.js';
+import { channelAccess } from '../actions/channel_access.js';
+import type { Term } from './narrow.js';
+
+export const MAX_MESSAGES_PER_FETCH = 5000;
+const LARGER_THAN_ANY_ID = 1e15;
+/** Flags of a message the viewer reads through channel history without a row of their own. */
+export const HISTORICAL_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
+
+export type Anchor = number | 'newest' | 'oldest' | 'first_unread';
+
+export interface FetchRequest {
+  anchor: Anchor;
+  numBefore: number;
+  numAfter: number;
+  includeAnchor: boolean;
+  terms: Term[];
+}
+
+export interface FetchResult {
+  rows: Array<MessageRow & { flags: number }>;
+  anchor: number;
+  found_anchor: boolean;
+  found_oldest: boolean;
+  found_newest: boolean;
+  history_limited: boolean;
+}
+
+type Query = SelectQueryBuilder<DB & { um: DB['user_messages'] }, 'messages' | 'um', Record<string, unknown>>;
+
+/** Whether the narrow's channel lets the viewer read beyond their own rows. */
+async function channelHistoryOpen(services: Services, viewer: User, terms: Term[]): Promise<boolean> {
+  const channel = terms.find((t): t is Extract<Term, { kind: 'channel' }> => t.kind === 'channel' && !t.negated);
+  if (!channel) return false;
+  const stream = channel.stream;
+  if (!stream.history_public_to_subscribers) return false;
+  const graph = await services.cache.groupGraph(viewer.realm_id);
+  const subscribed = await isSubscribed(services.database.db, viewer.id, stream.id);
+  return channelAccess(graph, viewer, stream, subscribed).content;
+}
+
+export async function fetchMessages(services: Services, viewer: User, req: FetchRequest): Promise<FetchResult> {
+  const db = services.database.db;
+  const historyOpen = await channelHistoryOpen(services, viewer, req.terms);
+  // With open history, messages without a row of the viewer's count as read and historical.
+  const flagsExpr = historyOpen ? sql<number>`coalesce(um.flags, ${HISTORICAL_FLAGS})` : sql<number>`um.flags`;
+
+  let dmGroupIds = new Map<string, number | undefined>();
+  for (const t of req.terms) {
+    if (t.kind !== 'dm') continue;
+    const ids = [...new Set([viewer.id, ...t.userIds])];
+    dmGroupIds.set(t.userIds.join(','), await findDmGroup(db, viewer.realm_id, ids));
+  }
+
+  const base = (): Query => {
+    let q = (
+      historyOpen
+        ? db.selectFrom('messages').leftJoin('user_messages as um', (j) => j.onRef('um.message_id', '=', 'messages.id').on('um.user_id', '=', viewer.id))
+        : db.selectFrom('user_messages as um').innerJoin('messages', 'messages.id', 'um.message_id').where('um.user_id', '=', viewer.id)
+    ) as unknown as Query;
+    q = q.where('messages.realm_id', '=', viewer.realm_id);
+    for (const t of req.terms) {
+      const cond = condition(t, flagsExpr, dmGroupIds);
+      if (cond) q = q.where(t.kind !== 'empty' && t.negated ? sql<SqlBool>`not (${cond})` : cond);
+    }
+    return q;
+  };
+
+  let anchor: number;
+  if (req.anchor === 'newest') anchor = LARGER_THAN_ANY_ID;
+  else if (req.anchor === 'oldest') anchor = 0;
+  else if (req.anchor === 'first_unread') {
+    const first = await base()
+      .select('messages.id')
+      .where(sql<SqlBool>`(${flagsExpr} & ${FLAG_BITS.read}) = 0`)
+      .orderBy('messages.id', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+    anchor = first ? Number(first.id) : LARGER_THAN_ANY_ID;
+  } else anchor = req.anchor;
+
+  const columns = (q: Query) => q.selectAll('messages').select(flagsExpr.as('viewer_flags'));
+  const [before, at, after] = await Promise.all([
+    req.numBefore > 0
+      ? columns(base()).where('messages.id', '<', anchor).orderBy('messages.id', 'desc').limit(req.numBefore).execute()
+      : Promise.resolve([]),
+    req.includeAnchor && anchor > 0 && anchor < LARGER_THAN_ANY_ID ? columns(base()).where('messages.id', '=', anchor).execute() : Promise.resolve([]),
+    req.numAfter > 0 ? columns(base()).where('messages.id', '>', anchor).orderBy('messages.id', 'asc').limit(req.numAfter).execute() : Promise.resolve([]),
+  ]);
+  const toRow = (r: Record<string, unknown>) => ({ ...messageFromRow(r), flags: Number(r.viewer_flags) });
+  const rows = [...before.reverse().map(toRow), ...at.map(toRow), ...after.map(toRow)];
+  return {
+    rows,
+    anchor: req.anchor === 'newest' ? LARGER_THAN_ANY_ID_API : anchor === LARGER_THAN_ANY_ID ? LARGER_THAN_ANY_ID_API : anchor,
+    found_anchor: at.length > 0,
+    found_oldest: req.anchor === 'oldest' || before.length < req.numBefore,
+    found_newest: anchor === LARGER_THAN_ANY_ID || after.length < req.numAfter,
+    history_limited: false,
+  };
+}
+
+/** Zulip reports the "newest" anchor as this sentinel. */
+const LARGER_THAN_ANY_ID_API = 10000000000000000;
+
+function condition(t: Term, flags: Expression<number>, dmGroups: Map<string, number | undefined>): Expression<SqlBool> | null {
+  switch (t.kind) {
+    case 'channel':
+      return sql<SqlBool>`messages.stream_id = ${t.stream.id}`;
+    case 'topic':
+      return sql<SqlBool>`(messages.recipient_type = 'stream' and lower(messages.topic) = lower(${t.topic}))`;
+    case 'dm': {
+      const gid = dmGroups.get(t.userIds.join(','));
+      return gid === undefined ? sql<SqlBool>`1 = 0` : sql<SqlBool>`messages.dm_group_id = ${gid}`;
+    }
+    case 'sender':
+      return sql<SqlBool>`messages.sender_id = ${t.userId}`;
+    case 'id':
+      return sql<SqlBool>`messages.id = ${t.id}`;
+    case 'channels_public':
+      return sql<SqlBool>`messages.stream_id in (select id from streams where realm_id = messages.realm_id and invite_only = ${false})`;
+    case 'search': {
+      const pattern = `%${t.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      return sql<SqlBool>`(lower(messages.content) like ${pattern} escape '\\' or lower(messages.topic) like ${pattern} escape '\\')`;
+    }
+    case 'is':
+      switch (t.what) {
+        case 'starred':
+          return sql<SqlBool>`(${flags} & ${FLAG_BITS.starred}) <> 0`;
+        case 'unread':
+          return sql<SqlBool>`(${flags} & ${FLAG_BITS.read}) = 0`;
+        case 'mentioned':
+          return sql<SqlBool>`(${flags} & ${FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned}) <> 0`;
+        case 'alerted':
+          return sql<SqlBool>`(${flags} & ${FLAG_BITS.has_alert_word}) <> 0`;
+        case 'dm':
+          return sql<SqlBool>`messages.recipient_type = 'direct'`;
+        case 'resolved':
+          return sql<SqlBool>`messages.topic like ${'✔ %'}`;
+      }
+      return null;
+    case 'empty':
+      return null;
+  }
+}

@@ -1,0 +1,136 @@
+// Messages, direct-message groups, and each recipient's per-message flags (user_messages).
+import { sql } from 'kysely';
+import type { Executor } from './db.js';
+import { RECIPIENT_DIRECT_GROUP } from './channels.js';
+
+/** Bits of user_messages.flags; the partial indexes in migrations.ts rely on read=1, starred=2, mentioned=8, 16. */
+export const FLAG_BITS = {
+  read: 1,
+  starred: 2,
+  collapsed: 4,
+  mentioned: 8,
+  stream_wildcard_mentioned: 16,
+  topic_wildcard_mentioned: 32,
+  group_mentioned: 64,
+  has_alert_word: 128,
+  historical: 256,
+} as const;
+export type FlagName = keyof typeof FLAG_BITS;
+
+/** The API's list of flag names for a bit set (Zulip still reports the legacy `wildcard_mentioned`). */
+export function flagNames(flags: number): string[] {
+  const out: string[] = [];
+  for (const [name, bit] of Object.entries(FLAG_BITS)) if (flags & bit) out.push(name);
+  if (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) out.push('wildcard_mentioned');
+  return out;
+}
+
+export interface MessageRow {
+  id: number;
+  realm_id: number;
+  sender_id: number;
+  recipient_type: string;
+  recipient_id: number;
+  stream_id: number | null;
+  dm_group_id: number | null;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  date_sent: number;
+  last_edit_time: number | null;
+  sending_client: string;
+}
+
+export function messageFromRow(r: Record<string, any>): MessageRow {
+  return { ...(r as MessageRow), date_sent: Number(r.date_sent), last_edit_time: r.last_edit_time === null ? null : Number(r.last_edit_time) };
+}
+
+export function dmKey(userIds: Iterable<number>): string {
+  return [...new Set(userIds)].sort((a, b) => a - b).join(',');
+}
+
+/** The direct-message group of exactly these participants, created on first use. */
+export async function getOrCreateDmGroup(db: Executor, realmId: number, userIds: number[]): Promise<{ id: number; recipientId: number; key: string }> {
+  const key = dmKey(userIds);
+  let group = await db.selectFrom('direct_message_groups').select('id').where('realm_id', '=', realmId).where('user_ids_key', '=', key).executeTakeFirst();
+  if (!group) {
+    group = await db.insertInto('direct_message_groups').values({ realm_id: realmId, user_ids_key: key }).returning('id').executeTakeFirstOrThrow();
+    await db.insertInto('recipients').values({ realm_id: realmId, type: RECIPIENT_DIRECT_GROUP, type_id: group.id }).execute();
+  }
+  const recipient = await db.selectFrom('recipients').select('id').where('type', '=', RECIPIENT_DIRECT_GROUP).where('type_id', '=', group.id).executeTakeFirstOrThrow();
+  return { id: group.id, recipientId: recipient.id, key };
+}
+
+export async function findDmGroup(db: Executor, realmId: number, userIds: number[]): Promise<number | undefined> {
+  const row = await db.selectFrom('direct_message_groups').select('id').where('realm_id', '=', realmId).where('user_ids_key', '=', dmKey(userIds)).executeTakeFirst();
+  return row?.id;
+}
+
+export type NewMessage = Omit<MessageRow, 'id'>;
+
+export async function insertMessage(db: Executor, m: NewMessage): Promise<number> {
+  const row = await db.insertInto('messages').values(m).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** One multi-row insert for every recipient of a message (chunked to stay under bind limits). */
+export async function insertUserMessages(db: Executor, rows: Array<{ user_id: number; message_id: number; flags: number }>): Promise<void> {
+  for (let i = 0; i < rows.length; i += 5000) await db.insertInto('user_messages').values(rows.slice(i, i + 5000)).execute();
+}
+
+export async function getMessages(db: Executor, realmId: number, ids: readonly number[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('messages').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).execute();
+  return rows.map(messageFromRow);
+}
+
+/** The user's flags for the given messages (absent: no row). */
+export async function flagsFor(db: Executor, userId: number, messageIds: readonly number[]): Promise<Map<number, number>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await db.selectFrom('user_messages').select(['message_id', 'flags']).where('user_id', '=', userId).where('message_id', 'in', messageIds).execute();
+  return new Map(rows.map((r) => [r.message_id, r.flags]));
+}
+
+/** Participants of DM groups, by group id. */
+export async function dmGroupMembers(db: Executor, groupIds: readonly number[]): Promise<Map<number, number[]>> {
+  if (groupIds.length === 0) return new Map();
+  const rows = await db.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('id', 'in', groupIds).execute();
+  return new Map(rows.map((r) => [r.id, r.user_ids_key.split(',').map(Number)]));
+}
+
+/** Senders who have posted in a topic (for topic wildcard mentions). */
+export async function topicParticipants(db: Executor, streamId: number, topic: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('sender_id')
+    .distinct()
+    .where('stream_id', '=', streamId)
+    .where(sql<boolean>`lower(topic) = lower(${topic})`)
+    .execute();
+  return rows.map((r) => r.sender_id);
+}
+
+export async function setFirstMessageIdIfUnset(db: Executor, streamId: number, messageId: number): Promise<void> {
+  await db.updateTable('streams').set({ first_message_id: messageId }).where('id', '=', streamId).where('first_message_id', 'is', null).execute();
+}
+
+/** Sets or clears a flag bit on existing rows; returns the ids whose flags changed. */
+export async function updateFlag(db: Executor, userId: number, messageIds: readonly number[], bit: number, add: boolean): Promise<number[]> {
+  if (messageIds.length === 0) return [];
+  const changed = await db
+    .selectFrom('user_messages')
+    .select('message_id')
+    .where('user_id', '=', userId)
+    .where('message_id', 'in', messageIds)
+    .where(add ? sql<boolean>`(flags & ${bit}) = 0` : sql<boolean>`(flags & ${bit}) <> 0`)
+    .execute();
+  const ids = changed.map((r) => r.message_id);
+  if (ids.length === 0) return [];
+  await db
+    .updateTable('user_messages')
+    .set({ flags: add ? sql<number>`flags | ${bit}` : sql<number>`flags & ${~bit}` })
+    .where('user_id', '=', userId)
+    .where('message_id', 'in', ids)
+    .execute();
+  return ids;
+}
