@@ -5,6 +5,7 @@ import { startServer } from '../app.js';
 import { openDatabase } from '../store/db.js';
 import { createOrganization } from '../actions/realms.js';
 import { createAccountFromCli } from '../actions/cli.js';
+import { createGeneralChannel } from '../actions/channels.js';
 import { countRealms } from '../store/realms.js';
 import { generatePassword } from '../lib/secrets.js';
 import { ApiError } from '../errors.js';
@@ -125,17 +126,24 @@ async function createUser(args: string[]): Promise<number> {
 async function serve(): Promise<number> {
   const config = loadConfig();
   const database = await openDatabase(config.databaseUrl);
+  let firstOrg: { realm_id: number; user_id: number } | undefined;
   if ((await countRealms(database.db)) === 0) {
     const password = generatePassword();
     const host = new URL(config.externalUrl).hostname;
     const email = `owner@${host.includes('.') && !/^[\d.]+$/.test(host) ? host : 'confab.example.com'}`;
     const created = await createOrganization(database, { name: 'Confab', ownerEmail: email, ownerPassword: password, ownerName: 'Owner' });
+    firstOrg = created;
     process.stdout.write(
       `Created organization ${created.realm_id} with its owner account (shown only this once):\n` +
         `  email:    ${created.email}\n  password: ${password}\n  api key:  ${created.api_key}\n`,
     );
   }
   const server = await startServer(config, { database });
+  if (firstOrg) {
+    const realm = await server.services.cache.realm(firstOrg.realm_id);
+    const owner = await server.services.cache.user(firstOrg.realm_id, firstOrg.user_id);
+    if (realm && owner) await createGeneralChannel(server.services, realm, owner);
+  }
   process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

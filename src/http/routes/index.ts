@@ -6,6 +6,7 @@ import { registerUserRoutes } from './users.js';
 import { registerChannelRoutes } from './channels.js';
 import { registerEventRoutes } from './events.js';
 import { registerMessageRoutes } from './messages.js';
+import { registerRealmRoutes } from './realm.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -14,4 +15,5 @@ export function registerAllRoutes(r: Router): void {
   registerChannelRoutes(r);
   registerEventRoutes(r);
   registerMessageRoutes(r);
+  registerRealmRoutes(r);
 }

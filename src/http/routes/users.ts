@@ -1,12 +1,71 @@
-// Users: the caller's own record, the directory, one user by id or email.
+// Users: the caller's own record, the directory, one user by id or email, creating users,
+// changing a user's name or role, creating bots.
 import type { Router } from '../router.js';
+import { pathInt } from '../router.js';
+import { check } from '../params.js';
+import { NoSuchUser } from '../../errors.js';
 import { formatUser } from '../shapes/users.js';
+import { maxMessageIdOf } from '../../store/unreads.js';
+import { createBot, createUserByApi, updateUserByAdmin } from '../../actions/users.js';
 
 export function registerUserRoutes(r: Router): void {
-  r.get('/users/me', async ({ user, params }) => {
-    const shaped = formatUser(user, { clientGravatar: params.bool('client_gravatar', true) });
+  r.get('/users/me', async ({ user, services }) => {
+    // avatar_url is always a URL here: the schema of this endpoint does not allow null.
+    const shaped = formatUser(user, { clientGravatar: false });
     delete shaped.bot_type;
     delete shaped.bot_owner_id;
-    return { ...shaped, profile_data: {} };
+    return { ...shaped, profile_data: {}, max_message_id: await maxMessageIdOf(services.database.db, user.id) };
   });
+
+  r.get('/users', async ({ params, services, realm }) => {
+    const clientGravatar = params.bool('client_gravatar', true);
+    const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
+    const ids = params.optJson('user_ids', check.intList);
+    const users = await services.cache.users(realm.id);
+    const chosen = ids ? ids.map((id) => users.get(id)).filter((u) => u !== undefined) : [...users.values()];
+    if (ids && chosen.length !== new Set(ids).size) throw new NoSuchUser();
+    return { members: chosen.map((u) => formatUser(u, { clientGravatar, includeCustomProfileFields })) };
+  });
+
+  r.get('/users/{user_id}', async (ctx) => {
+    const { params, services, realm, path } = ctx;
+    const clientGravatar = params.bool('client_gravatar', true);
+    const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
+    const users = await services.cache.users(realm.id);
+    let target;
+    if (/^\d+$/.test(path.user_id ?? '')) target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
+    else {
+      // The same path with an email: GET /users/{email}.
+      const email = decodeURIComponent(path.user_id ?? '').toLowerCase();
+      target = [...users.values()].find((u) => u.email.toLowerCase() === email);
+    }
+    if (!target) throw new NoSuchUser();
+    return { user: formatUser(target, { clientGravatar, includeCustomProfileFields }) };
+  });
+
+  r.post('/users', async ({ params, services, user, realm }) => {
+    const email = params.str('email');
+    const password = params.str('password');
+    const fullName = params.str('full_name');
+    return createUserByApi(services, user, realm, { email, password, fullName });
+  });
+
+  r.patch('/users/{user_id}', async (ctx) => {
+    const { params, services, user, realm } = ctx;
+    const id = pathInt(ctx, 'user_id', () => new NoSuchUser());
+    const fullName = params.optStr('full_name');
+    const role = params.optInt('role');
+    params.optJson('profile_data', check.list);
+    await updateUserByAdmin(services, user, realm, id, { fullName, role });
+    return {};
+  });
+
+  r.post('/bots', async ({ params, services, user, realm }) => {
+    const fullName = params.str('full_name');
+    const shortName = params.str('short_name');
+    const botType = params.optInt('bot_type') ?? 1;
+    params.accept('service_name', 'payload_url', 'interface_type', 'config_data');
+    return createBot(services, user, realm, { fullName, shortName, botType });
+  });
+
 }
