@@ -17,6 +17,10 @@ const root = join(here, '..', '..');
 const usePostgres = process.argv.includes('--postgres');
 const PG_URL = process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
+/** Comma-separated subset of figures to measure: rss,me,send,get,register (default: all). */
+const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register').split(','));
+/** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
+const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
 
 function line(name: string, value: string, floor?: string, ratio?: number) {
   const f = floor ? `   floor: ${floor}` : '';
@@ -192,7 +196,7 @@ async function main() {
   const seeded = await seed(databaseUrl);
 
   const server = await startProcess(
-    [join(root, 'bin/confab.js'), 'serve'],
+    [...SERVER_NODE_FLAGS, join(root, 'bin/confab.js'), 'serve'],
     { CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1' },
     /listening on (http:\/\/[^\s]+)/,
   );
@@ -200,16 +204,21 @@ async function main() {
   try {
     await new Promise((r) => setTimeout(r, 2000));
     const idleRss = rssMb(server.child.pid!);
-    line('idle RSS after start (MB)', idleRss.toFixed(1), `${floorRss.toFixed(1)} MB bare node`, idleRss / floorRss);
+    if (ONLY.has('rss')) line('idle RSS after start (MB)', idleRss.toFixed(1), `${floorRss.toFixed(1)} MB bare node`, idleRss / floorRss);
 
+    if (ONLY.has('me')) {
     const meRps = await rps(`${base}/api/v1/users/me`, { Authorization: basic(seeded.sender.email, seeded.sender.api_key) });
     line('GET /users/me (requests/s)', meRps.toFixed(0), `${floorRps.toFixed(0)} req/s bare node`, meRps / floorRps);
+    }
 
+    if (ONLY.has('send')) {
     const send = await sendThroughput(base, seeded);
     line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite)`, send.perSecond / floorCommitEach);
     line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${send.samples} events`);
     line('send-to-event latency p99 (ms)', send.p99.toFixed(1));
+    }
 
+    if (ONLY.has('get')) {
     const readerAuth = basic(seeded.reader.email, seeded.reader.api_key);
     let topic = 0;
     const getTimes = await timed(300, async () => {
@@ -222,7 +231,9 @@ async function main() {
     });
     line(`GET /messages topic narrow, ${seeded.historyMessages} msgs p50 (ms)`, percentile(getTimes, 50).toFixed(2));
     line(`GET /messages topic narrow p99 (ms)`, percentile(getTimes, 99).toFixed(2));
+    }
 
+    if (ONLY.has('register')) {
     const bigAuth = basic(seeded.bigOrgUser.email, seeded.bigOrgUser.api_key);
     const regTimes = await timed(20, async () => {
       const res = await call(base, bigAuth, 'POST', '/register', {});
@@ -230,6 +241,7 @@ async function main() {
       await call(base, bigAuth, 'DELETE', '/events', { queue_id: res.body.queue_id });
     });
     line(`/register, ${seeded.bigOrgUsers} users ${seeded.bigOrgChannels} channels p50 (ms)`, percentile(regTimes, 50).toFixed(1));
+    }
   } finally {
     await stop(server.child);
     rmSync(dir, { recursive: true, force: true });

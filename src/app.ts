@@ -27,7 +27,11 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema }));
   const bus = opts.bus ?? new InProcessBus();
   const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000);
-  return { config, database, cache: new Cache(database), bus, queues };
+  const cache = new Cache(database);
+  bus.subscribe((e) => {
+    if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);
+  });
+  return { config, database, cache, bus, queues };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {

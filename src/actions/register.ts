@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { maxMessageIdOf, MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
+import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
 import { defaultStreamIds } from '../store/channels.js';
 import { formatUser } from '../http/shapes/users.js';
 import { realmStateFields } from '../http/shapes/realm.js';
@@ -60,7 +60,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
     state.onboarding_steps = [];
     state.navigation_tour_video_url = null;
   }
-  if (want('message')) state.max_message_id = await maxMessageIdOf(db, user.id);
+  if (want('message')) state.max_message_id = await cache.maxMessageId(user.id);
   if (want('muted_topics')) state.muted_topics = [];
   if (want('muted_users')) state.muted_users = [];
   if (want('presence')) {

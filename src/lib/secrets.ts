@@ -1,6 +1,9 @@
 // Passwords (Argon2id, memory-hard) and API keys (random, compared in constant time).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { hash, verify } from '@node-rs/argon2';
+
+/** The Argon2 binding, loaded on the first password operation rather than at start. */
+let argon2: Promise<typeof import('@node-rs/argon2')> | undefined;
+const loadArgon2 = () => (argon2 ??= import('@node-rs/argon2'));
 
 const API_KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -16,7 +19,8 @@ export function generatePassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
-export function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string): Promise<string> {
+  const { hash } = await loadArgon2();
   // Argon2id with 19 MiB and 2 passes: OWASP's minimum recommendation, quick enough for logins.
   return hash(password, { memoryCost: 19456, timeCost: 2, parallelism: 1 });
 }
@@ -25,6 +29,7 @@ export function hashPassword(password: string): Promise<string> {
 let decoyHash: Promise<string> | undefined;
 
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
+  const { verify } = await loadArgon2();
   if (!storedHash) {
     decoyHash ??= hashPassword(generatePassword());
     await verify(await decoyHash, password).catch(() => false);

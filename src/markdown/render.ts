@@ -1,7 +1,8 @@
 // Message rendering: CommonMark through markdown-it with Zulip's conventions (newlines are line
 // breaks, raw HTML is escaped, code blocks in Zulip's codehilite markup) and Zulip's mention
 // syntax. markdown-it runs in time linear in the input; content is bounded by max_message_length.
-import MarkdownIt, { type MarkdownIt as Parser, type StateInline } from 'markdown-it';
+import { createRequire } from 'node:module';
+import type { MarkdownIt as Parser, StateInline } from 'markdown-it';
 
 export interface MentionUser {
   id: number;
@@ -84,7 +85,9 @@ function mentionRule(state: StateInline, silent: boolean): boolean {
 }
 
 function buildParser(): Parser {
-  const md = new MarkdownIt({ html: false, breaks: true, linkify: true, typographer: false });
+  // Loaded on first use, so an idle server does not carry the parser in memory.
+  const MarkdownIt = createRequire(import.meta.url)('markdown-it') as (o: object) => Parser;
+  const md = MarkdownIt({ html: false, breaks: true, linkify: true, typographer: false });
   md.inline.ruler.before('emphasis', 'zulip_mention', mentionRule);
   // Zulip's code block markup, with the language (if any) as a data attribute.
   md.renderer.rules.fence = (tokens, idx) => {
@@ -102,7 +105,7 @@ function buildParser(): Parser {
   return md;
 }
 
-const parser = buildParser();
+let parser: Parser | undefined;
 
 export function renderMarkdown(content: string, ctx: RenderContext = {}): Rendered {
   const byName = new Map<string, MentionUser[]>();
@@ -119,6 +122,7 @@ export function renderMarkdown(content: string, ctx: RenderContext = {}): Render
     }
   }
   const env: MentionEnv = { byName, byId, mentioned: new Set(), wildcard: null };
+  parser ??= buildParser();
   const html = parser.render(content, env as unknown as Record<string, unknown>).trim();
   return { html, mentionedUserIds: env.mentioned, wildcard: env.wildcard };
 }

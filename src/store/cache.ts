@@ -4,6 +4,7 @@
 import type { Database } from './db.js';
 import { getRealm, type Realm } from './realms.js';
 import { getUsersByEmail, listRealmUsers, type User } from './users.js';
+import { maxMessageIdOf } from './unreads.js';
 import { listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
 
 export interface GroupGraph {
@@ -19,6 +20,8 @@ export class Cache {
   private userRealm = new Map<number, number>();
   private byEmail = new Map<string, User[]>();
   private groupGraphs = new Map<number, GroupGraph>();
+  /** Each user's newest message id, kept current from the message events every process receives. */
+  private maxMessageIds = new Map<number, number>();
 
   constructor(private readonly database: Database) {}
 
@@ -80,6 +83,24 @@ export class Cache {
     return graph;
   }
 
+  async maxMessageId(userId: number): Promise<number> {
+    let id = this.maxMessageIds.get(userId);
+    if (id === undefined) {
+      id = await maxMessageIdOf(this.database.db, userId);
+      if (this.maxMessageIds.size > 100_000) this.maxMessageIds.clear();
+      this.maxMessageIds.set(userId, Math.max(id, this.maxMessageIds.get(userId) ?? 0));
+    }
+    return this.maxMessageIds.get(userId)!;
+  }
+
+  /** A message reached these users: only users already cached need updating. */
+  noteMessage(messageId: number, userIds: Iterable<number>): void {
+    for (const u of userIds) {
+      const known = this.maxMessageIds.get(u);
+      if (known !== undefined && known < messageId) this.maxMessageIds.set(u, messageId);
+    }
+  }
+
   invalidateRealm(realmId: number): void {
     this.realms.delete(realmId);
   }
@@ -99,6 +120,7 @@ export class Cache {
     this.userRealm.clear();
     this.byEmail.clear();
     this.groupGraphs.clear();
+    this.maxMessageIds.clear();
   }
 }
 

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
@@ -19,8 +19,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// PostgreSQL's int8 (bigint, count(*)) comes back as a string by default; our values fit in a double.
-pg.types.setTypeParser(20, (v) => Number(v));
+/** The PostgreSQL client, loaded only when a postgres:// URL is opened. */
+async function loadPg(): Promise<typeof pg> {
+  const mod = (await import('pg')).default;
+  // int8 (bigint ids, count(*)) comes back as a string by default; our values fit in a double.
+  mod.types.setTypeParser(20, (v: string) => Number(v));
+  return mod;
+}
 
 /** better-sqlite3 compiles a statement on every prepare(); keep the compiled ones, keyed by SQL text. */
 function cachingSqlite(raw: SqliteDatabase.Database) {
@@ -77,6 +82,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   let dialect: DialectName;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     dialect = 'postgres';
+    const pg = await loadPg();
     const schema = opts.schema;
     if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
     if (schema) {
@@ -163,7 +169,10 @@ class GroupCommit {
   run<T>(fn: TxFn<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn: fn as TxFn<unknown>, hooks: [], resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) this.running = this.loop();
+      // Start on the next turn of the event loop, not now: the statements of a batch never yield
+      // to I/O (better-sqlite3 is synchronous), so requests already waiting on sockets must get
+      // their turn to join this batch first.
+      if (!this.running) this.running = new Promise<void>((r) => setImmediate(r)).then(() => this.loop());
     });
   }
 
@@ -221,6 +230,7 @@ class GroupCommit {
 
 /** Drops a PostgreSQL schema made for one test server. */
 export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
+  const pg = await loadPg();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

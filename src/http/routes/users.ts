@@ -5,7 +5,6 @@ import { pathInt } from '../router.js';
 import { check } from '../params.js';
 import { NoSuchUser } from '../../errors.js';
 import { formatUser } from '../shapes/users.js';
-import { maxMessageIdOf } from '../../store/unreads.js';
 import { createBot, createUserByApi, updateUserByAdmin } from '../../actions/users.js';
 
 export function registerUserRoutes(r: Router): void {
@@ -14,7 +13,7 @@ export function registerUserRoutes(r: Router): void {
     const shaped = formatUser(user, { clientGravatar: false });
     delete shaped.bot_type;
     delete shaped.bot_owner_id;
-    return { ...shaped, profile_data: {}, max_message_id: await maxMessageIdOf(services.database.db, user.id) };
+    return { ...shaped, profile_data: {}, max_message_id: await services.cache.maxMessageId(user.id) };
   });
 
   r.get('/users', async ({ params, services, realm }) => {
