@@ -67,7 +67,13 @@ function effectiveTopicsPolicy(stream: Stream, realm: Realm): string {
   return realm.settings.topics_policy;
 }
 
-async function resolveStream(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'stream' }>): Promise<Stream> {
+/** The channel to send to, checked, with its subscribers (who receive the message). */
+async function resolveStream(
+  services: Services,
+  sender: User,
+  realm: Realm,
+  target: Extract<SendTarget, { kind: 'stream' }>,
+): Promise<{ stream: Stream; subscribers: number[] }> {
   const db = services.database.db;
   const stream = target.streamId !== undefined ? await getStream(db, realm.id, target.streamId) : await getStreamByName(db, realm.id, target.streamName!);
   const missing = () => (target.streamId !== undefined ? new StreamIdDoesNotExist(target.streamId) : new StreamDoesNotExist(target.streamName!));
@@ -81,7 +87,7 @@ async function resolveStream(services: Services, sender: User, realm: Realm, tar
   if (!isUserInGroup(graph, sender.id, stream.can_send_message_group)) {
     throw new BadRequest('You do not have permission to post in this channel.');
   }
-  return stream;
+  return { stream, subscribers };
 }
 
 async function resolveDirectRecipients(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'direct' }>): Promise<User[]> {
@@ -121,13 +127,14 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
   let topic = '';
   let dmParticipants: number[] = [];
   if (req.target.kind === 'stream') {
-    stream = await resolveStream(services, sender, realm, req.target);
+    const resolved = await resolveStream(services, sender, realm, req.target);
+    stream = resolved.stream;
     if (req.target.topic === undefined) throw new BadRequest('Missing topic');
     topic = normalizeTopic(req.target.topic);
     const policy = effectiveTopicsPolicy(stream, realm);
     if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest('Topics are required in this organization.');
     if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest('Only the general chat topic is allowed in this channel.');
-    recipientUserIds = await subscriberIds(services.database.db, stream.id);
+    recipientUserIds = resolved.subscribers;
   } else {
     const recipients = await resolveDirectRecipients(services, sender, realm, req.target);
     dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])];

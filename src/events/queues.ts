@@ -18,7 +18,20 @@ export interface QueueOptions {
   filter?: (event: Record<string, unknown>) => boolean;
 }
 
-type QueuedEvent = Record<string, unknown> & { id: number };
+/**
+ * A queued event is kept as JSON text: an event going to many queues is serialized once, and
+ * GET /events writes the stored text as it is.
+ */
+export interface QueuedEvent {
+  id: number;
+  json: string;
+}
+
+/** Appends fields (and the queue's event id) to a serialized object, without re-serializing it. */
+function withFields(baseJson: string, extra: Record<string, unknown> | undefined, id: number): string {
+  const extraJson = extra && Object.keys(extra).length ? JSON.stringify(extra).slice(1, -1) + ',' : '';
+  return `${baseJson.slice(0, -1)},${extraJson}"id":${id}}`;
+}
 
 interface Waiter {
   resolve: (events: QueuedEvent[]) => void;
@@ -44,7 +57,13 @@ export class EventQueue {
   }
 
   push(event: Record<string, unknown>): void {
-    this.events.push({ ...event, id: this.nextEventId++ });
+    this.pushJson(JSON.stringify(event), undefined);
+  }
+
+  /** Queues an event given as JSON text of an object, plus fields of this queue's own. */
+  pushJson(baseJson: string, extra: Record<string, unknown> | undefined): void {
+    const id = this.nextEventId++;
+    this.events.push({ id, json: withFields(baseJson, extra, id) });
     this.wake();
   }
 
@@ -174,16 +193,23 @@ export class QueueManager {
     const targets = new Set<EventQueue>();
     for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) targets.add(q);
     if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) targets.add(q);
+    // The event's JSON for each variant queues ask for (Markdown or source, gravatar URLs or not),
+    // made once however many queues receive it.
+    const variants = new Map<string, string>();
+    const recipients = new Set(e.userIds);
     for (const q of targets) {
       if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
       if (q.opts.filter && !q.opts.filter(e.event)) continue;
-      const extraUser = e.perUser?.[q.opts.userId];
-      const extraQueue = e.perQueue?.[q.id];
-      let event = e.event;
-      if (extraUser || extraQueue) event = { ...event, ...extraUser, ...extraQueue };
-      else if (type === 'message' && !e.userIds.includes(q.opts.userId)) event = { ...event, flags: ['read', 'historical'] };
-      if (type === 'message') event = messageForQueue(event, q.opts, e.rawContent);
-      q.push(event);
+      let extra: Record<string, unknown> | undefined = { ...e.perUser?.[q.opts.userId], ...e.perQueue?.[q.id] };
+      if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra.flags = ['read', 'historical'];
+      if (Object.keys(extra).length === 0) extra = undefined;
+      const key = type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : '';
+      let json = variants.get(key);
+      if (json === undefined) {
+        json = JSON.stringify(type === 'message' ? messageForQueue(e.event, q.opts, e.rawContent) : e.event);
+        variants.set(key, json);
+      }
+      q.pushJson(json, extra);
     }
   }
 

@@ -199,9 +199,11 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
   };
 }
 
-export async function migrate(db: Kysely<any>, dialect: DialectName): Promise<void> {
+export async function migrate(db: Kysely<any>, dialect: DialectName, schema?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
-  const migrator = new Migrator({ db, provider });
+  // The migrator checks for its own tables by name; name the schema, or a table of the same name
+  // in another schema (another server's, on a shared database) would be taken for ours.
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

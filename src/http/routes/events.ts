@@ -71,7 +71,12 @@ export function registerEventRoutes(r: Router): void {
     reply.raw.once('close', onClose);
     try {
       const events = await services.queues.poll(queue, lastEventId, dontBlock);
-      return { events, queue_id: queue.id };
+      // The events are stored as JSON text; the response is assembled around them.
+      const ignored = params.ignored();
+      const tail = ignored.length ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : '';
+      const body = `{"result":"success","msg":"","events":[${events.map((e) => e.json).join(',')}],"queue_id":${JSON.stringify(queue.id)}${tail}}`;
+      if (!reply.raw.destroyed) reply.type('application/json; charset=utf-8').send(body);
+      return;
     } finally {
       reply.raw.off('close', onClose);
     }
