@@ -1,6 +1,6 @@
 // The HTTP server: Fastify with Zulip's conventions (form bodies, the error envelope, 401 with a
 // challenge, 404 and 405 as JSON) and every route of src/http/routes.
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
@@ -19,6 +19,20 @@ export function buildHttpServer(services: Services): FastifyInstance {
     bodyLimit: 25 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2000 },
     return503OnClosing: false,
+    // Errors of the router itself (a malformed URL, a path segment too long) in the envelope too.
+    frameworkErrors: (err, _request, reply) => {
+      const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
+      void (reply as FastifyReply).code(status).send({ result: 'error', msg: status === 414 ? 'URI Too Long' : 'Bad request', code: 'BAD_REQUEST' });
+    },
+    // Errors the HTTP parser meets before any route runs (oversized headers, garbage) still get
+    // Zulip's envelope.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return socket.destroy(err);
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+      const body = JSON.stringify({ result: 'error', msg: reason, code: 'BAD_REQUEST' });
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   });
 
   app.register(formbody, { parser: (s) => parseQuery(s) });

@@ -17,7 +17,6 @@ export interface GroupGraph {
 export class Cache {
   private realms = new Map<number, Realm>();
   private realmUsers = new Map<number, Map<number, User>>();
-  private userRealm = new Map<number, number>();
   private byEmail = new Map<string, User[]>();
   private groupGraphs = new Map<number, GroupGraph>();
   /** Each user's newest message id, kept current from the message events every process receives. */
@@ -40,7 +39,6 @@ export class Cache {
     if (!users) {
       const list = await listRealmUsers(this.database.db, realmId);
       users = new Map(list.map((u) => [u.id, u]));
-      for (const u of list) this.userRealm.set(u.id, realmId);
       this.realmUsers.set(realmId, users);
     }
     return users;
@@ -117,38 +115,34 @@ export class Cache {
   clear(): void {
     this.realms.clear();
     this.realmUsers.clear();
-    this.userRealm.clear();
     this.byEmail.clear();
     this.groupGraphs.clear();
     this.maxMessageIds.clear();
   }
 }
 
-/** Whether the user is in the group, directly or through its subgroups (recursively). */
-export function isUserInGroup(graph: GroupGraph, userId: number, groupId: number): boolean {
+/** The group and all its subgroups, recursively (each once, cycles tolerated). */
+function* groupAndSubgroups(graph: GroupGraph, groupId: number): Generator<number> {
   const seen = new Set<number>();
   const stack = [groupId];
   while (stack.length) {
     const id = stack.pop()!;
     if (seen.has(id)) continue;
     seen.add(id);
-    if (graph.members.get(id)?.has(userId)) return true;
+    yield id;
     for (const sub of graph.subgroups.get(id) ?? []) stack.push(sub);
   }
+}
+
+/** Whether the user is in the group, directly or through its subgroups. */
+export function isUserInGroup(graph: GroupGraph, userId: number, groupId: number): boolean {
+  for (const id of groupAndSubgroups(graph, groupId)) if (graph.members.get(id)?.has(userId)) return true;
   return false;
 }
 
 /** Every user in the group, directly or through subgroups. */
 export function groupMembersRecursive(graph: GroupGraph, groupId: number): Set<number> {
   const out = new Set<number>();
-  const seen = new Set<number>();
-  const stack = [groupId];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    for (const u of graph.members.get(id) ?? []) out.add(u);
-    for (const sub of graph.subgroups.get(id) ?? []) stack.push(sub);
-  }
+  for (const id of groupAndSubgroups(graph, groupId)) for (const u of graph.members.get(id) ?? []) out.add(u);
   return out;
 }

@@ -1,38 +1,12 @@
 // Channels (Zulip's streams), default channels and subscriptions.
 import type { Executor } from './db.js';
+import type { Row, StreamTable, SubscriptionTable } from './schema.js';
 import { STREAM_GROUP_SETTINGS } from './migrations.js';
 
 export type StreamGroupSetting = (typeof STREAM_GROUP_SETTINGS)[number];
 export { STREAM_GROUP_SETTINGS };
 
-export interface Stream {
-  id: number;
-  realm_id: number;
-  name: string;
-  description: string;
-  rendered_description: string;
-  invite_only: boolean;
-  is_web_public: boolean;
-  history_public_to_subscribers: boolean;
-  date_created: number;
-  creator_id: number | null;
-  message_retention_days: number | null;
-  is_archived: boolean;
-  folder_id: number | null;
-  topics_policy: string;
-  first_message_id: number | null;
-  can_add_subscribers_group: number;
-  can_administer_channel_group: number;
-  can_create_topic_group: number;
-  can_delete_any_message_group: number;
-  can_delete_own_message_group: number;
-  can_move_messages_out_of_channel_group: number;
-  can_move_messages_within_channel_group: number;
-  can_remove_subscribers_group: number;
-  can_resolve_topics_group: number;
-  can_send_message_group: number;
-  can_subscribe_group: number;
-}
+export type Stream = Row<StreamTable>;
 
 export function streamFromRow(r: Record<string, any>): Stream {
   return {
@@ -111,21 +85,7 @@ export async function setDefaultStream(db: Executor, realmId: number, streamId: 
 
 // ---- subscriptions ----
 
-export interface Subscription {
-  id: number;
-  realm_id: number;
-  user_id: number;
-  stream_id: number;
-  active: boolean;
-  color: string;
-  is_muted: boolean;
-  pin_to_top: boolean;
-  desktop_notifications: boolean | null;
-  audible_notifications: boolean | null;
-  push_notifications: boolean | null;
-  email_notifications: boolean | null;
-  wildcard_mentions_notify: boolean | null;
-}
+export type Subscription = Row<SubscriptionTable>;
 
 const nullableBool = (v: unknown) => (v === null || v === undefined ? null : !!v);
 

@@ -1,6 +1,7 @@
 // User groups: the system groups every organization has, named groups, and the anonymous groups
 // that hold a group-setting value given as direct members and subgroups.
 import type { Executor } from './db.js';
+import type { Row, UserGroupTable } from './schema.js';
 import { ROLE } from './users.js';
 
 /** The system groups, in Zulip's order, with the roles whose holders are direct members. */
@@ -26,23 +27,7 @@ const SYSTEM_SUBGROUP: Partial<Record<SystemGroupName, SystemGroupName>> = {
   'role:administrators': 'role:owners',
 };
 
-export interface UserGroupRow {
-  id: number;
-  realm_id: number;
-  name: string;
-  description: string;
-  is_system_group: boolean;
-  named: boolean;
-  deactivated: boolean;
-  date_created: number;
-  creator_id: number | null;
-  can_add_members_group: number | null;
-  can_join_group: number | null;
-  can_leave_group: number | null;
-  can_manage_group: number | null;
-  can_mention_group: number | null;
-  can_remove_members_group: number | null;
-}
+export type UserGroupRow = Row<UserGroupTable>;
 
 function groupFromRow(r: Record<string, any>): UserGroupRow {
   return {

@@ -1,6 +1,7 @@
 // Messages, direct-message groups, and each recipient's per-message flags (user_messages).
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import type { MessageTable, Row } from './schema.js';
 import { RECIPIENT_DIRECT_GROUP } from './channels.js';
 
 /** Bits of user_messages.flags; the partial indexes in migrations.ts rely on read=1, starred=2, mentioned=8, 16. */
@@ -25,21 +26,7 @@ export function flagNames(flags: number): string[] {
   return out;
 }
 
-export interface MessageRow {
-  id: number;
-  realm_id: number;
-  sender_id: number;
-  recipient_type: string;
-  recipient_id: number;
-  stream_id: number | null;
-  dm_group_id: number | null;
-  topic: string;
-  content: string;
-  rendered_content: string;
-  date_sent: number;
-  last_edit_time: number | null;
-  sending_client: string;
-}
+export type MessageRow = Row<MessageTable>;
 
 export function messageFromRow(r: Record<string, any>): MessageRow {
   return { ...(r as MessageRow), date_sent: Number(r.date_sent), last_edit_time: r.last_edit_time === null ? null : Number(r.last_edit_time) };

@@ -1,8 +1,13 @@
 // Row types of every table, as Kysely sees them. Booleans are stored as 0/1 in SQLite and as
 // booleans in PostgreSQL; readers normalise them with `!!`.
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export type Bool = boolean | number;
+
+/** A row as the store hands it out: stored booleans (0/1 in SQLite) as JS booleans. */
+export type Row<T> = {
+  [K in keyof Selectable<T>]: boolean extends Selectable<T>[K] ? (null extends Selectable<T>[K] ? boolean | null : boolean) : Selectable<T>[K];
+};
 
 export interface RealmTable {
   id: Generated<number>;
