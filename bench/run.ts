@@ -71,7 +71,7 @@ async function rps(url: string, headers: Record<string, string> = {}): Promise<n
 
 const agent = new Agent({ keepAlive: true, maxSockets: 512 });
 
-function call(base: string, auth: string, method: string, path: string, params?: Record<string, string>): Promise<{ status: number; body: any }> {
+function call(base: string, auth: string, method: string, path: string, params?: Record<string, string>, raw = false): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const body = params && method !== 'GET' ? new URLSearchParams(params).toString() : undefined;
     const qs = params && method === 'GET' ? `?${new URLSearchParams(params)}` : '';
@@ -87,7 +87,8 @@ function call(base: string, auth: string, method: string, path: string, params?:
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
+            const text = Buffer.concat(chunks).toString();
+            resolve({ status: res.statusCode ?? 0, body: raw ? text : JSON.parse(text) });
           } catch (e) {
             reject(e);
           }
@@ -114,11 +115,20 @@ async function sendThroughput(base: string, s: Seeded) {
       return { auth, queueId: reg.body.queue_id as string, last: -1 };
     }),
   );
-  const pollers = queues.map(async (q) => {
+  // The load generator shares the machine with the server: only a sample of the pollers parse
+  // their events (for latency); the rest read just the last event id off the end of the body.
+  const SAMPLED = 10;
+  const pollers = queues.map(async (q, index) => {
+    const sampled = index < SAMPLED;
     while (polling) {
-      const res = await call(base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) });
-      if (res.status !== 200) throw new Error(`poll failed: ${JSON.stringify(res.body)}`);
+      const res = await call(base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }, !sampled);
+      if (res.status !== 200) throw new Error(`poll failed: ${String(res.body).slice(0, 200)}`);
       const now = performance.now();
+      if (!sampled) {
+        const last = /"id":(\d+)\}\],"queue_id"/.exec(res.body as string);
+        if (last) q.last = Number(last[1]);
+        continue;
+      }
       for (const e of res.body.events) {
         q.last = Math.max(q.last, e.id);
         if (e.type === 'message') {

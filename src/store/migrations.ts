@@ -168,6 +168,8 @@ function initial(dialect: DialectName): Migration {
         .addColumn('message_id', int, (c) => c.notNull().references('messages.id'))
         .addColumn('flags', int, (c) => c.notNull().defaultTo(0))
         .addPrimaryKeyConstraint('user_messages_pk', ['user_id', 'message_id'])
+        // The busiest table: in SQLite, clustering rows on the primary key saves a b-tree per insert.
+        .$call((b) => (dialect === 'sqlite' ? b.modifyEnd(sql`without rowid`) : b))
         .execute();
       await db.schema.createIndex('user_messages_message').on('user_messages').column('message_id').execute();
       // Partial indexes for the flag narrows and the unread counts that /register computes.
