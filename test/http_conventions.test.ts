@@ -41,7 +41,8 @@ test('a wrong API key and an unknown email get the same 401', async () => {
 });
 
 test('malformed Authorization header is a 401, not a crash', async () => {
-  for (const header of ['Bearer abc', 'Basic', 'Basic !!!!', 'Basic ' + Buffer.from('no-colon').toString('base64')]) {
+  const nul = 'Basic ' + Buffer.from('a\u0000@example.com:key').toString('base64');
+  for (const header of ['Bearer abc', 'Basic', 'Basic !!!!', 'Basic ' + Buffer.from('no-colon').toString('base64'), nul]) {
     const res = await rawRequest(t.url, 'GET', '/users/me', { headers: { Authorization: header } });
     assert.equal(res.status, 401, header);
     assert.equal(res.body.result, 'error');

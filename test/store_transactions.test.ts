@@ -43,7 +43,9 @@ test('a constraint violation in one transaction does not spoil the others', asyn
     database.transaction((tx) => insertRealm(tx, { string_id: `c-${name}`, name, date_created: 1 })),
   );
   const results = await Promise.allSettled(attempts);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  // Which of the two duplicates wins is up to the database; exactly one does.
+  assert.deepEqual([results[0]!.status, results[1]!.status].sort(), ['fulfilled', 'rejected']);
+  assert.deepEqual([results[2]!.status, results[3]!.status], ['fulfilled', 'fulfilled']);
   const rows = await database.db.selectFrom('realms').select('string_id').where('string_id', 'like', 'c-%').execute();
   assert.deepEqual(rows.map((r) => r.string_id).sort(), ['c-dup', 'c-unique-a', 'c-unique-b']);
 });

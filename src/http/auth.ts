@@ -12,7 +12,8 @@ export function parseBasicAuth(header: string | undefined): { email: string; api
   if (!m) return undefined;
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
   const colon = decoded.lastIndexOf(':');
-  if (colon < 0) return undefined;
+  // A NUL can be in no stored email or key (and PostgreSQL cannot even compare it).
+  if (colon < 0 || decoded.includes('\u0000')) return undefined;
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
 }
 

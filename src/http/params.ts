@@ -11,6 +11,11 @@ function asText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** PostgreSQL cannot store NUL in text, and Zulip refuses it: no parameter may carry one. */
+function refuseNul(text: string, name: string): void {
+  if (text.includes('\u0000') || text.includes('\\u0000')) throw new BadRequest(`${name} contains a null byte`);
+}
+
 export class Params {
   private readonly used = new Set<string>();
 
@@ -27,7 +32,9 @@ export class Params {
 
   private text(name: string): string | undefined {
     this.used.add(name);
-    return this.has(name) ? asText(this.raw[name]) : undefined;
+    const t = this.has(name) ? asText(this.raw[name]) : undefined;
+    if (t !== undefined) refuseNul(t, name);
+    return t;
   }
 
   /** The raw value as a client sent it (non-string only for JSON request bodies). */
@@ -50,6 +57,7 @@ export class Params {
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       throw new BadRequest(`${name} is not a string`);
     }
+    refuseNul(v, name);
     return v;
   }
 
@@ -93,6 +101,7 @@ export class Params {
     if (!this.has(name)) return undefined;
     const rawValue = this.raw[name];
     let parsed: unknown;
+    refuseNul(typeof rawValue === 'string' ? rawValue : JSON.stringify(rawValue) ?? '', name);
     if (typeof rawValue === 'string') {
       try {
         parsed = JSON.parse(rawValue);
