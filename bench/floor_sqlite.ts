@@ -33,3 +33,27 @@ export function sqliteFloor(subscribers: number, messages: number, perCommit: nu
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The floor for a topic-narrow fetch: the same query shape GET /messages runs, straight through
+ * better-sqlite3 on the benchmark's own database file. Returns sorted timings in milliseconds.
+ */
+export function sqliteTopicQueryFloor(file: string, userId: number, streamId: number, topics: number, runs: number): number[] {
+  const db = new SqliteDatabase(file, { readonly: true });
+  try {
+    const stmt = db.prepare(
+      `SELECT m.*, coalesce(um.flags, 257) AS flags FROM messages m
+       LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?
+       WHERE m.stream_id = ? AND lower(m.topic) = lower(?) AND m.id < ? ORDER BY m.id DESC LIMIT 50`,
+    );
+    const out: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      stmt.all(userId, streamId, `topic ${i % topics}`, 1e15);
+      out.push(performance.now() - t0);
+    }
+    return out.sort((a, b) => a - b);
+  } finally {
+    db.close();
+  }
+}

@@ -21,6 +21,7 @@ export interface Seeded {
   channelName: string;
   reader: Account;
   historyChannelName: string;
+  historyChannelId: number;
   historyMessages: number;
   historyTopics: number;
   bigOrgUser: Account;
@@ -131,6 +132,7 @@ export async function seed(databaseUrl: string): Promise<Seeded> {
       channelName: 'bench',
       reader,
       historyChannelName: 'history',
+      historyChannelId: historyId,
       historyMessages,
       historyTopics,
       bigOrgUser: bigUsers[0]!,

@@ -114,3 +114,32 @@ test('a newer poll on the same queue releases the parked one', async () => {
   const next = await second;
   assert.equal(next.body.events[0].type, 'heartbeat');
 });
+
+test('a parked long-poll wakes when a message arrives, with event types filtered', async () => {
+  const reader = await t.createUser({ name: 'Long Poller' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'wakeup' }], principals: [t.owner.userId, reader.userId] });
+  const reg = await reader.post('/register', { event_types: ['message'], fetch_event_types: ['message'], apply_markdown: true });
+  const started = Date.now();
+  const parked = reader.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1 });
+  await new Promise((r) => setTimeout(r, 100));
+  // A subscription change is not a message: the queue was registered for messages only.
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'wakeup-2' }], principals: [reader.userId] });
+  const sent = await t.owner.post('/messages', { type: 'stream', to: 'wakeup', topic: 'now', content: 'wake up' });
+  const res = await parked;
+  assert.ok(Date.now() - started < 900, 'answered before the heartbeat');
+  assert.equal(res.body.events.length, 1);
+  assert.equal(res.body.events[0].type, 'message');
+  assert.equal(res.body.events[0].message.id, sent.body.id);
+  assert.equal(res.body.events[0].message.content, '<p>wake up</p>');
+});
+
+test('a queue registered with a narrow receives only matching messages', async () => {
+  const reader = await t.createUser({ name: 'Narrow Reader' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'narrow-a' }, { name: 'narrow-b' }], principals: [t.owner.userId, reader.userId] });
+  const reg = await reader.post('/register', { event_types: ['message'], fetch_event_types: ['message'], narrow: [['stream', 'narrow-a']] });
+  assert.equal(reg.status, 200);
+  await t.owner.post('/messages', { type: 'stream', to: 'narrow-b', topic: 't', content: 'not this' });
+  const wanted = await t.owner.post('/messages', { type: 'stream', to: 'narrow-a', topic: 't', content: 'this one' });
+  const res = await reader.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true });
+  assert.deepEqual(res.body.events.map((e: any) => e.message.id), [wanted.body.id]);
+});
