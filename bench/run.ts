@@ -17,6 +17,8 @@ const root = join(here, '..', '..');
 const usePostgres = process.argv.includes('--postgres');
 const PG_URL = process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
+/** Concurrent senders in the message-throughput figure. */
+const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
 /** Comma-separated subset of figures to measure: rss,me,send,get,register (default: all). */
 const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register').split(','));
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
@@ -142,7 +144,7 @@ async function sendThroughput(base: string, s: Seeded) {
   const senderAuth = basic(s.sender.email, s.sender.api_key);
   let sent = 0;
   const deadline = performance.now() + SECONDS * 1000;
-  const senders = Array.from({ length: 32 }, async () => {
+  const senders = Array.from({ length: SENDERS }, async () => {
     while (performance.now() < deadline) {
       const res = await call(base, senderAuth, 'POST', '/messages', {
         type: 'stream',
@@ -155,15 +157,18 @@ async function sendThroughput(base: string, s: Seeded) {
     }
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(senders);
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const clientCpu = (cpu.user + cpu.system) / 1e6 / elapsed;
   // Let the last events arrive, then release the pollers.
   await new Promise((r) => setTimeout(r, 500));
   polling = false;
   await Promise.all(queues.map((q) => call(base, q.auth, 'DELETE', '/events', { queue_id: q.queueId }).catch(() => undefined)));
   await Promise.allSettled(pollers);
   latencies.sort((a, b) => a - b);
-  return { perSecond: sent / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length };
+  return { perSecond: sent / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, clientCpu };
 }
 
 async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
@@ -224,7 +229,7 @@ async function main() {
     if (ONLY.has('send')) {
     const send = await sendThroughput(base, seeded);
     line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite)`, send.perSecond / floorCommitEach);
-    line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${send.samples} events`);
+    line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${send.samples} events sampled; load generator used ${(send.clientCpu * 100).toFixed(0)}% of a core`);
     line('send-to-event latency p99 (ms)', send.p99.toFixed(1));
     }
 
