@@ -143,3 +143,10 @@ export class RateLimited extends ApiError {
     super('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter });
   }
 }
+
+/** Zulip's ResourceNotFoundError: status 404 with the generic BAD_REQUEST code. */
+export class ResourceNotFound extends ApiError {
+  constructor(msg: string) {
+    super(msg, 'BAD_REQUEST', 404);
+  }
+}

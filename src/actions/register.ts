@@ -6,6 +6,7 @@ import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
 import { defaultStreamIds } from '../store/channels.js';
+import { listDrafts, listSnippets } from '../store/drafts.js';
 import { formatUser } from '../http/shapes/users.js';
 import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
@@ -55,7 +56,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
     state.custom_profile_fields = [];
     state.custom_profile_field_types = {};
   }
-  if (want('drafts')) state.drafts = [];
+  if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id) : [];
   if (want('onboarding_steps')) {
     state.onboarding_steps = [];
     state.navigation_tour_video_url = null;
@@ -69,7 +70,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
     state.server_timestamp = Date.now() / 1000;
   }
   if (want('navigation_views')) state.navigation_views = [];
-  if (want('saved_snippets')) state.saved_snippets = [];
+  if (want('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
   if (want('scheduled_messages')) state.scheduled_messages = [];
   if (want('reminders')) state.reminders = [];
   if (want('recent_private_conversations')) state.recent_private_conversations = [];

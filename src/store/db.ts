@@ -101,7 +101,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     });
     pool.on('connect', preparedStatements);
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    await migrate(kysely, dialect, schema);
+    await migrate(kysely, dialect);
     return {
       dialect,
       db: kysely,

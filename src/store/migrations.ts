@@ -1,6 +1,6 @@
 // One ordered list of migrations for SQLite and PostgreSQL. Each runs once, recorded by Kysely's
 // migrator (which also takes a lock, so several processes starting together do not race).
-import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, sql, type Migration } from 'kysely';
 import type { DialectName } from './db.js';
 
 type Db = Kysely<any>;
@@ -195,20 +195,65 @@ export const STREAM_GROUP_SETTINGS = [
   'can_subscribe_group',
 ] as const;
 
-function migrationsFor(dialect: DialectName): Record<string, Migration> {
+/** Drafts and saved snippets: per-user, synchronized across a user's clients. */
+function draftsAndSnippets(dialect: DialectName): Migration {
   return {
-    '0001_initial': initial(dialect),
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'drafts')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('to_ids', 'text', (c) => c.notNull())
+        .addColumn('topic', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('last_edit_time', int, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('drafts_user').on('drafts').columns(['user_id', 'id']).execute();
+      await createTable(db, dialect, 'saved_snippets')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('date_created', int, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('saved_snippets_user').on('saved_snippets').columns(['user_id', 'id']).execute();
+    },
   };
 }
 
-export async function migrate(db: Kysely<any>, dialect: DialectName, schema?: string): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
-  // The migrator checks for its own tables by name; name the schema, or a table of the same name
-  // in another schema (another server's, on a shared database) would be taken for ours.
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String((error as Error).message ?? error)}`);
-  }
+function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001_initial': initial(dialect),
+    '0002_drafts_snippets': draftsAndSnippets(dialect),
+  };
+}
+
+/**
+ * Applies the migrations not yet recorded in confab_migrations, in order, in one transaction that
+ * holds a lock (PostgreSQL: an advisory lock; SQLite: an immediate write lock), so servers that
+ * start together migrate once. It looks only at its own table, in the connection's own schema.
+ */
+export async function migrate(db: Kysely<any>, dialect: DialectName): Promise<void> {
+  const migrations = migrationsFor(dialect);
+  await db.connection().execute(async (conn) => {
+    await sql`${sql.raw(dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN')}`.execute(conn);
+    try {
+      if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(4242001)`.execute(conn);
+      await sql`CREATE TABLE IF NOT EXISTS confab_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(conn);
+      const done = new Set((await sql<{ name: string }>`SELECT name FROM confab_migrations`.execute(conn)).rows.map((r) => r.name));
+      for (const [name, migration] of Object.entries(migrations).sort(([a], [b]) => a.localeCompare(b))) {
+        if (done.has(name)) continue;
+        try {
+          await migration.up(conn);
+        } catch (err) {
+          throw new Error(`migration ${name} failed: ${(err as Error).message}`);
+        }
+        await sql`INSERT INTO confab_migrations (name, applied_at) VALUES (${name}, ${Math.floor(Date.now() / 1000)})`.execute(conn);
+      }
+      await sql`COMMIT`.execute(conn);
+    } catch (err) {
+      await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+      throw err;
+    }
+  });
 }

@@ -158,6 +158,27 @@ export interface UserMessageTable {
   flags: number;
 }
 
+export interface DraftTable {
+  id: Generated<number>;
+  user_id: number;
+  /** '', 'stream' or 'private'. */
+  type: string;
+  /** JSON list of ids: the channel, or the other users. */
+  to_ids: string;
+  topic: string;
+  content: string;
+  last_edit_time: number;
+}
+
+export interface SavedSnippetTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  title: string;
+  content: string;
+  date_created: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -171,4 +192,6 @@ export interface DB {
   direct_message_groups: DirectMessageGroupTable;
   messages: MessageTable;
   user_messages: UserMessageTable;
+  drafts: DraftTable;
+  saved_snippets: SavedSnippetTable;
 }

@@ -7,6 +7,7 @@ import { registerChannelRoutes } from './channels.js';
 import { registerEventRoutes } from './events.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerRealmRoutes } from './realm.js';
+import { registerDraftRoutes } from './drafts.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -16,4 +17,5 @@ export function registerAllRoutes(r: Router): void {
   registerEventRoutes(r);
   registerMessageRoutes(r);
   registerRealmRoutes(r);
+  registerDraftRoutes(r);
 }

@@ -1,0 +1,123 @@
+// Drafts and saved snippets: validated, written in one transaction, mirrored to the user's other
+// clients through drafts / saved_snippets events.
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { User } from '../store/users.js';
+import { deleteDraft, deleteSnippet, getDraft, getSnippet, insertDrafts, insertSnippet, updateDraft, updateSnippet, type NewDraft } from '../store/drafts.js';
+import { getStream, isSubscribed } from '../store/channels.js';
+import { BadRequest, InvalidStreamId, ResourceNotFound } from '../errors.js';
+import { channelAccess } from './channel_access.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import { check } from '../http/params.js';
+
+export const MAX_SNIPPET_TITLE_LENGTH = 60;
+
+export function requireDraftSync(user: User): void {
+  if (!userSettingsOf(user.settings).enable_drafts_synchronization) throw new BadRequest('User has disabled synchronizing drafts.');
+}
+
+/** Shape check of one draft object as a client sends it. */
+export function parseDraft(v: unknown, name: string): { type: string; to: number[]; topic: string; content: string; timestamp?: number } {
+  const o = check.object(v, name);
+  for (const key of ['type', 'to', 'topic', 'content']) if (!(key in o)) throw new BadRequest(`${name}["${key}"] is missing`);
+  const type = check.str(o.type, `${name}["type"]`);
+  if (type !== '' && type !== 'stream' && type !== 'private') throw new BadRequest(`${name}["type"] is not an allowed_type`);
+  const to = check.intList(o.to, `${name}["to"]`);
+  const topic = check.str(o.topic, `${name}["topic"]`);
+  const content = check.str(o.content, `${name}["content"]`);
+  const timestamp = o.timestamp === undefined || o.timestamp === null ? undefined : check.int(o.timestamp, `${name}["timestamp"]`);
+  return timestamp === undefined ? { type, to, topic, content } : { type, to, topic, content, timestamp };
+}
+
+/** The rules Zulip applies to a draft's recipients and text; returns the draft to store. */
+async function validateDraft(services: Services, user: User, d: ReturnType<typeof parseDraft>): Promise<NewDraft> {
+  if (d.content.includes('\u0000')) throw new BadRequest('Content must not contain null bytes');
+  if (d.timestamp !== undefined && d.timestamp < 0) throw new BadRequest('Timestamp must not be negative.');
+  const timestamp = d.timestamp ?? nowSeconds();
+  if (d.type === 'stream') {
+    if (d.topic.includes('\u0000')) throw new BadRequest('Topic must not contain null bytes');
+    if (d.to.length !== 1) throw new BadRequest('Must specify exactly 1 channel ID for channel messages');
+    const stream = await getStream(services.database.db, user.realm_id, d.to[0]!);
+    const graph = await services.cache.groupGraph(user.realm_id);
+    if (!stream || !channelAccess(graph, user, stream, await isSubscribed(services.database.db, user.id, stream.id)).content) throw new InvalidStreamId();
+    return { type: 'stream', to: [stream.id], topic: d.topic, content: d.content, timestamp };
+  }
+  if (d.type === 'private') {
+    const users = await services.cache.users(user.realm_id);
+    for (const id of d.to) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
+    return { type: 'private', to: [...new Set(d.to)].sort((a, b) => a - b), topic: '', content: d.content, timestamp };
+  }
+  return { type: '', to: [], topic: '', content: d.content, timestamp };
+}
+
+export async function createDrafts(services: Services, user: User, drafts: ReturnType<typeof parseDraft>[]): Promise<{ ids: number[] }> {
+  requireDraftSync(user);
+  const valid: NewDraft[] = [];
+  for (const d of drafts) valid.push(await validateDraft(services, user, d));
+  return services.database.transaction(async (tx, onCommit) => {
+    const ids = await insertDrafts(tx, user.id, valid);
+    const shaped = valid.map((d, i) => ({ id: ids[i]!, ...d }));
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'drafts', op: 'add', drafts: shaped } });
+    return { ids };
+  });
+}
+
+export async function editDraft(services: Services, user: User, id: number, draft: ReturnType<typeof parseDraft>): Promise<void> {
+  requireDraftSync(user);
+  const valid = await validateDraft(services, user, draft);
+  await services.database.transaction(async (tx, onCommit) => {
+    if (!(await getDraft(tx, user.id, id))) throw new ResourceNotFound('Draft does not exist');
+    await updateDraft(tx, user.id, id, valid);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'drafts', op: 'update', draft: { id, ...valid } } });
+  });
+}
+
+export async function removeDraft(services: Services, user: User, id: number): Promise<void> {
+  requireDraftSync(user);
+  await services.database.transaction(async (tx, onCommit) => {
+    if (!(await getDraft(tx, user.id, id))) throw new ResourceNotFound('Draft does not exist');
+    await deleteDraft(tx, user.id, id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'drafts', op: 'remove', draft_id: id } });
+  });
+}
+
+// ---- saved snippets ----
+
+function validateSnippetText(title: string | undefined, content: string | undefined): void {
+  if (title !== undefined) {
+    if (!title.trim()) throw new BadRequest('Title cannot be empty.');
+    if (title.length > MAX_SNIPPET_TITLE_LENGTH) throw new BadRequest(`Title is too long (limit: ${MAX_SNIPPET_TITLE_LENGTH} characters).`);
+  }
+  if (content !== undefined && !content.trim()) throw new BadRequest('Content cannot be empty.');
+}
+
+export async function createSnippet(services: Services, user: User, title: string, content: string): Promise<{ saved_snippet_id: number }> {
+  validateSnippetText(title, content);
+  const snippet = { title: title.trim(), content, date_created: nowSeconds() };
+  return services.database.transaction(async (tx, onCommit) => {
+    const id = await insertSnippet(tx, user.realm_id, user.id, snippet);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'saved_snippets', op: 'add', saved_snippet: { id, ...snippet } } });
+    return { saved_snippet_id: id };
+  });
+}
+
+export async function editSnippet(services: Services, user: User, id: number, title: string | undefined, content: string | undefined): Promise<void> {
+  if (title === undefined && content === undefined) throw new BadRequest('At least one of the following arguments must be present: title, content');
+  validateSnippetText(title, content);
+  await services.database.transaction(async (tx, onCommit) => {
+    const current = await getSnippet(tx, user.id, id);
+    if (!current) throw new ResourceNotFound('Saved snippet does not exist.');
+    const fields = { ...(title !== undefined ? { title: title.trim() } : {}), ...(content !== undefined ? { content } : {}) };
+    await updateSnippet(tx, user.id, id, fields);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'saved_snippets', op: 'update', saved_snippet: { ...current, ...fields } } });
+  });
+}
+
+export async function removeSnippet(services: Services, user: User, id: number): Promise<void> {
+  await services.database.transaction(async (tx, onCommit) => {
+    if (!(await getSnippet(tx, user.id, id))) throw new ResourceNotFound('Saved snippet does not exist.');
+    await deleteSnippet(tx, user.id, id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'saved_snippets', op: 'remove', saved_snippet_id: id } });
+  });
+}

@@ -1,0 +1,160 @@
+// Drafts and saved snippets over HTTP: validation, ids in submission order, events to the user's
+// other clients, and privacy between users.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let bob: Client;
+let channelId: number;
+let secretId: number;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Drafter' });
+  bob = await t.createUser({ name: 'Bob Other' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: [ann.userId, bob.userId] });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'secret' }], invite_only: true });
+  channelId = (await ann.get('/get_stream_id', { stream: 'general' })).body.stream_id;
+  secretId = (await t.owner.get('/get_stream_id', { stream: 'secret' })).body.stream_id;
+});
+after(async () => {
+  await t.close();
+});
+
+async function queue(c: Client, types: string[]) {
+  return (await c.post('/register', { event_types: types, fetch_event_types: types })).body.queue_id as string;
+}
+async function events(c: Client, q: string): Promise<any[]> {
+  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+}
+
+test('drafts: create several, ids in submission order, listed and sent to other clients', async () => {
+  const q = await queue(ann, ['drafts']);
+  const res = await ann.post('/drafts', {
+    drafts: [
+      { type: 'stream', to: [channelId], topic: 'plans', content: 'first', timestamp: 1700000000 },
+      { type: 'private', to: [bob.userId], topic: 'ignored', content: 'second' },
+      { type: '', to: [], topic: '', content: 'third' },
+    ],
+  });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.ids.length, 3);
+  assert.ok(res.body.ids[0] < res.body.ids[1] && res.body.ids[1] < res.body.ids[2]);
+  const list = await ann.get('/drafts');
+  assert.equal(list.body.count, 3);
+  assert.deepEqual(list.body.drafts.map((d: any) => d.content), ['first', 'second', 'third']);
+  assert.equal(list.body.drafts[0].timestamp, 1700000000);
+  assert.ok(list.body.drafts[1].timestamp > 1700000000, 'the server fills a missing timestamp');
+  assert.equal(list.body.drafts[1].topic, '');
+  const [add] = await events(ann, q);
+  assert.equal(add.type, 'drafts');
+  assert.equal(add.op, 'add');
+  assert.deepEqual(add.drafts.map((d: any) => d.id), res.body.ids);
+  const state = await ann.post('/register', { fetch_event_types: ['drafts'] });
+  assert.equal(state.body.drafts.length, 3);
+  const others = await bob.get('/drafts');
+  assert.equal(others.body.count, 0, "drafts are private to their owner");
+});
+
+test('drafts: validation', async () => {
+  const two = await ann.post('/drafts', { drafts: [{ type: 'stream', to: [channelId, channelId + 1], topic: 't', content: 'x' }] });
+  assert.equal(two.status, 400);
+  assert.equal(two.body.msg, 'Must specify exactly 1 channel ID for channel messages');
+  const none = await ann.post('/drafts', { drafts: [{ type: 'stream', to: [], topic: 't', content: 'x' }] });
+  assert.equal(none.status, 400);
+  const hidden = await ann.post('/drafts', { drafts: [{ type: 'stream', to: [secretId], topic: 't', content: 'x' }] });
+  assert.equal(hidden.status, 400);
+  const badUser = await ann.post('/drafts', { drafts: [{ type: 'private', to: [999999], topic: '', content: 'x' }] });
+  assert.equal(badUser.status, 400);
+  const badType = await ann.post('/drafts', { drafts: [{ type: 'email', to: [], topic: '', content: 'x' }] });
+  assert.equal(badType.status, 400);
+  const missing = await ann.post('/drafts', { drafts: [{ type: '', to: [], content: 'x' }] });
+  assert.equal(missing.status, 400);
+  const nul = await ann.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'a\u0000b' }] });
+  assert.equal(nul.status, 400);
+  const negative = await ann.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'x', timestamp: -5 }] });
+  assert.equal(negative.status, 400);
+  const notList = await ann.post('/drafts', { drafts: '{"type":""}' });
+  assert.equal(notList.status, 400);
+  const nothing = await ann.post('/drafts', {});
+  assert.deepEqual(nothing.body.ids, []);
+});
+
+test('drafts: edit and delete, with events; other users and unknown ids get 404', async () => {
+  const created = await ann.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'v1' }] });
+  const id = created.body.ids[0];
+  const q = await queue(ann, ['drafts']);
+  const edit = await ann.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [channelId], topic: 'edited', content: 'v2' } });
+  assert.equal(edit.status, 200);
+  const theirs = await bob.patch(`/drafts/${id}`, { draft: { type: '', to: [], topic: '', content: 'hijack' } });
+  assert.equal(theirs.status, 404);
+  assert.equal(theirs.body.msg, 'Draft does not exist');
+  const del = await ann.delete(`/drafts/${id}`);
+  assert.equal(del.status, 200);
+  const again = await ann.delete(`/drafts/${id}`);
+  assert.equal(again.status, 404);
+  const evs = await events(ann, q);
+  assert.deepEqual(evs.map((e) => [e.type, e.op]), [['drafts', 'update'], ['drafts', 'remove']]);
+  assert.equal(evs[0].draft.content, 'v2');
+  assert.equal(evs[1].draft_id, id);
+  const badId = await ann.delete('/drafts/abc');
+  assert.equal(badId.status, 404);
+});
+
+test('drafts: a user who turned synchronization off cannot use them', async () => {
+  const carl = await t.createUser({ name: 'Carl NoSync' });
+  await t.server.services.database.transaction((tx) =>
+    tx.updateTable('users').set({ settings: JSON.stringify({ enable_drafts_synchronization: false }) }).where('id', '=', carl.userId).execute(),
+  );
+  t.server.services.cache.invalidateUsers(t.realmId);
+  const res = await carl.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'x' }] });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.msg, 'User has disabled synchronizing drafts.');
+  const list = await carl.get('/drafts');
+  assert.equal(list.status, 400);
+  const state = await carl.post('/register', { fetch_event_types: ['drafts'] });
+  assert.deepEqual(state.body.drafts, []);
+});
+
+test('saved snippets: create, list, edit, delete, with events', async () => {
+  const q = await queue(ann, ['saved_snippets']);
+  const res = await ann.post('/saved_snippets', { title: 'Greeting', content: 'Hello **there**' });
+  assert.equal(res.status, 200);
+  const id = res.body.saved_snippet_id;
+  const list = await ann.get('/saved_snippets');
+  assert.equal(list.body.saved_snippets.length, 1);
+  assert.equal(list.body.saved_snippets[0].title, 'Greeting');
+  assert.equal(typeof list.body.saved_snippets[0].date_created, 'number');
+  const edit = await ann.patch(`/saved_snippets/${id}`, { content: 'Hi' });
+  assert.equal(edit.status, 200);
+  const del = await ann.delete(`/saved_snippets/${id}`);
+  assert.equal(del.status, 200);
+  const evs = await events(ann, q);
+  assert.deepEqual(evs.map((e) => [e.type, e.op]), [['saved_snippets', 'add'], ['saved_snippets', 'update'], ['saved_snippets', 'remove']]);
+  assert.equal(evs[1].saved_snippet.content, 'Hi');
+  assert.equal(evs[1].saved_snippet.title, 'Greeting');
+  assert.equal(evs[2].saved_snippet_id, id);
+});
+
+test('saved snippets: validation and privacy', async () => {
+  const noTitle = await ann.post('/saved_snippets', { title: '  ', content: 'x' });
+  assert.equal(noTitle.status, 400);
+  assert.equal(noTitle.body.msg, 'Title cannot be empty.');
+  const noContent = await ann.post('/saved_snippets', { title: 'T', content: '' });
+  assert.equal(noContent.status, 400);
+  assert.equal(noContent.body.msg, 'Content cannot be empty.');
+  const missing = await ann.post('/saved_snippets', { title: 'T' });
+  assert.equal(missing.body.code, 'REQUEST_VARIABLE_MISSING');
+  const long = await ann.post('/saved_snippets', { title: 'x'.repeat(61), content: 'c' });
+  assert.equal(long.status, 400);
+  const mine = await ann.post('/saved_snippets', { title: 'Mine', content: 'c' });
+  const theirs = await bob.patch(`/saved_snippets/${mine.body.saved_snippet_id}`, { title: 'Stolen' });
+  assert.equal(theirs.status, 404);
+  assert.equal(theirs.body.msg, 'Saved snippet does not exist.');
+  const theirDelete = await bob.delete(`/saved_snippets/${mine.body.saved_snippet_id}`);
+  assert.equal(theirDelete.status, 404);
+  const empty = await ann.patch(`/saved_snippets/${mine.body.saved_snippet_id}`, {});
+  assert.equal(empty.status, 400);
+  assert.equal((await bob.get('/saved_snippets')).body.saved_snippets.length, 0);
+});
