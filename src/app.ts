@@ -7,6 +7,7 @@ import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import { buildHttpServer } from './http/server.js';
 import type { Services } from './services.js';
+import { startScheduledDelivery } from './actions/scheduled.js';
 
 export interface RunningServer {
   services: Services;
@@ -37,6 +38,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, opts);
   const http = buildHttpServer(services);
+  const delivery = startScheduledDelivery(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -49,6 +51,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     async close() {
       if (closed) return;
       closed = true;
+      await delivery.stop();
       services.queues.close();
       await http.close();
       await services.bus.close();

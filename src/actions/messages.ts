@@ -1,5 +1,7 @@
 // Sending a message: resolve and check the recipients, render, write the message and every
 // recipient's flags row in one transaction, then one event to every recipient's queues.
+import type { Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
@@ -116,9 +118,25 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
   return [...out.values()];
 }
 
-export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number }> {
+/** A message checked and rendered, ready to be written: what a send and a scheduled delivery share. */
+export interface PreparedMessage {
+  sender: User;
+  realm: Realm;
+  content: string;
+  rendered: ReturnType<typeof renderMarkdown>;
+  stream: Stream | undefined;
+  topic: string;
+  /** Direct messages: every participant, the sender included. */
+  dmParticipants: number[];
+  /** Everyone who gets a flags row: recipients and the sender. */
+  everyone: Set<number>;
+  flagsOf: (userId: number) => number;
+  clientName: string;
+}
+
+/** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
+export async function prepareMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<PreparedMessage> {
   const content = normalizeContent(req.content);
-  const now = nowSeconds();
   const users = await services.cache.users(realm.id);
   const rendered = renderMarkdown(content, { users: users.values() });
 
@@ -137,7 +155,7 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
     recipientUserIds = resolved.subscribers;
   } else {
     const recipients = await resolveDirectRecipients(services, sender, realm, req.target);
-    dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])];
+    dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
     recipientUserIds = dmParticipants;
   }
   const everyone = new Set(recipientUserIds);
@@ -154,8 +172,29 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
     if (topicWildcardUsers?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
     return flags;
   };
+  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName };
+}
 
+export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number }> {
+  const prepared = await prepareMessage(services, sender, realm, req);
+  return commitMessage(services, prepared, { queueId: req.queueId, localId: req.localId });
+}
+
+/**
+ * Writes a prepared message and its flags rows in one transaction and publishes the event after
+ * the commit. `alsoInTransaction` runs first in the same transaction (a scheduled delivery claims
+ * its row there, so only one process ever sends it).
+ */
+export async function commitMessage(
+  services: Services,
+  m: PreparedMessage,
+  o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void> } = {},
+): Promise<{ id: number }> {
+  const { sender, realm, stream, topic, content, rendered, dmParticipants, everyone, flagsOf } = m;
+  const now = nowSeconds();
+  const users = await services.cache.users(realm.id);
   return services.database.transaction(async (tx, onCommit) => {
+    if (o.alsoInTransaction) await o.alsoInTransaction(tx);
     let recipientId: number;
     let dmGroupId: number | null = null;
     if (stream) {
@@ -177,7 +216,7 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
       rendered_content: rendered.html,
       date_sent: now,
       last_edit_time: null,
-      sending_client: req.clientName,
+      sending_client: m.clientName,
     };
     const id = await insertMessage(tx, row);
     const perUser: Record<number, Record<string, unknown>> = {};
@@ -194,7 +233,7 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
       realm,
       users,
       new Map(stream ? [[stream.id, stream.name]] : []),
-      new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants.sort((a, b) => a - b)]] : []),
+      new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants]] : []),
       { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
     );
     publishAfterCommit(services, onCommit, {
@@ -202,7 +241,7 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
       event: { type: 'message', message },
       userIds: [...everyone],
       perUser,
-      perQueue: req.queueId && req.localId ? { [req.queueId]: { local_message_id: req.localId } } : undefined,
+      perQueue: o.queueId && o.localId ? { [o.queueId]: { local_message_id: o.localId } } : undefined,
       publicStreamId: stream && !stream.invite_only ? stream.id : undefined,
       rawContent: content,
     });

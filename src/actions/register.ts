@@ -11,6 +11,7 @@ import { formatUser } from '../http/shapes/users.js';
 import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
 import { subscriptionStateFor } from './channels.js';
+import { listScheduledMessages } from './scheduled.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
 import { isRealmAdmin } from './channel_access.js';
@@ -71,7 +72,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   }
   if (want('navigation_views')) state.navigation_views = [];
   if (want('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
-  if (want('scheduled_messages')) state.scheduled_messages = [];
+  if (want('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(services, user);
   if (want('reminders')) state.reminders = [];
   if (want('recent_private_conversations')) state.recent_private_conversations = [];
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);

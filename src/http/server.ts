@@ -20,18 +20,17 @@ export function buildHttpServer(services: Services): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2000 },
     return503OnClosing: false,
     // Errors of the router itself (a malformed URL, a path segment too long) in the envelope too.
-    frameworkErrors: (err, _request, reply) => {
-      const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
-      void (reply as FastifyReply).code(status).send({ result: 'error', msg: status === 414 ? 'URI Too Long' : 'Bad request', code: 'BAD_REQUEST' });
+    frameworkErrors: (_err, _request, reply) => {
+      // Always 400: the statuses Zulip's clients (and its API description) expect for a bad request.
+      void (reply as FastifyReply).code(400).send({ result: 'error', msg: 'Bad request: malformed or oversized URL', code: 'BAD_REQUEST' });
     },
     // Errors the HTTP parser meets before any route runs (oversized headers, garbage) still get
     // Zulip's envelope.
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (!socket.writable) return socket.destroy(err);
-      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-      const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
-      const body = JSON.stringify({ result: 'error', msg: reason, code: 'BAD_REQUEST' });
-      socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      const msg = err.code === 'HPE_HEADER_OVERFLOW' ? 'Bad request: headers or URL too large' : 'Bad request';
+      const body = JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
   });
 
@@ -51,7 +50,8 @@ export function buildHttpServer(services: Services): FastifyInstance {
       return reply.status(500).send({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
     }
     const msg = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? 'Malformed JSON' : 'Bad request';
-    return reply.status(status === 415 ? 400 : status).send({ result: 'error', msg, code: 'BAD_REQUEST' });
+    // Zulip answers request errors with 400; keep to the statuses its clients know.
+    return reply.status([401, 403, 404, 405, 429].includes(status) ? status : 400).send({ result: 'error', msg, code: 'BAD_REQUEST' });
   });
 
   app.setNotFoundHandler((request, reply) => {

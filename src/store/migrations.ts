@@ -221,10 +221,38 @@ function draftsAndSnippets(dialect: DialectName): Migration {
   };
 }
 
+/** Messages to be sent later; a row is claimed in the same transaction that sends it. */
+function scheduledMessages(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'scheduled_messages')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('sender_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('recipient_type', 'text', (c) => c.notNull())
+        .addColumn('stream_id', int, (c) => c.references('streams.id'))
+        .addColumn('to_user_ids', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('topic', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('rendered_content', 'text', (c) => c.notNull())
+        .addColumn('scheduled_timestamp', int, (c) => c.notNull())
+        .addColumn('read_by_sender', 'boolean')
+        .addColumn('sending_client', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('failed', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('delivered', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('delivered_message_id', int)
+        .execute();
+      await db.schema.createIndex('scheduled_messages_due').on('scheduled_messages').columns(['delivered', 'failed', 'scheduled_timestamp']).execute();
+      await db.schema.createIndex('scheduled_messages_sender').on('scheduled_messages').columns(['sender_id', 'delivered']).execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
     '0002_drafts_snippets': draftsAndSnippets(dialect),
+    '0003_scheduled_messages': scheduledMessages(dialect),
   };
 }
 

@@ -179,6 +179,26 @@ export interface SavedSnippetTable {
   date_created: number;
 }
 
+export interface ScheduledMessageTable {
+  id: Generated<number>;
+  realm_id: number;
+  sender_id: number;
+  /** 'stream' or 'direct'. */
+  recipient_type: string;
+  stream_id: number | null;
+  /** JSON list of the recipients' user ids (direct messages). */
+  to_user_ids: string;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  scheduled_timestamp: number;
+  read_by_sender: Bool | null;
+  sending_client: string;
+  failed: Bool;
+  delivered: Bool;
+  delivered_message_id: number | null;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -194,4 +214,5 @@ export interface DB {
   user_messages: UserMessageTable;
   drafts: DraftTable;
   saved_snippets: SavedSnippetTable;
+  scheduled_messages: ScheduledMessageTable;
 }

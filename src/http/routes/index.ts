@@ -8,6 +8,7 @@ import { registerEventRoutes } from './events.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerRealmRoutes } from './realm.js';
 import { registerDraftRoutes } from './drafts.js';
+import { registerScheduledRoutes } from './scheduled.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -18,4 +19,5 @@ export function registerAllRoutes(r: Router): void {
   registerMessageRoutes(r);
   registerRealmRoutes(r);
   registerDraftRoutes(r);
+  registerScheduledRoutes(r);
 }

@@ -1,0 +1,233 @@
+// Scheduled messages: created, edited and deleted by their sender, delivered by a worker at
+// their time. Every rule of sending is checked when scheduling and again at delivery.
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import {
+  claimScheduled,
+  deleteScheduled,
+  dueScheduled,
+  getPendingScheduled,
+  insertScheduled,
+  listPendingScheduled,
+  updateScheduled,
+  type ScheduledMessage,
+} from '../store/scheduled.js';
+import { BadRequest, ResourceNotFound } from '../errors.js';
+import { commitMessage, prepareMessage, type PreparedMessage, type SendTarget } from './messages.js';
+import { publishAfterCommit } from '../events/publish.js';
+
+export type ScheduledType = 'stream' | 'direct';
+
+export interface ScheduleRequest {
+  type: ScheduledType;
+  /** A channel id, or the recipients' user ids. */
+  to: number | number[];
+  topic: string | undefined;
+  content: string;
+  scheduledTimestamp: number;
+  readBySender?: boolean;
+  clientName: string;
+}
+
+const NOT_FOUND = 'Scheduled message does not exist';
+
+function targetOf(type: ScheduledType, to: number | number[], topic: string | undefined): SendTarget {
+  if (type === 'stream') {
+    if (Array.isArray(to)) {
+      if (to.length !== 1) throw new BadRequest('Invalid channel ID');
+      return { kind: 'stream', streamId: to[0], topic };
+    }
+    return { kind: 'stream', streamId: to, topic };
+  }
+  return { kind: 'direct', userIds: Array.isArray(to) ? to : [to] };
+}
+
+function checkFuture(ts: number): void {
+  if (ts <= nowSeconds()) throw new BadRequest('Scheduled delivery time must be in the future.');
+}
+
+/** The API object (GET /scheduled_messages, scheduled_messages events). */
+export function formatScheduled(m: ScheduledMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    scheduled_message_id: m.id,
+    type: m.recipient_type === 'stream' ? 'stream' : 'private',
+    to: m.recipient_type === 'stream' ? m.stream_id : m.to_user_ids,
+    content: m.content,
+    rendered_content: m.rendered_content,
+    scheduled_delivery_timestamp: m.scheduled_timestamp,
+    failed: m.failed,
+  };
+  if (m.recipient_type === 'stream') out.topic = m.topic;
+  return out;
+}
+
+function recipientFields(p: PreparedMessage) {
+  return {
+    recipient_type: p.stream ? 'stream' : 'direct',
+    stream_id: p.stream?.id ?? null,
+    to_user_ids: p.stream ? [] : p.dmParticipants.filter((id) => id !== p.sender.id || p.dmParticipants.length === 1),
+    topic: p.stream ? p.topic : '',
+    content: p.content,
+    rendered_content: p.rendered.html,
+  };
+}
+
+export async function scheduleMessage(services: Services, sender: User, realm: Realm, req: ScheduleRequest): Promise<{ scheduled_message_id: number }> {
+  checkFuture(req.scheduledTimestamp);
+  const prepared = await prepareMessage(services, sender, realm, {
+    target: targetOf(req.type, req.to, req.topic),
+    content: req.content,
+    clientName: req.clientName,
+  });
+  return services.database.transaction(async (tx, onCommit) => {
+    const row = {
+      realm_id: realm.id,
+      sender_id: sender.id,
+      ...recipientFields(prepared),
+      scheduled_timestamp: req.scheduledTimestamp,
+      read_by_sender: req.readBySender ?? null,
+      sending_client: req.clientName,
+    };
+    const id = await insertScheduled(tx, row);
+    const shaped = formatScheduled({ ...row, id, failed: false, delivered: false, delivered_message_id: null });
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [sender.id], event: { type: 'scheduled_messages', op: 'add', scheduled_messages: [shaped] } });
+    return { scheduled_message_id: id };
+  });
+}
+
+export interface ScheduleEdit {
+  type?: ScheduledType;
+  to?: number | number[];
+  topic?: string;
+  content?: string;
+  scheduledTimestamp?: number;
+}
+
+export async function editScheduledMessage(services: Services, sender: User, realm: Realm, id: number, edit: ScheduleEdit, clientName: string): Promise<void> {
+  const current = await getPendingScheduled(services.database.db, sender.id, id);
+  if (!current) throw new ResourceNotFound(NOT_FOUND);
+  const currentType: ScheduledType = current.recipient_type === 'stream' ? 'stream' : 'direct';
+  const typeChanged = edit.type !== undefined && edit.type !== currentType;
+  if (typeChanged && edit.to === undefined) throw new BadRequest('Recipient required when updating type of scheduled message.');
+  const type = edit.type ?? currentType;
+  if (typeChanged && type === 'stream' && edit.topic === undefined) throw new BadRequest('Topic required when updating scheduled message type to channel.');
+  if (current.failed && edit.scheduledTimestamp === undefined) {
+    throw new BadRequest('Scheduled delivery timestamp required for a scheduled message that failed to send.');
+  }
+  if (edit.scheduledTimestamp !== undefined) checkFuture(edit.scheduledTimestamp);
+  const to = edit.to ?? (currentType === 'stream' ? current.stream_id! : current.to_user_ids);
+  const topic = type === 'stream' ? (edit.topic ?? current.topic) : undefined;
+  // The edited message must still be one the sender may send.
+  const prepared = await prepareMessage(services, sender, realm, {
+    target: targetOf(type, to, topic),
+    content: edit.content ?? current.content,
+    clientName,
+  });
+  await services.database.transaction(async (tx, onCommit) => {
+    const fields = {
+      ...recipientFields(prepared),
+      scheduled_timestamp: edit.scheduledTimestamp ?? current.scheduled_timestamp,
+      failed: false,
+    };
+    await updateScheduled(tx, id, fields);
+    const shaped = formatScheduled({ ...current, ...fields });
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [sender.id], event: { type: 'scheduled_messages', op: 'update', scheduled_message: shaped } });
+  });
+}
+
+export async function deleteScheduledMessage(services: Services, sender: User, id: number): Promise<void> {
+  await services.database.transaction(async (tx, onCommit) => {
+    if (!(await getPendingScheduled(tx, sender.id, id))) throw new ResourceNotFound(NOT_FOUND);
+    await deleteScheduled(tx, id);
+    publishAfterCommit(services, onCommit, { realmId: sender.realm_id, userIds: [sender.id], event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: id } });
+  });
+}
+
+export async function listScheduledMessages(services: Services, sender: User): Promise<Record<string, unknown>[]> {
+  return (await listPendingScheduled(services.database.db, sender.id)).map(formatScheduled);
+}
+
+/**
+ * Sends one due message. The claim (marking it delivered) happens in the transaction that writes
+ * the message, so when several processes race, one commits and the others roll back.
+ * A message that can no longer be sent is marked failed; its sender must move its time to retry.
+ */
+async function deliver(services: Services, m: ScheduledMessage): Promise<void> {
+  const realm = await services.cache.realm(m.realm_id);
+  const sender = realm ? await services.cache.user(realm.id, m.sender_id) : undefined;
+  let prepared: PreparedMessage | undefined;
+  let failure: unknown;
+  if (!realm || !sender || !sender.is_active || realm.deactivated) failure = new Error('sender or organization gone');
+  else {
+    try {
+      prepared = await prepareMessage(services, sender, realm, {
+        target: m.recipient_type === 'stream' ? { kind: 'stream', streamId: m.stream_id!, topic: m.topic } : { kind: 'direct', userIds: m.to_user_ids },
+        content: m.content,
+        clientName: m.sending_client,
+        readBySender: m.read_by_sender ?? undefined,
+      });
+    } catch (err) {
+      failure = err;
+    }
+  }
+  if (prepared) {
+    let claimed = false;
+    try {
+      await commitMessage(services, prepared, {
+        alsoInTransaction: async (tx) => {
+          claimed = await claimScheduled(tx, m.id, null);
+          if (!claimed) throw new AlreadyDelivered();
+        },
+      });
+    } catch (err) {
+      if (err instanceof AlreadyDelivered) return;
+      failure = err;
+    }
+    if (claimed && !failure) {
+      services.bus.publish({ realmId: m.realm_id, userIds: [m.sender_id], event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: m.id } });
+      return;
+    }
+  }
+  await services.database.transaction(async (tx, onCommit) => {
+    const res = await tx.updateTable('scheduled_messages').set({ failed: true }).where('id', '=', m.id).where('delivered', '=', false).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return;
+    publishAfterCommit(services, onCommit, {
+      realmId: m.realm_id,
+      userIds: [m.sender_id],
+      event: { type: 'scheduled_messages', op: 'update', scheduled_message: formatScheduled({ ...m, failed: true }) },
+    });
+  });
+}
+
+class AlreadyDelivered extends Error {}
+
+/** Checks every second for due messages; several processes may run it on one database. */
+export function startScheduledDelivery(services: Services, intervalMs = 1000): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const tick = async () => {
+    const due = await dueScheduled(services.database.db, nowSeconds(), 100);
+    for (const m of due) {
+      if (stopped) return;
+      await deliver(services, m).catch((err) => console.error(`scheduled message ${m.id}:`, err));
+    }
+  };
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = tick()
+      .catch((err) => console.error('scheduled delivery:', err))
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      if (running) await running;
+    },
+  };
+}
