@@ -99,6 +99,8 @@ export async function rawRequest(
 
 export interface TestServer {
   url: string;
+  /** The database URL another process can open to share this server's data. */
+  databaseUrl: string;
   server: RunningServer;
   realmId: number;
   owner: Client;
@@ -156,8 +158,15 @@ export async function startTestServer(opts: { heartbeatSeconds?: number; queueId
     return new Client(server.url, created.email, created.api_key, created.id);
   };
 
+  let sharedUrl = databaseUrl;
+  if (schema) {
+    const u = new URL(databaseUrl);
+    u.searchParams.set('options', `-c search_path=${schema}`);
+    sharedUrl = u.toString();
+  }
   return {
     url: server.url,
+    databaseUrl: sharedUrl,
     server,
     realmId: org.realm_id,
     owner,

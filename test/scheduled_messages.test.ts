@@ -1,0 +1,183 @@
+// Scheduled messages over HTTP: scheduling, listing, every edit rule, deleting, delivery at the
+// scheduled time (exactly once, even with a second server process on the same database), failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let bob: Client;
+let generalId: number;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Scheduler' });
+  bob = await t.createUser({ name: 'Bob Receiver' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: [t.owner.userId, ann.userId, bob.userId] });
+  generalId = (await ann.get('/get_stream_id', { stream: 'general' })).body.stream_id;
+});
+after(async () => {
+  await t.close();
+});
+
+const inSeconds = (s: number) => Math.floor(Date.now() / 1000) + s;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function queue(c: Client, types: string[]) {
+  return (await c.post('/register', { event_types: types, fetch_event_types: ['message'] })).body.queue_id as string;
+}
+async function events(c: Client, q: string): Promise<any[]> {
+  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+}
+
+test('schedule, list, and hear of it on other clients', async () => {
+  const q = await queue(ann, ['scheduled_messages']);
+  const res = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 'later', content: 'see you **later**', scheduled_delivery_timestamp: inSeconds(3600) });
+  assert.equal(res.status, 200);
+  const id = res.body.scheduled_message_id;
+  const list = await ann.get('/scheduled_messages');
+  const mine = list.body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);
+  assert.deepEqual(
+    { type: mine.type, to: mine.to, topic: mine.topic, content: mine.content, failed: mine.failed },
+    { type: 'stream', to: generalId, topic: 'later', content: 'see you **later**', failed: false },
+  );
+  assert.equal(mine.rendered_content, '<p>see you <strong>later</strong></p>');
+  const [add] = await events(ann, q);
+  assert.equal(add.type, 'scheduled_messages');
+  assert.equal(add.op, 'add');
+  assert.equal(add.scheduled_messages[0].scheduled_message_id, id);
+  assert.deepEqual((await bob.get('/scheduled_messages')).body.scheduled_messages, [], 'private to the sender');
+  const dm = await ann.post('/scheduled_messages', { type: 'direct', to: [bob.userId], content: 'dm later', scheduled_delivery_timestamp: inSeconds(3600) });
+  assert.equal(dm.status, 200);
+  const state = await ann.post('/register', { fetch_event_types: ['scheduled_messages'] });
+  assert.equal(state.body.scheduled_messages.length, 2);
+});
+
+test('scheduling checks the message as a send would', async () => {
+  const past = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 't', content: 'x', scheduled_delivery_timestamp: inSeconds(-60) });
+  assert.equal(past.status, 400);
+  const noChannel = await ann.post('/scheduled_messages', { type: 'stream', to: 999999, topic: 't', content: 'x', scheduled_delivery_timestamp: inSeconds(60) });
+  assert.equal(noChannel.body.code, 'STREAM_DOES_NOT_EXIST');
+  assert.equal(noChannel.body.stream_id, 999999);
+  const badUser = await ann.post('/scheduled_messages', { type: 'direct', to: [999999], content: 'x', scheduled_delivery_timestamp: inSeconds(60) });
+  assert.equal(badUser.status, 400);
+  assert.equal(badUser.body.msg, 'Invalid user ID 999999');
+  const empty = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 't', content: ' ', scheduled_delivery_timestamp: inSeconds(60) });
+  assert.equal(empty.status, 400);
+  const noTime = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 't', content: 'x' });
+  assert.equal(noTime.body.code, 'REQUEST_VARIABLE_MISSING');
+});
+
+test('edit rules: to with a new type, topic for a channel, unknown ids', async () => {
+  const created = await ann.post('/scheduled_messages', { type: 'direct', to: [bob.userId], content: 'v1', scheduled_delivery_timestamp: inSeconds(3600) });
+  const id = created.body.scheduled_message_id;
+  const q = await queue(ann, ['scheduled_messages']);
+  const noTo = await ann.patch(`/scheduled_messages/${id}`, { type: 'stream', topic: 'x' });
+  assert.equal(noTo.status, 400);
+  const noTopic = await ann.patch(`/scheduled_messages/${id}`, { type: 'channel', to: generalId });
+  assert.equal(noTopic.status, 400);
+  const ok = await ann.patch(`/scheduled_messages/${id}`, { type: 'channel', to: generalId, topic: 'moved', content: 'v2' });
+  assert.equal(ok.status, 200);
+  const contentOnly = await ann.patch(`/scheduled_messages/${id}`, { content: 'v3' });
+  assert.equal(contentOnly.status, 200);
+  const badChannel = await ann.patch(`/scheduled_messages/${id}`, { to: 999999 });
+  assert.equal(badChannel.body.code, 'STREAM_DOES_NOT_EXIST');
+  assert.equal(badChannel.body.stream_id, 999999);
+  const past = await ann.patch(`/scheduled_messages/${id}`, { scheduled_delivery_timestamp: inSeconds(-5) });
+  assert.equal(past.status, 400);
+  const list = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);
+  assert.deepEqual([list.type, list.to, list.topic, list.content], ['stream', generalId, 'moved', 'v3']);
+  const evs = await events(ann, q);
+  assert.deepEqual(evs.map((e) => e.op), ['update', 'update']);
+  const unknown = await ann.patch('/scheduled_messages/999999', { content: 'x' });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.code, 'BAD_REQUEST');
+  const notMine = await bob.patch(`/scheduled_messages/${id}`, { content: 'x' });
+  assert.equal(notMine.status, 404);
+  const del = await ann.delete(`/scheduled_messages/${id}`);
+  assert.equal(del.status, 200);
+  const again = await ann.delete(`/scheduled_messages/${id}`);
+  assert.equal(again.status, 404);
+});
+
+test('delivery at the scheduled time: the message is sent once and leaves the list', async () => {
+  const q = await queue(ann, ['scheduled_messages', 'message']);
+  const res = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 'timed', content: 'right on time', scheduled_delivery_timestamp: inSeconds(2) });
+  assert.equal(res.status, 200);
+  let sent: any[] = [];
+  for (let i = 0; i < 40 && sent.length === 0; i++) {
+    await sleep(250);
+    sent = (await bob.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'topic', operand: 'timed' }] })).body.messages;
+  }
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].sender_id, ann.userId);
+  const list = (await ann.get('/scheduled_messages')).body.scheduled_messages;
+  assert.ok(!list.some((m: any) => m.scheduled_message_id === res.body.scheduled_message_id));
+  const evs = await events(ann, q);
+  assert.ok(evs.some((e) => e.type === 'scheduled_messages' && e.op === 'remove' && e.scheduled_message_id === res.body.scheduled_message_id));
+  assert.ok(evs.some((e) => e.type === 'message' && e.message.id === sent[0].id));
+});
+
+test('a message that can no longer be sent is marked failed; an edit must move its time', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'closing' }], principals: [ann.userId] });
+  const closingId = (await ann.get('/get_stream_id', { stream: 'closing' })).body.stream_id;
+  const res = await ann.post('/scheduled_messages', { type: 'stream', to: closingId, topic: 't', content: 'too late', scheduled_delivery_timestamp: inSeconds(2) });
+  const id = res.body.scheduled_message_id;
+  // The channel is archived before the time comes.
+  await t.server.services.database.transaction((tx) => tx.updateTable('streams').set({ is_archived: true }).where('id', '=', closingId).execute());
+  let entry: any;
+  for (let i = 0; i < 40; i++) {
+    await sleep(250);
+    entry = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);
+    if (entry?.failed) break;
+  }
+  assert.equal(entry.failed, true);
+  const noTime = await ann.patch(`/scheduled_messages/${id}`, { to: generalId });
+  assert.equal(noTime.status, 400);
+  const moved = await ann.patch(`/scheduled_messages/${id}`, { to: generalId, scheduled_delivery_timestamp: inSeconds(3600) });
+  assert.equal(moved.status, 200);
+  entry = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);
+  assert.equal(entry.failed, false);
+});
+
+test('two server processes on one database deliver each message exactly once', async () => {
+  const url = t.databaseUrl;
+  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'confab.js');
+  const second: ChildProcess = spawn(process.execPath, [bin, 'serve'], {
+    env: { ...process.env, CONFAB_DATABASE_URL: url, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      second.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('listening')) resolve();
+      });
+      second.on('exit', (code) => reject(new Error(`second server exited ${code}: ${out}`)));
+    });
+    const due = inSeconds(2);
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 'race', content: `race ${i}`, scheduled_delivery_timestamp: due });
+      ids.push(r.body.scheduled_message_id);
+    }
+    let sent: any[] = [];
+    for (let i = 0; i < 40; i++) {
+      await sleep(300);
+      sent = (await bob.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'topic', operand: 'race' }] })).body.messages;
+      const pending = (await ann.get('/scheduled_messages')).body.scheduled_messages.filter((m: any) => ids.includes(m.scheduled_message_id));
+      if (pending.length === 0 && sent.length >= 10) break;
+    }
+    await sleep(1500);
+    sent = (await bob.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'topic', operand: 'race' }] })).body.messages;
+    assert.deepEqual(sent.map((m: any) => m.content).sort(), ids.map((_, i) => `<p>race ${i}</p>`).sort());
+  } finally {
+    const exited = new Promise((r) => second.once('exit', r));
+    second.kill('SIGTERM');
+    await exited;
+  }
+});
+
