@@ -9,8 +9,11 @@ import type { User } from '../store/users.js';
 import { getStream, getStreamByName, streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
 import { FLAG_BITS, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
-import { BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
-import { renderMarkdown } from '../markdown/render.js';
+import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
+import { renderMarkdown, type WildcardKind } from '../markdown/render.js';
+import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
+import { subscriptionsOf } from '../store/channels.js';
+import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, shapeMessage } from '../http/shapes/messages.js';
@@ -118,6 +121,22 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
   return [...out.values()];
 }
 
+/** Above this many subscribers (or topic participants), wildcard mentions need permission. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/** Zulip's rule: mentioning everyone in a big channel or topic needs can_mention_many_users_group. */
+async function checkWildcardPermission(services: Services, sender: User, realm: Realm, wildcard: WildcardKind, subscribers: number, participants: number): Promise<void> {
+  if (wildcard === null) return;
+  const count = wildcard === 'stream' ? subscribers : participants;
+  if (count <= WILDCARD_MENTION_THRESHOLD) return;
+  const graph = await services.cache.groupGraph(realm.id);
+  if (isUserInGroup(graph, sender.id, realm.settings.can_mention_many_users_group)) return;
+  if (wildcard === 'stream') {
+    throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
+  }
+  throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+}
+
 /** A message checked and rendered, ready to be written: what a send and a scheduled delivery share. */
 export interface PreparedMessage {
   sender: User;
@@ -132,6 +151,8 @@ export interface PreparedMessage {
   everyone: Set<number>;
   flagsOf: (userId: number) => number;
   clientName: string;
+  /** The organization's users, as loaded for rendering. */
+  users: Map<number, User>;
 }
 
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
@@ -163,6 +184,7 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   const readBySender = req.readBySender ?? (defaultReadBySender(req.clientName) || sender.is_bot);
   const topicWildcardUsers =
     rendered.wildcard === 'topic' && stream ? new Set(await topicParticipants(services.database.db, stream.id, topic)) : undefined;
+  if (stream) await checkWildcardPermission(services, sender, realm, rendered.wildcard, recipientUserIds.length, topicWildcardUsers?.size ?? 0);
 
   const flagsOf = (userId: number): number => {
     let flags = 0;
@@ -172,10 +194,10 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     if (topicWildcardUsers?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
     return flags;
   };
-  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName };
+  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users };
 }
 
-export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number }> {
+export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   const prepared = await prepareMessage(services, sender, realm, req);
   return commitMessage(services, prepared, { queueId: req.queueId, localId: req.localId });
 }
@@ -189,12 +211,13 @@ export async function commitMessage(
   services: Services,
   m: PreparedMessage,
   o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void> } = {},
-): Promise<{ id: number }> {
+): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   const { sender, realm, stream, topic, content, rendered, dmParticipants, everyone, flagsOf } = m;
   const now = nowSeconds();
   const users = await services.cache.users(realm.id);
   return services.database.transaction(async (tx, onCommit) => {
     if (o.alsoInTransaction) await o.alsoInTransaction(tx);
+    const visibility = stream ? await automaticVisibility(tx, m) : new Map<number, number>();
     let recipientId: number;
     let dmGroupId: number | null = null;
     if (stream) {
@@ -245,6 +268,50 @@ export async function commitMessage(
       publicStreamId: stream && !stream.invite_only ? stream.id : undefined,
       rawContent: content,
     });
-    return { id };
+    for (const [userId, policy] of visibility) {
+      await setTopicPolicy(tx, userId, stream!.id, topic, policy, now);
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: [userId],
+        event: { type: 'user_topic', stream_id: stream!.id, topic_name: topic, last_updated: now, visibility_policy: policy },
+      });
+    }
+    const senderPolicy = visibility.get(sender.id);
+    return senderPolicy === undefined ? { id } : { id, automatic_new_visibility_policy: senderPolicy };
   });
+}
+
+// Zulip's automatically_follow_topics_policy / automatically_unmute_topics_in_muted_streams_policy values.
+const ON_PARTICIPATION = 1;
+const ON_SEND = 2;
+const ON_INITIATION = 3;
+
+/**
+ * The topic visibility changes a send makes by the users' automatic settings: the sender follows
+ * (or, in a muted channel, unmutes) the topic when their policy says so, and mentioned users who
+ * asked to follow topics they are mentioned in follow it. Returns the new policy by user.
+ */
+async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage): Promise<Map<number, number>> {
+  const { sender, stream, topic, rendered } = m;
+  const out = new Map<number, number>();
+  if (!stream) return out;
+  const mentioned = [...rendered.mentionedUserIds].filter((id) => id !== sender.id && m.everyone.has(id));
+  const current = await topicPolicies(tx, [sender.id, ...mentioned], stream.id, topic);
+  const settings = userSettingsOf(sender.settings);
+  const isNew = !(await topicExists(tx, stream.id, topic));
+  const triggers = (policy: number) => policy === ON_SEND || policy === ON_PARTICIPATION || (policy === ON_INITIATION && isNew);
+  const senderNow = current.get(sender.id) ?? VISIBILITY.inherit;
+  if (triggers(settings.automatically_follow_topics_policy)) {
+    if (senderNow !== VISIBILITY.followed) out.set(sender.id, VISIBILITY.followed);
+  } else if (triggers(settings.automatically_unmute_topics_in_muted_streams_policy) && senderNow === VISIBILITY.inherit) {
+    const sub = (await subscriptionsOf(tx, sender.id, [stream.id])).get(stream.id);
+    if (sub?.active && sub.is_muted) out.set(sender.id, VISIBILITY.unmuted);
+  }
+  for (const id of mentioned) {
+    const user = m.users.get(id);
+    if (user && userSettingsOf(user.settings).automatically_follow_topics_where_mentioned && current.get(id) !== VISIBILITY.followed) {
+      out.set(id, VISIBILITY.followed);
+    }
+  }
+  return out;
 }

@@ -7,6 +7,7 @@ import { ROLE } from '../store/users.js';
 import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
 import { defaultStreamIds } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
+import { listUserTopics } from '../store/user_topics.js';
 import { formatUser } from '../http/shapes/users.js';
 import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
@@ -78,7 +79,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (want('stop_words')) state.stop_words = [];
   if (want('user_status')) state.user_status = {};
-  if (want('user_topic')) state.user_topics = [];
+  if (want('user_topic')) state.user_topics = await listUserTopics(db, user.id);
   if (want('video_calls')) state.has_zoom_token = false;
   if (want('giphy')) state.giphy_api_key = '';
   if (want('tenor')) state.tenor_api_key = '';

@@ -248,11 +248,29 @@ function scheduledMessages(dialect: DialectName): Migration {
   };
 }
 
+/** Each user's visibility policy for topics (muted, unmuted, followed). */
+function userTopics(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'user_topics')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('stream_id', int, (c) => c.notNull().references('streams.id'))
+        .addColumn('topic_name', 'text', (c) => c.notNull())
+        .addColumn('visibility_policy', int, (c) => c.notNull())
+        .addColumn('last_updated', int, (c) => c.notNull())
+        .execute();
+      await sql`CREATE UNIQUE INDEX user_topics_key ON user_topics (user_id, stream_id, lower(topic_name))`.execute(db);
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
     '0002_drafts_snippets': draftsAndSnippets(dialect),
     '0003_scheduled_messages': scheduledMessages(dialect),
+    '0004_user_topics': userTopics(dialect),
   };
 }
 

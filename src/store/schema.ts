@@ -199,6 +199,16 @@ export interface ScheduledMessageTable {
   delivered_message_id: number | null;
 }
 
+export interface UserTopicTable {
+  id: Generated<number>;
+  user_id: number;
+  stream_id: number;
+  topic_name: string;
+  /** 0 inherit, 1 muted, 2 unmuted, 3 followed. */
+  visibility_policy: number;
+  last_updated: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -215,4 +225,5 @@ export interface DB {
   drafts: DraftTable;
   saved_snippets: SavedSnippetTable;
   scheduled_messages: ScheduledMessageTable;
+  user_topics: UserTopicTable;
 }

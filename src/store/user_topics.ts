@@ -1,0 +1,59 @@
+// Users' visibility policies for topics.
+import { sql } from 'kysely';
+import type { Executor } from './db.js';
+
+export const VISIBILITY = { inherit: 0, muted: 1, unmuted: 2, followed: 3 } as const;
+
+export interface UserTopic {
+  stream_id: number;
+  topic_name: string;
+  visibility_policy: number;
+  last_updated: number;
+}
+
+/** The policies of these users for one topic, by user id (absent: inherit). */
+export async function topicPolicies(db: Executor, userIds: readonly number[], streamId: number, topic: string): Promise<Map<number, number>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('user_topics')
+    .select(['user_id', 'visibility_policy'])
+    .where('user_id', 'in', userIds)
+    .where('stream_id', '=', streamId)
+    .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+    .execute();
+  return new Map(rows.map((r) => [r.user_id, Number(r.visibility_policy)]));
+}
+
+export async function setTopicPolicy(db: Executor, userId: number, streamId: number, topic: string, policy: number, now: number): Promise<void> {
+  await db
+    .deleteFrom('user_topics')
+    .where('user_id', '=', userId)
+    .where('stream_id', '=', streamId)
+    .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+    .execute();
+  if (policy !== VISIBILITY.inherit) {
+    await db.insertInto('user_topics').values({ user_id: userId, stream_id: streamId, topic_name: topic, visibility_policy: policy, last_updated: now }).execute();
+  }
+}
+
+export async function listUserTopics(db: Executor, userId: number): Promise<UserTopic[]> {
+  const rows = await db
+    .selectFrom('user_topics')
+    .select(['stream_id', 'topic_name', 'visibility_policy', 'last_updated'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ ...r, visibility_policy: Number(r.visibility_policy), last_updated: Number(r.last_updated) }));
+}
+
+/** Whether any message exists in the topic yet. */
+export async function topicExists(db: Executor, streamId: number, topic: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('stream_id', '=', streamId)
+    .where(sql<boolean>`lower(topic) = lower(${topic})`)
+    .limit(1)
+    .executeTakeFirst();
+  return !!row;
+}
