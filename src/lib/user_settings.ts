@@ -80,6 +80,98 @@ export const EMOJISET_CHOICES = [
 /** The user's effective settings: stored overrides over the defaults. */
 export function userSettingsOf(stored: Record<string, unknown>): UserSettings {
   const out = { ...USER_SETTING_DEFAULTS } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(stored)) if (k in USER_SETTING_DEFAULTS) out[k] = v;
+  for (const [k, v] of Object.entries(stored)) if (k in USER_SETTING_DEFAULTS && k !== 'timezone') out[k] = v;
   return out as UserSettings;
 }
+
+/** How each personal setting is read from a request and which values it takes. */
+export type SettingSpec =
+  | { kind: 'bool' }
+  | { kind: 'int'; values?: readonly number[]; min?: number; max?: number }
+  | { kind: 'str'; values?: readonly string[]; check?: (v: string) => boolean; normalize?: (v: string) => string };
+
+const LANGUAGES = [
+  'ar', 'be', 'bg', 'bn', 'ca', 'cs', 'da', 'de', 'el', 'en', 'en-gb', 'eo', 'es', 'fa', 'fi', 'fr', 'gl', 'gu', 'he', 'hi', 'hr', 'hu',
+  'id', 'it', 'ja', 'ko', 'lt', 'lrc', 'ml', 'mn', 'nl', 'no', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'si', 'sk', 'sr', 'sv', 'ta',
+  'te', 'tl', 'tr', 'uk', 'vi', 'zh-hans', 'zh-hant', 'zh-tw',
+];
+let timeZones: Set<string> | undefined;
+export function isTimeZone(v: string): boolean {
+  timeZones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);
+  return v === '' || timeZones.has(v);
+}
+
+const bool = { kind: 'bool' } as const;
+const oneTo = (n: number) => ({ kind: 'int', values: Array.from({ length: n }, (_, i) => i + 1) }) as const;
+
+export const USER_SETTING_SPECS: Record<string, SettingSpec> = {
+  twenty_four_hour_time: bool,
+  web_mark_read_on_scroll_policy: oneTo(3),
+  // The founding document states the accepted set as 1, 2 and 4.
+  web_channel_default_view: { kind: 'int', values: [1, 2, 4] },
+  starred_message_counts: bool,
+  receives_typing_notifications: bool,
+  web_suggest_update_timezone: bool,
+  fluid_layout_width: bool,
+  high_contrast_mode: bool,
+  web_font_size_px: { kind: 'int', min: 12, max: 20 },
+  web_line_height_percent: { kind: 'int', min: 122, max: 158 },
+  color_scheme: oneTo(3),
+  enable_drafts_synchronization: bool,
+  translate_emoticons: bool,
+  display_emoji_reaction_users: bool,
+  default_language: { kind: 'str', values: LANGUAGES },
+  web_home_view: { kind: 'str', values: ['recent', 'inbox', 'all_messages', 'recent_topics'], normalize: (v) => (v === 'recent_topics' ? 'recent' : v) },
+  web_escape_navigates_to_home_view: bool,
+  left_side_userlist: bool,
+  // Zulip's set names and the founding document's names for the same choices.
+  emojiset: { kind: 'str', values: ['google', 'twitter', 'text', 'emoji_set_a', 'emoji_set_b', 'google-blob'] },
+  demote_inactive_streams: oneTo(3),
+  user_list_style: oneTo(3),
+  web_animate_image_previews: { kind: 'str', values: ['always', 'on_hover', 'never'] },
+  web_stream_unreads_count_display_policy: oneTo(3),
+  hide_ai_features: bool,
+  web_inbox_show_channel_folders: bool,
+  web_left_sidebar_show_channel_folders: bool,
+  web_left_sidebar_unreads_count_summary: bool,
+  timezone: { kind: 'str', check: isTimeZone },
+  enable_stream_desktop_notifications: bool,
+  enable_stream_email_notifications: bool,
+  enable_stream_push_notifications: bool,
+  enable_stream_audible_notifications: bool,
+  notification_sound: { kind: 'str', values: [...AVAILABLE_NOTIFICATION_SOUNDS, 'none'] },
+  enable_desktop_notifications: bool,
+  enable_sounds: bool,
+  email_notifications_batching_period_seconds: { kind: 'int', min: 120, max: 604800 },
+  enable_offline_email_notifications: bool,
+  enable_offline_push_notifications: bool,
+  enable_online_push_notifications: bool,
+  enable_followed_topic_desktop_notifications: bool,
+  enable_followed_topic_email_notifications: bool,
+  enable_followed_topic_push_notifications: bool,
+  enable_followed_topic_audible_notifications: bool,
+  enable_digest_emails: bool,
+  enable_marketing_emails: bool,
+  enable_login_emails: bool,
+  message_content_in_email_notifications: bool,
+  pm_content_in_desktop_notifications: bool,
+  wildcard_mentions_notify: bool,
+  enable_followed_topic_wildcard_mentions_notify: bool,
+  desktop_icon_count_display: oneTo(4),
+  realm_name_in_email_notifications_policy: oneTo(3),
+  automatically_follow_topics_policy: oneTo(4),
+  automatically_unmute_topics_in_muted_streams_policy: oneTo(4),
+  automatically_follow_topics_where_mentioned: bool,
+  resolved_topic_notice_auto_read_policy: { kind: 'str', values: ['always', 'except_followed', 'never'] },
+  presence_enabled: bool,
+  enter_sends: bool,
+  send_private_typing_notifications: bool,
+  send_stream_typing_notifications: bool,
+  send_read_receipts: bool,
+  allow_private_data_export: bool,
+  email_address_visibility: oneTo(5),
+  web_navigate_to_sent_message: bool,
+};
+
+/** The key, inside the stored settings, listing the settings a user set themselves. */
+export const SELF_EDITED_KEY = '__self_edited';

@@ -9,6 +9,7 @@ import { registerMessageRoutes } from './messages.js';
 import { registerRealmRoutes } from './realm.js';
 import { registerDraftRoutes } from './drafts.js';
 import { registerScheduledRoutes } from './scheduled.js';
+import { registerSettingsRoutes } from './settings.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -20,4 +21,5 @@ export function registerAllRoutes(r: Router): void {
   registerRealmRoutes(r);
   registerDraftRoutes(r);
   registerScheduledRoutes(r);
+  registerSettingsRoutes(r);
 }

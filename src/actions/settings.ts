@@ -1,0 +1,109 @@
+// PATCH /settings: a user's own settings, or (administrators) many users' at once.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { updateUser } from '../store/users.js';
+import { deleteAllDrafts } from '../store/drafts.js';
+import { groupMembersRecursive } from '../store/cache.js';
+import { BadRequest, NotAllowed } from '../errors.js';
+import { hashPassword, verifyPassword } from '../lib/secrets.js';
+import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { isRealmAdmin } from './channel_access.js';
+import { validateFullName } from './users.js';
+
+export interface TargetUsers {
+  user_ids: number[];
+  group_ids: number[];
+  skip_if_already_edited: boolean;
+}
+
+export interface SettingsChange {
+  settings: Record<string, unknown>;
+  fullName?: string;
+  oldPassword?: string;
+  newPassword?: string;
+  targetUsers?: TargetUsers;
+}
+
+export const MIN_PASSWORD_LENGTH = 6;
+
+async function resolveTargets(services: Services, caller: User, realm: Realm, t: TargetUsers): Promise<User[]> {
+  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  const users = await services.cache.users(realm.id);
+  const graph = await services.cache.groupGraph(realm.id);
+  const ids = new Set<number>();
+  for (const id of t.user_ids) {
+    if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
+    ids.add(id);
+  }
+  for (const gid of t.group_ids) {
+    const g = graph.groups.get(gid);
+    if (!g || !g.named || g.deactivated) throw new BadRequest(`Invalid user group ID: ${gid}`);
+    for (const id of groupMembersRecursive(graph, gid)) if (users.get(id)?.is_active) ids.add(id);
+  }
+  return [...ids].map((id) => users.get(id)!);
+}
+
+export async function updateSettings(services: Services, caller: User, realm: Realm, change: SettingsChange): Promise<void> {
+  const targets = change.targetUsers ? await resolveTargets(services, caller, realm, change.targetUsers) : [caller];
+  const bulk = change.targetUsers !== undefined;
+  if (bulk && (change.fullName !== undefined || change.newPassword !== undefined || change.oldPassword !== undefined)) {
+    throw new BadRequest('Only personal settings can be changed for other users.');
+  }
+  let fullName: string | undefined;
+  if (change.fullName !== undefined) {
+    if (realm.settings.name_changes_disabled && !isRealmAdmin(caller)) throw new BadRequest('Name changes are disabled in this organization.');
+    fullName = validateFullName(change.fullName);
+  }
+  let passwordHash: string | undefined;
+  if (change.newPassword !== undefined) {
+    if (change.oldPassword === undefined) throw new BadRequest("Missing 'old_password' argument");
+    if (!(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
+    if (change.newPassword.length < MIN_PASSWORD_LENGTH) throw new BadRequest('Password is too weak.');
+    passwordHash = await hashPassword(change.newPassword);
+  } else if (change.oldPassword !== undefined) {
+    throw new BadRequest("Missing 'new_password' argument");
+  }
+  const audience = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).map((u) => u.id);
+
+  await services.database.transaction(async (tx, onCommit) => {
+    for (const target of targets) {
+      const stored = { ...target.settings };
+      const selfEdited = new Set((stored[SELF_EDITED_KEY] as string[] | undefined) ?? []);
+      const current = userSettingsOf(stored);
+      const changed: Array<[string, unknown]> = [];
+      for (const [key, value] of Object.entries(change.settings)) {
+        if (bulk && change.targetUsers!.skip_if_already_edited && selfEdited.has(key)) continue;
+        if (!bulk) selfEdited.add(key);
+        if (key === 'timezone') continue;
+        if ((current as Record<string, unknown>)[key] === value) continue;
+        stored[key] = value;
+        changed.push([key, value]);
+      }
+      const timezone = change.settings.timezone as string | undefined;
+      const timezoneChanged = timezone !== undefined && timezone !== target.timezone && !(bulk && change.targetUsers!.skip_if_already_edited && selfEdited.has('timezone'));
+      if (selfEdited.size) stored[SELF_EDITED_KEY] = [...selfEdited];
+      await updateUser(tx, target.id, {
+        settings: stored,
+        ...(timezoneChanged ? { timezone } : {}),
+        ...(fullName !== undefined ? { full_name: fullName } : {}),
+        ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+      });
+      if (timezoneChanged) changed.push(['timezone', timezone]);
+      if (changed.some(([k, v]) => k === 'enable_drafts_synchronization' && v === false)) await deleteAllDrafts(tx, target.id);
+      for (const [property, value] of changed) {
+        const event: Record<string, unknown> = { type: 'user_settings', op: 'update', property, value };
+        if (property === 'default_language') event.language_name = String(value);
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
+      }
+      if (timezoneChanged) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, timezone } } });
+      }
+      if (fullName !== undefined && fullName !== target.full_name) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } } });
+      }
+    }
+    onCommit(() => services.cache.invalidateUsers(realm.id));
+  });
+}

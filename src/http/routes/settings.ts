@@ -1,0 +1,59 @@
+// PATCH /settings and its deprecated aliases /settings/display and /settings/notifications.
+import type { AuthedContext, Router } from '../router.js';
+import { check } from '../params.js';
+import { BadRequest } from '../../errors.js';
+import { USER_SETTING_SPECS } from '../../lib/user_settings.js';
+import { updateSettings, type TargetUsers } from '../../actions/settings.js';
+
+function parseTargetUsers(v: unknown, name: string): TargetUsers {
+  const o = check.object(v, name);
+  for (const k of Object.keys(o)) if (!['user_ids', 'group_ids', 'skip_if_already_edited'].includes(k)) throw new BadRequest(`Invalid ${name}`);
+  const out = {
+    user_ids: o.user_ids === undefined ? [] : check.intList(o.user_ids, `${name}["user_ids"]`),
+    group_ids: o.group_ids === undefined ? [] : check.intList(o.group_ids, `${name}["group_ids"]`),
+    skip_if_already_edited: o.skip_if_already_edited === undefined ? false : check.bool(o.skip_if_already_edited, `${name}["skip_if_already_edited"]`),
+  };
+  if (out.user_ids.length === 0 && out.group_ids.length === 0) throw new BadRequest(`${name} must name at least one user or group`);
+  return out;
+}
+
+async function patchSettings({ params, services, user, realm }: AuthedContext) {
+  const settings: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(USER_SETTING_SPECS)) {
+    if (spec.kind === 'bool') {
+      const v = params.optBool(name);
+      if (v !== undefined) settings[name] = v;
+    } else if (spec.kind === 'int') {
+      const v = params.optInt(name);
+      if (v === undefined) continue;
+      const ok = spec.values ? spec.values.includes(v) : (spec.min === undefined || v >= spec.min) && (spec.max === undefined || v <= spec.max);
+      if (!ok) throw new BadRequest(`Invalid ${name}`);
+      settings[name] = v;
+    } else {
+      const v = params.optStr(name);
+      if (v === undefined) continue;
+      if ((spec.values && !spec.values.includes(v)) || (spec.check && !spec.check(v))) {
+        throw new BadRequest(name === 'default_language' ? 'Invalid default_language' : name === 'timezone' ? 'Not a recognized time zone' : `Invalid ${name}`);
+      }
+      settings[name] = spec.normalize ? spec.normalize(v) : v;
+    }
+  }
+  const email = params.optStr('email');
+  if (email !== undefined && email.toLowerCase() !== user.email.toLowerCase()) {
+    throw new BadRequest('Changing your email address is not supported by this server yet.');
+  }
+  await updateSettings(services, user, realm, {
+    settings,
+    fullName: params.optStr('full_name'),
+    oldPassword: params.optStr('old_password'),
+    newPassword: params.optStr('new_password'),
+    targetUsers: params.optJson('target_users', parseTargetUsers),
+  });
+  return {};
+}
+
+export function registerSettingsRoutes(r: Router): void {
+  r.patch('/settings', patchSettings);
+  r.patch('/settings/display', patchSettings);
+  r.patch('/settings/notifications', patchSettings);
+}

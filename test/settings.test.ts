@@ -1,0 +1,131 @@
+// PATCH /settings: validation of every kind of setting, events, the state in /register, drafts
+// synchronization turning off, password and name changes, and administrators' bulk edits.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let member: Client;
+before(async () => {
+  t = await startTestServer();
+  member = await t.createUser({ name: 'Sam Settings' });
+});
+after(async () => {
+  await t.close();
+});
+
+async function settingsOf(c: Client) {
+  return (await c.post('/register', { fetch_event_types: ['user_settings'] })).body.user_settings;
+}
+
+test('settings change, come back in /register, and are announced to the user', async () => {
+  const reg = await member.post('/register', { event_types: ['user_settings'], fetch_event_types: ['user_settings'] });
+  const res = await member.patch('/settings', { twenty_four_hour_time: true, color_scheme: 2, web_home_view: 'recent_topics', emojiset: 'text', timezone: 'Europe/Berlin' });
+  assert.equal(res.status, 200);
+  const s = await settingsOf(member);
+  assert.equal(s.twenty_four_hour_time, true);
+  assert.equal(s.color_scheme, 2);
+  assert.equal(s.web_home_view, 'recent', 'the legacy name is stored as the new one');
+  assert.equal(s.emojiset, 'text');
+  assert.equal(s.timezone, 'Europe/Berlin');
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const props = evs.map((e: any) => [e.property, e.value]);
+  assert.deepEqual(props.sort(), [['color_scheme', 2], ['emojiset', 'text'], ['timezone', 'Europe/Berlin'], ['twenty_four_hour_time', true], ['web_home_view', 'recent']].sort());
+  const alias = await member.patch('/settings/display', { left_side_userlist: true });
+  assert.equal(alias.status, 200);
+  const alias2 = await member.patch('/settings/notifications', { enable_sounds: false });
+  assert.equal(alias2.status, 200);
+  const after = await settingsOf(member);
+  assert.equal(after.left_side_userlist, true);
+  assert.equal(after.enable_sounds, false);
+});
+
+test('out-of-range and malformed values are refused, naming the parameter', async () => {
+  const cases: Array<[string, unknown]> = [
+    ['color_scheme', 4],
+    ['web_channel_default_view', 3],
+    ['web_mark_read_on_scroll_policy', 0],
+    ['web_font_size_px', 200],
+    ['email_notifications_batching_period_seconds', 5],
+    ['web_animate_image_previews', 'sometimes'],
+    ['emojiset', 'comic-sans'],
+    ['default_language', 'klingon'],
+    ['timezone', 'Mars/Olympus_Mons'],
+    ['twenty_four_hour_time', 'yes'],
+    ['demote_inactive_streams', 'two'],
+  ];
+  for (const [name, value] of cases) {
+    const res = await member.patch('/settings', { [name]: value as string });
+    assert.equal(res.status, 400, `${name}=${String(value)}`);
+    assert.equal(res.body.code, 'BAD_REQUEST');
+    assert.match(res.body.msg, name === 'timezone' ? /time zone/ : new RegExp(name), `${name}: ${res.body.msg}`);
+  }
+  const unknown = await member.patch('/settings', { no_such_setting: 'x' });
+  assert.deepEqual(unknown.body.ignored_parameters_unsupported, ['no_such_setting']);
+});
+
+test('turning drafts synchronization off deletes the stored drafts', async () => {
+  const created = await member.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'keep me?' }] });
+  assert.equal(created.status, 200);
+  assert.equal((await member.get('/drafts')).body.count, 1);
+  const off = await member.patch('/settings', { enable_drafts_synchronization: false });
+  assert.equal(off.status, 200);
+  const denied = await member.get('/drafts');
+  assert.equal(denied.status, 400);
+  const on = await member.patch('/settings', { enable_drafts_synchronization: true });
+  assert.equal(on.status, 200);
+  assert.equal((await member.get('/drafts')).body.count, 0, 'the drafts were deleted, not hidden');
+});
+
+test('full_name and password changes', async () => {
+  const reg = await t.owner.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] });
+  const rename = await member.patch('/settings', { full_name: 'Samantha Settings' });
+  assert.equal(rename.status, 200);
+  const evs = (await t.owner.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.ok(evs.some((e: any) => e.type === 'realm_user' && e.person.user_id === member.userId && e.person.full_name === 'Samantha Settings'));
+  const blank = await member.patch('/settings', { full_name: ' ' });
+  assert.equal(blank.status, 400);
+
+  // The owner has a password; change it and log in with the new one.
+  const wrong = await t.owner.patch('/settings', { old_password: 'not it', new_password: 'new-owner-pass' });
+  assert.equal(wrong.status, 400);
+  const onlyNew = await t.owner.patch('/settings', { new_password: 'new-owner-pass' });
+  assert.equal(onlyNew.status, 400);
+  const weak = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'abc' });
+  assert.equal(weak.status, 400);
+  const ok = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'new-owner-pass' });
+  assert.equal(ok.status, 200);
+  const login = (password: string) =>
+    rawRequest(t.url, 'POST', '/fetch_api_key', {
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: t.owner.email, password }).toString(),
+    });
+  assert.equal((await login('new-owner-pass')).status, 200);
+  assert.equal((await login('owner-password')).status, 401);
+});
+
+test('target_users: administrators edit others in bulk; skip_if_already_edited respects choices', async () => {
+  const a = await t.createUser({ name: 'Bulk A' });
+  const b = await t.createUser({ name: 'Bulk B' });
+  assert.equal((await b.patch('/settings', { enter_sends: false, web_font_size_px: 18 })).status, 200);
+  const denied = await member.patch('/settings', { enter_sends: true, target_users: { user_ids: [a.userId] } });
+  assert.equal(denied.status, 400);
+  const res = await t.owner.patch('/settings', { enter_sends: true, web_font_size_px: 14, target_users: { user_ids: [a.userId, b.userId], skip_if_already_edited: true } });
+  assert.equal(res.status, 200);
+  assert.equal((await settingsOf(a)).enter_sends, true);
+  assert.equal((await settingsOf(a)).web_font_size_px, 14);
+  assert.equal((await settingsOf(b)).enter_sends, false, 'B chose this setting themselves');
+  assert.equal((await settingsOf(b)).web_font_size_px, 18);
+  const groups = (await t.owner.get('/user_groups')).body.user_groups;
+  const members = groups.find((g: any) => g.name === 'role:members').id;
+  const everyone = await t.owner.patch('/settings', { high_contrast_mode: true, target_users: { group_ids: [members] } });
+  assert.equal(everyone.status, 200);
+  assert.equal((await settingsOf(a)).high_contrast_mode, true);
+  assert.equal((await settingsOf(member)).high_contrast_mode, true);
+  const badUser = await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [999999] } });
+  assert.equal(badUser.status, 400);
+  const badGroup = await t.owner.patch('/settings', { enter_sends: true, target_users: { group_ids: [999999] } });
+  assert.equal(badGroup.status, 400);
+  const nameForOthers = await t.owner.patch('/settings', { full_name: 'Everyone', target_users: { user_ids: [a.userId] } });
+  assert.equal(nameForOthers.status, 400);
+});
