@@ -81,3 +81,40 @@ test('a mentioned user follows the topic (automatically_follow_topics_where_ment
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.ok(evs.some((e: any) => e.type === 'user_topic' && e.topic_name === 'mention topic' && e.visibility_policy === 3));
 });
+
+test('posting permission, archived channels, deactivated recipients, channel topics policy', async () => {
+  const groups = (await t.owner.get('/user_groups')).body.user_groups;
+  const admins = groups.find((g: any) => g.name === 'role:administrators').id;
+  const ann = await t.createUser({ name: 'Ann Poster' });
+  const made = await t.owner.post('/users/me/subscriptions', {
+    subscriptions: [{ name: 'announcements' }],
+    principals: [t.owner.userId, ann.userId],
+    can_send_message_group: admins,
+  });
+  assert.equal(made.status, 200);
+  const denied = await send(ann, 'announcements', 't', 'may I?');
+  assert.equal(denied.status, 400);
+  assert.equal(denied.body.code, 'BAD_REQUEST');
+  assert.equal((await send(t.owner, 'announcements', 't', 'I may')).status, 200);
+
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'old-news' }], principals: [ann.userId] });
+  const oldId = (await ann.get('/get_stream_id', { stream: 'old-news' })).body.stream_id;
+  await t.server.services.database.transaction((tx) => tx.updateTable('streams').set({ is_archived: true }).where('id', '=', oldId).execute());
+  const archived = await send(ann, 'old-news', 't', 'anyone?');
+  assert.equal(archived.status, 400);
+
+  const gone = await t.createUser({ name: 'Gone User' });
+  await t.server.services.database.transaction((tx) => tx.updateTable('users').set({ is_active: false }).where('id', '=', gone.userId).execute());
+  t.server.services.cache.invalidateUsers(t.realmId);
+  const toGone = await ann.post('/messages', { type: 'direct', to: [gone.userId], content: 'hello?' });
+  assert.equal(toGone.status, 400);
+  assert.match(toGone.body.msg, /no longer using Zulip/);
+
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'chat-only' }], principals: [ann.userId], topics_policy: 'empty_topic_only' });
+  const named = await send(ann, 'chat-only', 'a topic', 'x');
+  assert.equal(named.status, 400);
+  assert.equal((await send(ann, 'chat-only', '', 'x')).status, 200);
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'topics-required' }], principals: [ann.userId], topics_policy: 'disable_empty_topic' });
+  for (const topic of ['', '(no topic)', 'general chat']) assert.equal((await send(ann, 'topics-required', topic, 'x')).status, 400, topic);
+  assert.equal((await send(ann, 'topics-required', 'real topic', 'x')).status, 200);
+});
