@@ -8,6 +8,8 @@ import { STREAM_GROUP_SETTINGS, defaultStreamIds, getStream, getStreamByName, su
 import { parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
 import { subscribeToChannels, subscriptionStateFor, visibleChannels, type ChannelOptions } from '../../actions/channels.js';
 import { channelAccess, isRealmAdmin } from '../../actions/channel_access.js';
+import { unsubscribe } from '../../actions/unsubscribe.js';
+import { channelTopics } from '../../queries/topics.js';
 import { formatStream } from '../shapes/channels.js';
 import type { User } from '../../store/users.js';
 
@@ -81,6 +83,13 @@ export function registerChannelRoutes(r: Router): void {
     });
   });
 
+  r.delete('/users/me/subscriptions', async (ctx) => {
+    const names = ctx.params.json('subscriptions', check.strList);
+    const principalsRaw = ctx.params.optJson('principals', (v) => v);
+    const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
+    return unsubscribe(ctx.services, ctx.user, ctx.realm, names, principals);
+  });
+
   r.get('/users/me/subscriptions', async ({ params, services, user }) => {
     const includeSubscribers = params.bool('include_subscribers', false);
     const state = await subscriptionStateFor(services, user, { includeSubscribers });
@@ -130,6 +139,13 @@ export function registerChannelRoutes(r: Router): void {
     const graph = await services.cache.groupGraph(realm.id);
     if (!channelAccess(graph, user, stream, subscribers.includes(user.id)).metadata) throw new InvalidStreamId();
     return { stream: formatStream(stream, graph, subscribers.length) };
+  });
+
+  r.get('/users/me/{stream_id}/topics', async (ctx) => {
+    // Zulip answers a malformed or unknown channel here with BAD_REQUEST.
+    const id = pathInt(ctx, 'stream_id', () => new InvalidStreamId());
+    const allowEmpty = ctx.params.bool('allow_empty_topic_name', false);
+    return { topics: await channelTopics(ctx.services, ctx.user, id, allowEmpty) };
   });
 
   r.get('/get_stream_id', async ({ params, services, user, realm }) => {

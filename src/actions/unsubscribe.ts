@@ -1,0 +1,82 @@
+// DELETE /users/me/subscriptions: leaving channels, or removing others from them.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { deactivateSubscriptions, getStreamByName, subscriberIdsByStream, type Stream } from '../store/channels.js';
+import { isUserInGroup } from '../store/cache.js';
+import { NotAllowed, StreamDoesNotExist } from '../errors.js';
+import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { usersWhoCanSee } from './channels.js';
+
+/**
+ * Who may remove a subscriber (the founding document's three rules): organization administrators
+ * anyone from any channel; users themselves and the bots they own from channels they can access;
+ * and users with access who are in the channel's can_remove_subscribers_group.
+ */
+function mayRemove(caller: User, target: User, stream: Stream, callerHasAccess: boolean, inRemoveGroup: boolean): boolean {
+  if (isRealmAdmin(caller)) return true;
+  if (!callerHasAccess) return false;
+  if (target.id === caller.id || (target.is_bot && target.bot_owner_id === caller.id)) return true;
+  return inRemoveGroup;
+}
+
+export async function unsubscribe(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  names: string[],
+  principals: User[] | undefined,
+): Promise<{ removed: string[]; not_removed: string[] }> {
+  const db = services.database.db;
+  const graph = await services.cache.groupGraph(realm.id);
+  const targets = principals ?? [caller];
+  const streams: Stream[] = [];
+  for (const name of names) {
+    const stream = await getStreamByName(db, realm.id, name.trim());
+    const subs = stream ? (await subscriberIdsByStream(db, [stream.id])).get(stream.id)! : [];
+    // A channel the caller may not see is as missing as one that does not exist.
+    if (!stream || !channelAccess(graph, caller, stream, subs.includes(caller.id)).metadata) throw new StreamDoesNotExist(name);
+    if (!streams.some((s) => s.id === stream.id)) streams.push(stream);
+  }
+  const before = await subscriberIdsByStream(db, streams.map((s) => s.id));
+  for (const stream of streams) {
+    const current = new Set(before.get(stream.id) ?? []);
+    const access = channelAccess(graph, caller, stream, current.has(caller.id)).metadata;
+    const inGroup = isUserInGroup(graph, caller.id, stream.can_remove_subscribers_group);
+    for (const target of targets) {
+      if (!mayRemove(caller, target, stream, access, inGroup)) throw new NotAllowed('Insufficient permission');
+    }
+  }
+
+  const removed: string[] = [];
+  const notRemoved: string[] = [];
+  const removedBy = new Map<number, number[]>();
+  await services.database.transaction(async (tx) => {
+    for (const stream of streams) {
+      const current = new Set(before.get(stream.id) ?? []);
+      const leaving = targets.filter((t) => current.has(t.id)).map((t) => t.id);
+      for (const t of targets) (current.has(t.id) ? removed : notRemoved).push(stream.name);
+      await deactivateSubscriptions(tx, stream.id, leaving);
+      removedBy.set(stream.id, leaving);
+    }
+  });
+
+  // After the commit: each leaver hears of it, the rest of the channel's audience sees them go,
+  // and a leaver who no longer may see a private channel is told it is gone for them.
+  const users = [...(await services.cache.users(realm.id)).values()];
+  const publish = (userIds: number[], event: Record<string, unknown>) => {
+    if (userIds.length) services.bus.publish({ realmId: realm.id, userIds, event });
+  };
+  for (const stream of streams) {
+    const leaving = removedBy.get(stream.id) ?? [];
+    if (leaving.length === 0) continue;
+    const remaining = new Set((before.get(stream.id) ?? []).filter((id) => !leaving.includes(id)));
+    for (const id of leaving) publish([id], { type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] });
+    const viewers = usersWhoCanSee(graph, users, stream, remaining);
+    const peers = viewers.filter((id) => !leaving.includes(id));
+    publish(peers, { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: leaving });
+    const lostSight = leaving.filter((id) => !viewers.includes(id));
+    publish(lostSight, { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] });
+  }
+  return { removed, not_removed: notRemoved };
+}

@@ -1,0 +1,122 @@
+// Leaving channels (DELETE /users/me/subscriptions) and listing a channel's topics.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let bob: Client;
+let admin: Client;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Leaver' });
+  bob = await t.createUser({ name: 'Bob Stayer' });
+  admin = await t.createUser({ role: 'administrator', name: 'Ada Admin' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'room' }, { name: 'hall' }], principals: [t.owner.userId, ann.userId, bob.userId] });
+});
+after(async () => {
+  await t.close();
+});
+
+async function queue(c: Client, types: string[]) {
+  return (await c.post('/register', { event_types: types, fetch_event_types: ['message'] })).body.queue_id as string;
+}
+async function events(c: Client, q: string): Promise<any[]> {
+  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+}
+
+test('leaving: removed and not_removed, with remove and peer_remove events', async () => {
+  const qa = await queue(ann, ['subscription']);
+  const qb = await queue(bob, ['subscription']);
+  const res = await ann.delete('/users/me/subscriptions', { subscriptions: ['room'] });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.removed, ['room']);
+  assert.deepEqual(res.body.not_removed, []);
+  const again = await ann.delete('/users/me/subscriptions', { subscriptions: ['room', 'hall'] });
+  assert.deepEqual(again.body.removed, ['hall']);
+  assert.deepEqual(again.body.not_removed, ['room']);
+  const mine = await events(ann, qa);
+  assert.deepEqual(mine.filter((e) => e.op === 'remove').map((e) => e.subscriptions[0].name), ['room', 'hall']);
+  const theirs = await events(bob, qb);
+  const peer = theirs.find((e) => e.op === 'peer_remove');
+  assert.ok(peer);
+  assert.deepEqual(peer.user_ids, [ann.userId]);
+  const subs = (await ann.get('/users/me/subscriptions')).body.subscriptions.map((s: any) => s.name);
+  assert.ok(!subs.includes('room') && !subs.includes('hall'));
+  const state = await ann.post('/register', { fetch_event_types: ['subscription'] });
+  assert.ok(state.body.unsubscribed.some((s: any) => s.name === 'room'));
+});
+
+test('leaving: unknown channels and principals', async () => {
+  const missing = await ann.delete('/users/me/subscriptions', { subscriptions: ['no-such-room'] });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.code, 'STREAM_DOES_NOT_EXIST');
+  assert.equal(missing.body.stream, 'no-such-room');
+  const badPrincipal = await admin.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [999999] });
+  assert.equal(badPrincipal.status, 400);
+  assert.equal(badPrincipal.body.code, 'BAD_REQUEST');
+  const noList = await ann.delete('/users/me/subscriptions', {});
+  assert.equal(noList.body.code, 'REQUEST_VARIABLE_MISSING');
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true });
+  const hidden = await ann.delete('/users/me/subscriptions', { subscriptions: ['hidden'] });
+  assert.equal(hidden.body.code, 'STREAM_DOES_NOT_EXIST', 'a private channel one cannot see is as missing');
+});
+
+test('removing others: administrators yes, members no, bot owners for their bots', async () => {
+  const denied = await ann.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [bob.userId] });
+  assert.equal(denied.status, 400);
+  const byAdmin = await admin.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [bob.email] });
+  assert.equal(byAdmin.status, 200);
+  assert.deepEqual(byAdmin.body.removed, ['hall']);
+  const bot = await ann.post('/bots', { full_name: 'Ann Bot', short_name: 'annbot' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'room' }], principals: [bot.body.user_id, ann.userId] });
+  const ownBot = await ann.delete('/users/me/subscriptions', { subscriptions: ['room'], principals: [bot.body.user_id] });
+  assert.equal(ownBot.status, 200);
+  assert.deepEqual(ownBot.body.removed, ['room']);
+});
+
+test('leaving a private channel hides it: a stream delete event', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'inner-circle' }], principals: [t.owner.userId, ann.userId], invite_only: true });
+  const q = await queue(ann, ['subscription', 'stream']);
+  const res = await ann.delete('/users/me/subscriptions', { subscriptions: ['inner-circle'] });
+  assert.equal(res.status, 200);
+  const evs = await events(ann, q);
+  assert.ok(evs.some((e) => e.type === 'stream' && e.op === 'delete'));
+  const list = (await ann.get('/streams')).body.streams.map((s: any) => s.name);
+  assert.ok(!list.includes('inner-circle'));
+});
+
+test('topics: newest first, with max_id, the empty topic by its display name', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'topical' }], principals: [bob.userId] });
+  const id = (await bob.get('/get_stream_id', { stream: 'topical' })).body.stream_id;
+  const a1 = await bob.post('/messages', { type: 'stream', to: 'topical', topic: 'alpha', content: '1' });
+  const b1 = await bob.post('/messages', { type: 'stream', to: 'topical', topic: 'beta', content: '2' });
+  const a2 = await bob.post('/messages', { type: 'stream', to: 'topical', topic: 'Alpha', content: '3' });
+  const e1 = await bob.post('/messages', { type: 'stream', to: 'topical', topic: '', content: '4' });
+  const res = await bob.get(`/users/me/${id}/topics`);
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.topics, [
+    { name: 'general chat', max_id: e1.body.id },
+    { name: 'Alpha', max_id: a2.body.id },
+    { name: 'beta', max_id: b1.body.id },
+  ]);
+  assert.ok(a1.body.id < a2.body.id);
+  const raw = await bob.get(`/users/me/${id}/topics`, { allow_empty_topic_name: true });
+  assert.equal(raw.body.topics[0].name, '');
+  const missing = await bob.get('/users/me/999999/topics');
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.code, 'BAD_REQUEST');
+});
+
+test('topics of a private channel with protected history: only what the user received', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }], invite_only: true, history_public_to_subscribers: false });
+  const id = (await t.owner.get('/get_stream_id', { stream: 'vault' })).body.stream_id;
+  await t.owner.post('/messages', { type: 'stream', to: 'vault', topic: 'before', content: 'early' });
+  const outsider = await bob.get(`/users/me/${id}/topics`);
+  const missing = await bob.get('/users/me/999999/topics');
+  assert.deepEqual(outsider.body, missing.body, 'inaccessible and missing channels look alike');
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }], principals: [bob.userId] });
+  await t.owner.post('/messages', { type: 'stream', to: 'vault', topic: 'after', content: 'late' });
+  const res = await bob.get(`/users/me/${id}/topics`);
+  assert.deepEqual(res.body.topics.map((x: any) => x.name), ['after']);
+});
