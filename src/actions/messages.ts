@@ -13,6 +13,7 @@ import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '
 import { renderMarkdown, type WildcardKind } from '../markdown/render.js';
 import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { subscriptionsOf } from '../store/channels.js';
+import { mutersOf } from '../store/muted_users.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -186,9 +187,11 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     rendered.wildcard === 'topic' && stream ? new Set(await topicParticipants(services.database.db, stream.id, topic)) : undefined;
   if (stream) await checkWildcardPermission(services, sender, realm, rendered.wildcard, recipientUserIds.length, topicWildcardUsers?.size ?? 0);
 
+  // Messages from a user someone muted arrive read for them.
+  const muters = await mutersOf(services.database.db, sender.id);
   const flagsOf = (userId: number): number => {
     let flags = 0;
-    if (userId === sender.id && readBySender) flags |= FLAG_BITS.read;
+    if ((userId === sender.id && readBySender) || muters.has(userId)) flags |= FLAG_BITS.read;
     if (rendered.mentionedUserIds.has(userId)) flags |= FLAG_BITS.mentioned;
     if (rendered.wildcard === 'stream' || (rendered.wildcard === 'topic' && !stream)) flags |= FLAG_BITS.stream_wildcard_mentioned;
     if (topicWildcardUsers?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;

@@ -8,6 +8,7 @@ import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unr
 import { defaultStreamIds } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
 import { listUserTopics } from '../store/user_topics.js';
+import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser } from '../http/shapes/users.js';
 import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
@@ -65,7 +66,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   }
   if (want('message')) state.max_message_id = await cache.maxMessageId(user.id);
   if (want('muted_topics')) state.muted_topics = [];
-  if (want('muted_users')) state.muted_users = [];
+  if (want('muted_users')) state.muted_users = await mutedUsersOf(db, user.id);
   if (want('presence')) {
     state.presences = {};
     state.presence_last_update_id = -1;

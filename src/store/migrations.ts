@@ -265,12 +265,30 @@ function userTopics(dialect: DialectName): Migration {
   };
 }
 
+/** Users a user has muted. */
+function mutedUsers(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await db.schema
+        .createTable('muted_users')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('muted_user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('date_muted', int, (c) => c.notNull())
+        .addPrimaryKeyConstraint('muted_users_pk', ['user_id', 'muted_user_id'])
+        .execute();
+      await db.schema.createIndex('muted_users_muted').on('muted_users').column('muted_user_id').execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
     '0002_drafts_snippets': draftsAndSnippets(dialect),
     '0003_scheduled_messages': scheduledMessages(dialect),
     '0004_user_topics': userTopics(dialect),
+    '0005_muted_users': mutedUsers(dialect),
   };
 }
 

@@ -209,6 +209,12 @@ export interface UserTopicTable {
   last_updated: number;
 }
 
+export interface MutedUserTable {
+  user_id: number;
+  muted_user_id: number;
+  date_muted: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -226,4 +232,5 @@ export interface DB {
   saved_snippets: SavedSnippetTable;
   scheduled_messages: ScheduledMessageTable;
   user_topics: UserTopicTable;
+  muted_users: MutedUserTable;
 }

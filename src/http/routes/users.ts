@@ -6,6 +6,7 @@ import { check } from '../params.js';
 import { NoSuchUser } from '../../errors.js';
 import { formatUser } from '../shapes/users.js';
 import { createBot, createUserByApi, updateUserByAdmin } from '../../actions/users.js';
+import { muteUser, unmuteUser } from '../../actions/muting.js';
 
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
@@ -56,6 +57,16 @@ export function registerUserRoutes(r: Router): void {
     const role = params.optInt('role');
     params.optJson('profile_data', check.list);
     await updateUserByAdmin(services, user, realm, id, { fullName, role });
+    return {};
+  });
+
+  r.post('/users/me/muted_users/{muted_user_id}', async (ctx) => {
+    await muteUser(ctx.services, ctx.user, pathInt(ctx, 'muted_user_id', () => new NoSuchUser()));
+    return {};
+  });
+
+  r.delete('/users/me/muted_users/{muted_user_id}', async (ctx) => {
+    await unmuteUser(ctx.services, ctx.user, pathInt(ctx, 'muted_user_id', () => new NoSuchUser()));
     return {};
   });
 

@@ -1,0 +1,62 @@
+// Muting users: the muter stops hearing from them; their messages count as read.
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { User } from '../store/users.js';
+import { deleteMute, insertMute, isMuted, mutedUsersOf } from '../store/muted_users.js';
+import { FLAG_BITS } from '../store/messages.js';
+import { BadRequest, NoSuchUser } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+
+async function target(services: Services, user: User, mutedId: number): Promise<User> {
+  if (mutedId === user.id) throw new BadRequest('Cannot mute self');
+  const other = await services.cache.user(user.realm_id, mutedId);
+  if (!other) throw new NoSuchUser();
+  return other;
+}
+
+export async function muteUser(services: Services, user: User, mutedId: number): Promise<void> {
+  await target(services, user, mutedId);
+  const now = nowSeconds();
+  await services.database.transaction(async (tx, onCommit) => {
+    if (await isMuted(tx, user.id, mutedId)) throw new BadRequest('User already muted');
+    await insertMute(tx, user.id, mutedId, now);
+    // Everything the muted user sent this user so far becomes read.
+    const unread = await tx
+      .selectFrom('user_messages as um')
+      .innerJoin('messages', 'messages.id', 'um.message_id')
+      .select('um.message_id')
+      .where('um.user_id', '=', user.id)
+      .where('messages.sender_id', '=', mutedId)
+      .where(sql<boolean>`(um.flags & 1) = 0`)
+      .execute();
+    const ids = unread.map((r) => r.message_id);
+    for (let i = 0; i < ids.length; i += 5000) {
+      await tx
+        .updateTable('user_messages')
+        .set({ flags: sql<number>`flags | ${FLAG_BITS.read}` })
+        .where('user_id', '=', user.id)
+        .where('message_id', 'in', ids.slice(i, i + 5000))
+        .execute();
+    }
+    const list = await mutedUsersOf(tx, user.id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });
+    if (ids.length) {
+      publishAfterCommit(services, onCommit, {
+        realmId: user.realm_id,
+        userIds: [user.id],
+        event: { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false },
+      });
+    }
+  });
+}
+
+export async function unmuteUser(services: Services, user: User, mutedId: number): Promise<void> {
+  await target(services, user, mutedId);
+  await services.database.transaction(async (tx, onCommit) => {
+    if (!(await isMuted(tx, user.id, mutedId))) throw new BadRequest('User is not muted');
+    await deleteMute(tx, user.id, mutedId);
+    const list = await mutedUsersOf(tx, user.id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });
+  });
+}

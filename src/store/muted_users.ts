@@ -1,0 +1,26 @@
+// Users' muted users.
+import type { Executor } from './db.js';
+
+export async function mutedUsersOf(db: Executor, userId: number): Promise<Array<{ id: number; timestamp: number }>> {
+  const rows = await db.selectFrom('muted_users').select(['muted_user_id', 'date_muted']).where('user_id', '=', userId).orderBy('date_muted').orderBy('muted_user_id').execute();
+  return rows.map((r) => ({ id: r.muted_user_id, timestamp: Number(r.date_muted) }));
+}
+
+/** Who has muted this user (their messages arrive read for these users). */
+export async function mutersOf(db: Executor, mutedUserId: number): Promise<Set<number>> {
+  const rows = await db.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', mutedUserId).execute();
+  return new Set(rows.map((r) => r.user_id));
+}
+
+export async function isMuted(db: Executor, userId: number, mutedUserId: number): Promise<boolean> {
+  const row = await db.selectFrom('muted_users').select('user_id').where('user_id', '=', userId).where('muted_user_id', '=', mutedUserId).executeTakeFirst();
+  return !!row;
+}
+
+export async function insertMute(db: Executor, userId: number, mutedUserId: number, now: number): Promise<void> {
+  await db.insertInto('muted_users').values({ user_id: userId, muted_user_id: mutedUserId, date_muted: now }).execute();
+}
+
+export async function deleteMute(db: Executor, userId: number, mutedUserId: number): Promise<void> {
+  await db.deleteFrom('muted_users').where('user_id', '=', userId).where('muted_user_id', '=', mutedUserId).execute();
+}

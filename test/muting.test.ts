@@ -1,0 +1,62 @@
+// Muting users: errors, the read-marking of their messages, the list in /register, events.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let noisy: Client;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Muter' });
+  noisy = await t.createUser({ name: 'Noisy Nick' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'chatter' }], principals: [ann.userId, noisy.userId] });
+});
+after(async () => {
+  await t.close();
+});
+
+test('muting marks the muted user\'s messages read, now and later', async () => {
+  const old1 = await noisy.post('/messages', { type: 'stream', to: 'chatter', topic: 't', content: 'blah' });
+  const old2 = await noisy.post('/messages', { type: 'direct', to: [ann.userId], content: 'psst' });
+  const reg = await ann.post('/register', { event_types: ['muted_users', 'update_message_flags', 'message'], fetch_event_types: ['muted_users'] });
+  assert.deepEqual(reg.body.muted_users, []);
+  const res = await ann.post(`/users/me/muted_users/${noisy.userId}`);
+  assert.equal(res.status, 200);
+  const evs = (await ann.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const muted = evs.find((e: any) => e.type === 'muted_users');
+  assert.deepEqual(muted.muted_users.map((m: any) => m.id), [noisy.userId]);
+  const flags = evs.find((e: any) => e.type === 'update_message_flags');
+  assert.deepEqual(flags.messages.sort(), [old1.body.id, old2.body.id].sort());
+  const unread = await ann.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: [{ operator: 'is', operand: 'unread' }] });
+  assert.ok(!unread.body.messages.some((m: any) => m.sender_id === noisy.userId));
+  const fresh = await noisy.post('/messages', { type: 'stream', to: 'chatter', topic: 't', content: 'more blah' });
+  const seen = await ann.get(`/messages/${fresh.body.id}`);
+  assert.ok(seen.body.message.flags.includes('read'), 'new messages from a muted user arrive read');
+  const state = await ann.post('/register', { fetch_event_types: ['muted_users'] });
+  assert.equal(state.body.muted_users[0].id, noisy.userId);
+  assert.equal(typeof state.body.muted_users[0].timestamp, 'number');
+});
+
+test('muting errors: self, unknown, other organization, twice; unmuting', async () => {
+  const self = await ann.post(`/users/me/muted_users/${ann.userId}`);
+  assert.equal(self.status, 400);
+  const unknown = await ann.post('/users/me/muted_users/999999');
+  assert.equal(unknown.status, 400);
+  const org = await t.createOrg('Far');
+  const foreign = await ann.post(`/users/me/muted_users/${org.owner.userId}`);
+  assert.deepEqual(foreign.body, unknown.body);
+  const twice = await ann.post(`/users/me/muted_users/${noisy.userId}`);
+  assert.equal(twice.status, 400);
+  assert.equal(twice.body.msg, 'User already muted');
+  const unmute = await ann.delete(`/users/me/muted_users/${noisy.userId}`);
+  assert.equal(unmute.status, 200);
+  const again = await ann.delete(`/users/me/muted_users/${noisy.userId}`);
+  assert.equal(again.status, 400);
+  assert.equal(again.body.msg, 'User is not muted');
+  const after = await noisy.post('/messages', { type: 'stream', to: 'chatter', topic: 't', content: 'heard again' });
+  const seen = await ann.get(`/messages/${after.body.id}`);
+  assert.ok(!seen.body.message.flags.includes('read'));
+  const bot = await ann.post('/bots', { full_name: 'Chatty Bot', short_name: 'chatty' });
+  assert.equal((await ann.post(`/users/me/muted_users/${bot.body.user_id}`)).status, 200, 'bots can be muted');
+});
