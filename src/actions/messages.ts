@@ -174,7 +174,8 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     const policy = effectiveTopicsPolicy(stream, realm);
     if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest('Topics are required in this organization.');
     if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest('Only the general chat topic is allowed in this channel.');
-    recipientUserIds = resolved.subscribers;
+    // Deactivated accounts keep their subscriptions but receive nothing.
+    recipientUserIds = resolved.subscribers.filter((id) => users.get(id)?.is_active);
   } else {
     const recipients = await resolveDirectRecipients(services, sender, realm, req.target);
     dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);

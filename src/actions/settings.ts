@@ -98,7 +98,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
       }
       if (timezoneChanged) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, timezone } } });
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: target.email, timezone } } });
       }
       if (fullName !== undefined && fullName !== target.full_name) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } } });

@@ -7,6 +7,20 @@ import { NoSuchUser } from '../../errors.js';
 import { formatUser } from '../shapes/users.js';
 import { createBot, createUserByApi, updateUserByAdmin } from '../../actions/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
+import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
+import { BadRequest } from '../../errors.js';
+
+const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
+
+function parseActions(v: unknown, name: string): DeactivationActions {
+  const o = check.object(v, name);
+  const out: DeactivationActions = {};
+  for (const [k, val] of Object.entries(o)) {
+    if (!(ACTION_KEYS as readonly string[]).includes(k)) throw new BadRequest(`Invalid ${name}: unknown action ${k}`);
+    out[k as (typeof ACTION_KEYS)[number]] = check.bool(val, `${name}["${k}"]`);
+  }
+  return out;
+}
 
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
@@ -67,6 +81,25 @@ export function registerUserRoutes(r: Router): void {
 
   r.delete('/users/me/muted_users/{muted_user_id}', async (ctx) => {
     await unmuteUser(ctx.services, ctx.user, pathInt(ctx, 'muted_user_id', () => new NoSuchUser()));
+    return {};
+  });
+
+  r.delete('/users/me', async ({ services, user, realm, params }) => {
+    params.optStr('deactivation_notification_comment');
+    await deactivateUser(services, user, realm, user.id, { actions: {}, self: true });
+    return {};
+  });
+
+  r.delete('/users/{user_id}', async (ctx) => {
+    const id = pathInt(ctx, 'user_id', () => new NoSuchUser());
+    const actions = ctx.params.optJson('actions', parseActions) ?? {};
+    ctx.params.optStr('deactivation_notification_comment');
+    await deactivateUser(ctx.services, ctx.user, ctx.realm, id, { actions, self: false });
+    return {};
+  });
+
+  r.post('/users/{user_id}/reactivate', async (ctx) => {
+    await reactivateUser(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_id', () => new NoSuchUser()));
     return {};
   });
 

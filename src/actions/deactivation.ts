@@ -1,0 +1,131 @@
+// Deactivating and reactivating accounts. A deactivated account's key stops working at once (the
+// user cache is invalidated on commit) and its open event queues are closed.
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { ROLE, updateUser } from '../store/users.js';
+import { ApiError, BadRequest, NotAllowed, NoSuchUser } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { isRealmAdmin } from './channel_access.js';
+import type { Executor } from '../store/db.js';
+
+export interface DeactivationActions {
+  delete_profile?: boolean;
+  delete_public_channel_messages?: boolean;
+  delete_private_channel_messages?: boolean;
+  delete_direct_messages?: boolean;
+}
+
+export class CannotDeactivateLastUser extends ApiError {
+  constructor(isLastOwner: boolean) {
+    super(
+      isLastOwner ? 'Cannot deactivate the only organization owner' : 'Cannot deactivate the only user.',
+      'CANNOT_DEACTIVATE_LAST_USER',
+      400,
+      { entity: isLastOwner ? 'organization owner' : 'user', is_last_owner: isLastOwner },
+    );
+  }
+}
+
+function activeOwners(users: Iterable<User>): User[] {
+  return [...users].filter((u) => u.is_active && !u.is_bot && u.role === ROLE.owner);
+}
+
+/** Deletes the user's messages of the chosen kinds; returns them grouped as delete events need. */
+async function deleteMessagesOf(tx: Executor, user: User, a: DeactivationActions) {
+  const rows = await tx
+    .selectFrom('messages')
+    .leftJoin('streams', 'streams.id', 'messages.stream_id')
+    .select(['messages.id', 'messages.recipient_type', 'messages.stream_id', 'messages.topic', 'streams.invite_only'])
+    .where('messages.sender_id', '=', user.id)
+    .execute();
+  const chosen = rows.filter((m) =>
+    m.recipient_type === 'direct' ? a.delete_direct_messages : m.invite_only ? a.delete_private_channel_messages : a.delete_public_channel_messages,
+  );
+  const ids = chosen.map((m) => m.id);
+  const recipients = new Map<number, number[]>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const part = ids.slice(i, i + 1000);
+    const ums = await tx.selectFrom('user_messages').select(['message_id', 'user_id']).where('message_id', 'in', part).execute();
+    for (const r of ums) (recipients.get(r.message_id) ?? recipients.set(r.message_id, []).get(r.message_id)!).push(r.user_id);
+    await tx.deleteFrom('user_messages').where('message_id', 'in', part).execute();
+    await tx.updateTable('streams').set({ first_message_id: null }).where('first_message_id', 'in', part).execute();
+    await tx.deleteFrom('messages').where('id', 'in', part).execute();
+  }
+  // Channels whose first message went away point at their new first message.
+  await sql`UPDATE streams SET first_message_id = (SELECT min(id) FROM messages WHERE messages.stream_id = streams.id) WHERE first_message_id IS NULL AND realm_id = ${user.realm_id}`.execute(tx);
+  return { chosen, recipients };
+}
+
+export async function deactivateUser(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  targetId: number,
+  o: { actions: DeactivationActions; self: boolean },
+): Promise<void> {
+  const users = await services.cache.users(realm.id);
+  const target = users.get(targetId);
+  if (!target || (!o.self && target.is_bot)) throw new NoSuchUser();
+  if (!o.self) {
+    if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+    if (target.role === ROLE.owner && caller.role !== ROLE.owner) throw new NotAllowed('Must be an organization owner');
+    if (!target.is_active) throw new BadRequest('User is already deactivated');
+    if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new BadRequest('Cannot deactivate the only organization owner');
+  } else {
+    if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new CannotDeactivateLastUser(true);
+    const humans = [...users.values()].filter((u) => u.is_active && !u.is_bot);
+    if (humans.length <= 1) throw new CannotDeactivateLastUser(false);
+  }
+  const bots = [...users.values()].filter((u) => u.is_bot && u.is_active && u.bot_owner_id === target.id);
+  const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  const admins = [...users.values()].filter((u) => u.is_active && isRealmAdmin(u)).map((u) => u.id);
+
+  await services.database.transaction(async (tx, onCommit) => {
+    // The user's bots go first, then the user; the deletion actions apply to bots first too.
+    for (const account of [...bots, target]) {
+      if (o.actions.delete_public_channel_messages || o.actions.delete_private_channel_messages || o.actions.delete_direct_messages) {
+        const { chosen, recipients } = await deleteMessagesOf(tx, account, o.actions);
+        for (const m of chosen) {
+          const event: Record<string, unknown> = m.recipient_type === 'direct'
+            ? { type: 'delete_message', message_ids: [m.id], message_type: 'private' }
+            : { type: 'delete_message', message_ids: [m.id], message_type: 'stream', stream_id: m.stream_id, topic: m.topic };
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(m.id) ?? [], event });
+        }
+      }
+      const fields: Parameters<typeof updateUser>[2] = { is_active: false };
+      if (o.actions.delete_profile && account.id === target.id) {
+        fields.full_name = 'Deleted user';
+        fields.avatar_version = account.avatar_version + 1;
+      }
+      await updateUser(tx, account.id, fields);
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, is_active: false } } });
+      if (fields.full_name) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, full_name: fields.full_name } } });
+      }
+      if (account.is_bot) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([target.id, ...admins])], event: { type: 'realm_bot', op: 'remove', bot: { user_id: account.id, full_name: account.full_name } } });
+      }
+    }
+    onCommit(() => {
+      services.cache.invalidateUsers(realm.id);
+      // Open long-polls end now: their queues are deleted (a parked poll is answered, then gone).
+      for (const account of [...bots, target]) for (const q of services.queues.queuesOf(account.id)) services.queues.delete(q);
+    });
+  });
+}
+
+export async function reactivateUser(services: Services, caller: User, realm: Realm, targetId: number): Promise<void> {
+  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  const users = await services.cache.users(realm.id);
+  const target = users.get(targetId);
+  if (!target) throw new NoSuchUser();
+  if (target.is_active) throw new BadRequest('User is already active');
+  const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  await services.database.transaction(async (tx, onCommit) => {
+    await updateUser(tx, target.id, { is_active: true });
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...audience, target.id], event: { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } } });
+    onCommit(() => services.cache.invalidateUsers(realm.id));
+  });
+}

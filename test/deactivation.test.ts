@@ -1,0 +1,105 @@
+// Deactivating accounts: by administrators (with the deletion actions), by oneself, the last-owner
+// rules, bots first, keys and long-polls stopping at once, reactivation.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, startTestServer, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let admin: Client;
+let member: Client;
+before(async () => {
+  t = await startTestServer();
+  admin = await t.createUser({ role: 'administrator', name: 'Ada Admin' });
+  member = await t.createUser({ name: 'Mo Member' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }], principals: [t.owner.userId, admin.userId, member.userId] });
+});
+after(async () => {
+  await t.close();
+});
+
+test('an administrator deactivates a user: key stops working, long-poll ends, bots go first', async () => {
+  const victim = await t.createUser({ name: 'Vic Victim' });
+  const bot = await victim.post('/bots', { full_name: 'Vic Bot', short_name: 'vicbot' });
+  const botClient = new Client(t.url, (await t.owner.get(`/users/${bot.body.user_id}`)).body.user.email, bot.body.api_key, bot.body.user_id);
+  const watch = await member.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] });
+  const reg = await victim.post('/register', { fetch_event_types: ['message'] });
+  const parked = victim.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1 });
+  await new Promise((r) => setTimeout(r, 100));
+  const res = await admin.delete(`/users/${victim.userId}`, { deactivation_notification_comment: 'bye' });
+  assert.equal(res.status, 200);
+  const ended = await parked;
+  assert.equal(ended.status, 200, 'the parked poll is answered');
+  assert.equal((await victim.get('/users/me')).body.code, 'USER_DEACTIVATED');
+  assert.equal((await botClient.get('/users/me')).body.code, 'USER_DEACTIVATED', "the user's bot is deactivated too");
+  assert.equal((await victim.get('/events', { queue_id: reg.body.queue_id, dont_block: true })).status, 401);
+  const evs = (await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const order = evs.filter((e: any) => e.person?.is_active === false).map((e: any) => e.person.user_id);
+  assert.deepEqual(order, [bot.body.user_id, victim.userId]);
+  const listed = (await member.get(`/users/${victim.userId}`)).body.user;
+  assert.equal(listed.is_active, false);
+  const again = await admin.delete(`/users/${victim.userId}`);
+  assert.equal(again.status, 400);
+});
+
+test('deletion actions: profile and messages by kind', async () => {
+  const talker = await t.createUser({ name: 'Tal Talker' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }], principals: [talker.userId] });
+  const pub = await talker.post('/messages', { type: 'stream', to: 'open', topic: 't', content: 'public words' });
+  const dm = await talker.post('/messages', { type: 'direct', to: [member.userId], content: 'private words' });
+  const q = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'] });
+  const res = await admin.delete(`/users/${talker.userId}`, { actions: { delete_profile: true, delete_public_channel_messages: true, delete_direct_messages: false } });
+  assert.equal(res.status, 200);
+  assert.equal((await member.get(`/messages/${pub.body.id}`)).status, 400, 'the channel message is gone');
+  assert.equal((await member.get(`/messages/${dm.body.id}`)).status, 200, 'the direct message stays');
+  assert.equal((await member.get(`/users/${talker.userId}`)).body.user.full_name, 'Deleted user');
+  const evs = (await member.get('/events', { queue_id: q.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.ok(evs.some((e: any) => e.type === 'delete_message' && e.message_ids.includes(pub.body.id)));
+  const bad = await admin.delete(`/users/${member.userId}`, { actions: { delete_everything: true } });
+  assert.equal(bad.status, 400);
+});
+
+test('permissions and the last owner', async () => {
+  const denied = await member.delete(`/users/${admin.userId}`);
+  assert.equal(denied.status, 400);
+  const ownerByAdmin = await admin.delete(`/users/${t.owner.userId}`);
+  assert.equal(ownerByAdmin.status, 400);
+  const lastOwner = await t.owner.delete(`/users/${t.owner.userId}`);
+  assert.equal(lastOwner.status, 400);
+  assert.equal(lastOwner.body.msg, 'Cannot deactivate the only organization owner');
+  const self = await t.owner.delete('/users/me');
+  assert.equal(self.status, 400);
+  assert.equal(self.body.code, 'CANNOT_DEACTIVATE_LAST_USER');
+  assert.equal(self.body.is_last_owner, true);
+  assert.equal(self.body.entity, 'organization owner');
+  const missing = await admin.delete('/users/999999');
+  assert.equal(missing.status, 400);
+});
+
+test('self-deactivation, the only user, and reactivation', async () => {
+  const leaver = await t.createUser({ name: 'Lee Leaver' });
+  assert.equal((await leaver.delete('/users/me')).status, 200);
+  assert.equal((await leaver.get('/users/me')).status, 401);
+  const notAdmin = await member.post(`/users/${leaver.userId}/reactivate`);
+  assert.equal(notAdmin.status, 400);
+  const back = await admin.post(`/users/${leaver.userId}/reactivate`);
+  assert.equal(back.status, 200);
+  assert.equal((await leaver.get('/users/me')).status, 200);
+  const twice = await admin.post(`/users/${leaver.userId}/reactivate`);
+  assert.equal(twice.status, 400);
+
+  const solo = await t.createOrg('Solo');
+  const alone = await solo.owner.delete('/users/me');
+  assert.equal(alone.body.code, 'CANNOT_DEACTIVATE_LAST_USER');
+  assert.equal(alone.body.is_last_owner, true);
+});
+
+test('deactivated subscribers receive no new messages', async () => {
+  const quiet = await t.createUser({ name: 'Quinn Quiet' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }], principals: [quiet.userId] });
+  await admin.delete(`/users/${quiet.userId}`);
+  const sent = await member.post('/messages', { type: 'stream', to: 'open', topic: 't', content: 'after quinn left' });
+  assert.equal(sent.status, 200);
+  await admin.post(`/users/${quiet.userId}/reactivate`);
+  const m = await quiet.get(`/messages/${sent.body.id}`);
+  assert.deepEqual(m.body.message.flags.sort(), ['historical', 'read'], 'no row of their own: read through channel history');
+});
