@@ -14,6 +14,7 @@ import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
 import { subscriptionStateFor } from './channels.js';
 import { listScheduledMessages } from './scheduled.js';
+import { listNavigationViews } from './navigation_views.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
 import { isRealmAdmin } from './channel_access.js';
@@ -72,7 +73,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
     state.presence_last_update_id = -1;
     state.server_timestamp = Date.now() / 1000;
   }
-  if (want('navigation_views')) state.navigation_views = [];
+  if (want('navigation_views')) state.navigation_views = await listNavigationViews(services, user);
   if (want('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
   if (want('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(services, user);
   if (want('reminders')) state.reminders = [];

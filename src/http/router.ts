@@ -38,7 +38,9 @@ export function methodsForPath(url: string): Set<string> | undefined {
 }
 
 function trackPath(fastifyPath: string, method: string): void {
-  const source = '^' + fastifyPath.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:[a-z_]+\\\*|\*$/g, '.+').replace(/:[a-z_]+/g, '[^/]+') + '/?$';
+  const escape = (seg: string) => seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+  const parts = fastifyPath.split('/').map((seg) => (seg === '*' ? '.+' : seg.startsWith(':') ? '[^/]+' : escape(seg)));
+  const source = '^' + parts.join('/') + '/?$';
   let entry = knownPaths.find((p) => p.pattern.source === source);
   if (!entry) knownPaths.push((entry = { pattern: new RegExp(source), methods: new Set() }));
   entry.methods.add(method);

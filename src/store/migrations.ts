@@ -282,6 +282,22 @@ function mutedUsers(dialect: DialectName): Migration {
   };
 }
 
+/** Users' navigation views: overrides of built-in views and custom views. */
+function navigationViews(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'navigation_views')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('fragment', 'text', (c) => c.notNull())
+        .addColumn('is_pinned', 'boolean', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addUniqueConstraint('navigation_views_user_fragment', ['user_id', 'fragment'])
+        .execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -289,6 +305,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0003_scheduled_messages': scheduledMessages(dialect),
     '0004_user_topics': userTopics(dialect),
     '0005_muted_users': mutedUsers(dialect),
+    '0006_navigation_views': navigationViews(dialect),
   };
 }
 

@@ -215,6 +215,14 @@ export interface MutedUserTable {
   date_muted: number;
 }
 
+export interface NavigationViewTable {
+  id: Generated<number>;
+  user_id: number;
+  fragment: string;
+  is_pinned: Bool;
+  name: string | null;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -233,4 +241,5 @@ export interface DB {
   scheduled_messages: ScheduledMessageTable;
   user_topics: UserTopicTable;
   muted_users: MutedUserTable;
+  navigation_views: NavigationViewTable;
 }

@@ -10,6 +10,7 @@ import { registerRealmRoutes } from './realm.js';
 import { registerDraftRoutes } from './drafts.js';
 import { registerScheduledRoutes } from './scheduled.js';
 import { registerSettingsRoutes } from './settings.js';
+import { registerNavigationViewRoutes } from './navigation_views.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -22,4 +23,5 @@ export function registerAllRoutes(r: Router): void {
   registerDraftRoutes(r);
   registerScheduledRoutes(r);
   registerSettingsRoutes(r);
+  registerNavigationViewRoutes(r);
 }

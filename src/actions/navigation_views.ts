@@ -1,0 +1,94 @@
+// Navigation views: a user's overrides of the built-in views (pinned or hidden) and custom views.
+import type { Services } from '../services.js';
+import type { User } from '../store/users.js';
+import type { Executor } from '../store/db.js';
+import { ApiError, BadRequest, ResourceNotFound } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+
+/** The views every user has; they can be pinned or hidden but never renamed. */
+export const BUILT_IN_VIEWS: ReadonlySet<string> = new Set([
+  'inbox',
+  'recent',
+  'feed',
+  'narrow/is/mentioned',
+  'narrow/is/starred',
+  'narrow/is/followed',
+  'narrow/has/reaction/sender/me',
+  'drafts',
+  'scheduled',
+  'reminders',
+]);
+
+export interface NavigationView {
+  fragment: string;
+  is_pinned: boolean;
+  name: string | null;
+}
+
+const NOT_FOUND_MSG = 'Navigation view does not exist.';
+const MAX_NAME_LENGTH = 60;
+
+async function findView(db: Executor, userId: number, fragment: string): Promise<NavigationView | undefined> {
+  const r = await db.selectFrom('navigation_views').select(['fragment', 'is_pinned', 'name']).where('user_id', '=', userId).where('fragment', '=', fragment).executeTakeFirst();
+  return r ? { fragment: r.fragment, is_pinned: !!r.is_pinned, name: r.name } : undefined;
+}
+
+export async function listNavigationViews(services: Services, user: User): Promise<NavigationView[]> {
+  const rows = await services.database.db.selectFrom('navigation_views').select(['fragment', 'is_pinned', 'name']).where('user_id', '=', user.id).orderBy('id').execute();
+  return rows.map((r) => ({ fragment: r.fragment, is_pinned: !!r.is_pinned, name: r.name }));
+}
+
+function checkName(fragment: string, name: string | undefined | null): string | null {
+  if (BUILT_IN_VIEWS.has(fragment)) {
+    if (name !== undefined && name !== null) throw new BadRequest('Built-in views cannot have a custom name');
+    return null;
+  }
+  if (name === undefined || name === null || !name.trim()) throw new BadRequest('Custom views must have a name');
+  if (name.length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
+  return name.trim();
+}
+
+export async function addNavigationView(services: Services, user: User, fragment: string, isPinned: boolean, name: string | undefined): Promise<void> {
+  const f = fragment.trim();
+  if (!f) throw new BadRequest('fragment cannot be blank');
+  const finalName = checkName(f, name);
+  await services.database.transaction(async (tx, onCommit) => {
+    if (await findView(tx, user.id, f)) throw new BadRequest('Navigation view already exists.');
+    await tx.insertInto('navigation_views').values({ user_id: user.id, fragment: f, is_pinned: isPinned, name: finalName }).execute();
+    publishAfterCommit(services, onCommit, {
+      realmId: user.realm_id,
+      userIds: [user.id],
+      event: { type: 'navigation_view', op: 'add', navigation_view: { fragment: f, is_pinned: isPinned, name: finalName } },
+    });
+  });
+}
+
+export async function updateNavigationView(services: Services, user: User, fragment: string, isPinned: boolean | undefined, name: string | undefined): Promise<void> {
+  const builtIn = BUILT_IN_VIEWS.has(fragment);
+  if (builtIn && name !== undefined) throw new BadRequest('Built-in views cannot have a custom name');
+  await services.database.transaction(async (tx, onCommit) => {
+    const current = await findView(tx, user.id, fragment);
+    if (!current && !builtIn) throw new ApiError(NOT_FOUND_MSG, 'NOT_FOUND', 404);
+    if (name !== undefined && !name.trim()) throw new BadRequest('Custom views must have a name');
+    const data: Record<string, unknown> = {};
+    if (isPinned !== undefined) data.is_pinned = isPinned;
+    if (name !== undefined) data.name = name.trim();
+    if (!current) {
+      // A built-in view gets its override row the first time it is changed.
+      await tx.insertInto('navigation_views').values({ user_id: user.id, fragment, is_pinned: isPinned ?? true, name: null }).execute();
+    } else if (Object.keys(data).length) {
+      await tx.updateTable('navigation_views').set(data).where('user_id', '=', user.id).where('fragment', '=', fragment).execute();
+    }
+    if (Object.keys(data).length) {
+      publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'navigation_view', op: 'update', fragment, data } });
+    }
+  });
+}
+
+export async function removeNavigationView(services: Services, user: User, fragment: string): Promise<void> {
+  await services.database.transaction(async (tx, onCommit) => {
+    if (!(await findView(tx, user.id, fragment))) throw new ResourceNotFound(NOT_FOUND_MSG);
+    await tx.deleteFrom('navigation_views').where('user_id', '=', user.id).where('fragment', '=', fragment).execute();
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'navigation_view', op: 'remove', fragment } });
+  });
+}

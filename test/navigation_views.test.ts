@@ -1,0 +1,62 @@
+// Navigation views: built-in overrides and custom views, fragments with slashes, events.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Navigator' });
+});
+after(async () => {
+  await t.close();
+});
+
+test('custom views: add, list, rename, unpin, delete, with events', async () => {
+  const reg = await ann.post('/register', { event_types: ['navigation_view'], fetch_event_types: ['navigation_views'] });
+  assert.deepEqual(reg.body.navigation_views, []);
+  const add = await ann.post('/navigation_views', { fragment: 'narrow/is/alerted', is_pinned: true, name: 'Alerts' });
+  assert.equal(add.status, 200);
+  const list = await ann.get('/navigation_views');
+  assert.deepEqual(list.body.navigation_views, [{ fragment: 'narrow/is/alerted', is_pinned: true, name: 'Alerts' }]);
+  const rename = await ann.patch('/navigation_views/narrow/is/alerted', { name: 'My alerts', is_pinned: false });
+  assert.equal(rename.status, 200);
+  const encoded = await ann.patch(`/navigation_views/${encodeURIComponent('narrow/is/alerted')}`, { is_pinned: true });
+  assert.equal(encoded.status, 200, 'an encoded fragment names the same view');
+  const del = await ann.delete('/navigation_views/narrow/is/alerted');
+  assert.equal(del.status, 200);
+  const evs = (await ann.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => e.op), ['add', 'update', 'update', 'remove']);
+  assert.deepEqual(evs[1].data, { is_pinned: false, name: 'My alerts' });
+  assert.equal(evs[3].fragment, 'narrow/is/alerted');
+});
+
+test('built-in views: pin or hide, never name; unknown fragments are NOT_FOUND', async () => {
+  const hide = await ann.patch('/navigation_views/narrow/is/starred', { is_pinned: false });
+  assert.equal(hide.status, 200);
+  const state = await ann.post('/register', { fetch_event_types: ['navigation_views'] });
+  assert.deepEqual(state.body.navigation_views, [{ fragment: 'narrow/is/starred', is_pinned: false, name: null }]);
+  const named = await ann.patch('/navigation_views/narrow/is/starred', { name: 'Stars' });
+  assert.equal(named.status, 400);
+  assert.equal(named.body.code, 'BAD_REQUEST');
+  assert.equal(named.body.msg, 'Built-in views cannot have a custom name');
+  const namedAdd = await ann.post('/navigation_views', { fragment: 'inbox', is_pinned: true, name: 'Mail' });
+  assert.equal(namedAdd.status, 400);
+  const unknown = await ann.patch('/navigation_views/narrow/is/nothing', { is_pinned: true });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.code, 'NOT_FOUND');
+  const unknownDelete = await ann.delete('/navigation_views/narrow/is/nothing');
+  assert.equal(unknownDelete.status, 404);
+  const blank = await ann.post('/navigation_views', { fragment: ' ', is_pinned: true, name: 'x' });
+  assert.equal(blank.status, 400);
+  const noName = await ann.post('/navigation_views', { fragment: 'narrow/channel/9', is_pinned: true });
+  assert.equal(noName.status, 400);
+  await ann.post('/navigation_views', { fragment: 'narrow/channel/9', is_pinned: true, name: 'Nine' });
+  const dup = await ann.post('/navigation_views', { fragment: 'narrow/channel/9', is_pinned: true, name: 'Nine again' });
+  assert.equal(dup.status, 400);
+  const other = await t.createUser();
+  assert.deepEqual((await other.get('/navigation_views')).body.navigation_views, [], 'views are personal');
+  const wrongMethod = await ann.put('/navigation_views/narrow/is/starred', {});
+  assert.equal(wrongMethod.status, 405);
+});
