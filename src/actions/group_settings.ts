@@ -38,6 +38,15 @@ export function parseGroupSettingValue(v: unknown, name: string): GroupSettingVa
   throw new BadRequest(`${name} is not a valid group setting value`);
 }
 
+/** A group-setting update as clients send it: {new, old?}, both in either value form. */
+export function parseGroupSettingUpdate(v: unknown, name: string): { new: GroupSettingValue; old?: GroupSettingValue } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BadRequest(`${name} is not a dict`);
+  const o = v as Record<string, unknown>;
+  if (!('new' in o)) throw new BadRequest(`${name} must have a 'new' value`);
+  for (const k of Object.keys(o)) if (k !== 'new' && k !== 'old') throw new BadRequest(`Invalid ${name}`);
+  return { new: parseGroupSettingValue(o.new, `${name}.new`), ...('old' in o ? { old: parseGroupSettingValue(o.old, `${name}.old`) } : {}) };
+}
+
 /** Whether two values denote the same setting (for the `old` check of an update). */
 export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
   if (typeof a === 'number' || typeof b === 'number') return a === b;

@@ -7,8 +7,7 @@ import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { BadRequest, NotAllowed } from '../errors.js';
 import type { Params } from '../http/params.js';
-import { check } from '../http/params.js';
-import { groupSettingValue, parseGroupSettingValue, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
+import { groupSettingValue, parseGroupSettingUpdate, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { isRealmAdmin } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 
@@ -71,12 +70,6 @@ function validate(key: string, value: unknown): unknown {
   }
 }
 
-function groupUpdate(v: unknown, name: string): { new: GroupSettingValue; old?: GroupSettingValue } {
-  const o = check.object(v, name);
-  if (!('new' in o)) throw new BadRequest(`${name} must have a 'new' value`);
-  for (const k of Object.keys(o)) if (k !== 'new' && k !== 'old') throw new BadRequest(`Invalid ${name}`);
-  return { new: parseGroupSettingValue(o.new, `${name}.new`), ...('old' in o ? { old: parseGroupSettingValue(o.old, `${name}.old`) } : {}) };
-}
 
 /** Settings only organization owners may change (Zulip's owner-only permissions). */
 const OWNER_ONLY = new Set<string>(['can_create_web_public_channel_group', 'can_manage_all_groups', 'can_manage_billing_group', 'create_multiuse_invite_group']);
@@ -88,7 +81,7 @@ export function parseRealmUpdate(params: Params): Parsed[] {
     if (value !== undefined) out.push({ kind: 'value', key, value: validate(key, value) });
   }
   for (const key of Object.keys(REALM_GROUP_SETTING_DEFAULTS) as RealmGroupSettingName[]) {
-    const update = params.optJson(key, groupUpdate);
+    const update = params.optJson(key, parseGroupSettingUpdate);
     if (update) out.push({ kind: 'group', key, ...update });
   }
   return out;

@@ -5,10 +5,12 @@ import { pathInt } from '../router.js';
 import { check } from '../params.js';
 import { BadRequest, InvalidStreamId } from '../../errors.js';
 import { STREAM_GROUP_SETTINGS, defaultStreamIds, getStream, getStreamByName, subscriberCounts, subscriberIdsByStream, subscriptionsOf, type StreamGroupSetting } from '../../store/channels.js';
-import { parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
+import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
 import { subscribeToChannels, subscriptionStateFor, visibleChannels, type ChannelOptions } from '../../actions/channels.js';
 import { channelAccess, isRealmAdmin } from '../../actions/channel_access.js';
 import { unsubscribe } from '../../actions/unsubscribe.js';
+import { archiveChannel, updateChannel, type ChannelUpdate } from '../../actions/channel_update.js';
+
 import { channelTopics } from '../../queries/topics.js';
 import { formatStream } from '../shapes/channels.js';
 import type { User } from '../../store/users.js';
@@ -128,6 +130,39 @@ export function registerChannelRoutes(r: Router): void {
     return {
       streams: chosen.map(({ stream }) => ({ ...formatStream(stream, graph, counts.get(stream.id) ?? 0), is_default: defaults.has(stream.id) })),
     };
+  });
+
+  r.patch('/streams/{stream_id}', async (ctx) => {
+    const { params } = ctx;
+    const id = pathInt(ctx, 'stream_id', () => new InvalidStreamId());
+    const groupSettings: ChannelUpdate['groupSettings'] = {};
+    for (const key of STREAM_GROUP_SETTINGS) {
+      const update = params.optJson(key, parseGroupSettingUpdate);
+      if (update) groupSettings[key] = update;
+    }
+    const topicsPolicy = params.optStr('topics_policy');
+    if (topicsPolicy !== undefined && !TOPICS_POLICIES.has(topicsPolicy)) throw new BadRequest('Invalid topics_policy');
+    const folderId = params.optJson('folder_id', (v) => v);
+    if (folderId !== undefined && folderId !== null) throw new BadRequest('Invalid channel folder ID');
+    const retention = params.optStr('message_retention_days');
+    await updateChannel(ctx.services, ctx.user, ctx.realm, id, {
+      description: params.optStr('description'),
+      newName: params.optStr('new_name'),
+      isPrivate: params.optBool('is_private'),
+      isWebPublic: params.optBool('is_web_public'),
+      historyPublicToSubscribers: params.optBool('history_public_to_subscribers'),
+      isDefaultStream: params.optBool('is_default_stream'),
+      messageRetentionDays: retention === undefined ? undefined : retentionDays(retention),
+      isArchived: params.optBool('is_archived'),
+      topicsPolicy,
+      groupSettings,
+    });
+    return {};
+  });
+
+  r.delete('/streams/{stream_id}', async (ctx) => {
+    await archiveChannel(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'stream_id', () => new InvalidStreamId()));
+    return {};
   });
 
   r.get('/streams/{stream_id}', async (ctx) => {

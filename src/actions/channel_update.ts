@@ -1,0 +1,180 @@
+// PATCH /streams/{stream_id} and archiving (DELETE /streams/{stream_id}): who may change what,
+// every value checked, one transaction, a stream update event per changed property.
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { ROLE } from '../store/users.js';
+import { defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { isUserInGroup } from '../store/cache.js';
+import { BadRequest, InvalidStreamId, NotAllowed } from '../errors.js';
+import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { groupSettingValue, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
+import { usersWhoCanSee, validateChannelDescription, validateChannelName } from './channels.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { renderMarkdown } from '../markdown/render.js';
+import { sql } from 'kysely';
+
+export interface ChannelUpdate {
+  description?: string;
+  newName?: string;
+  isPrivate?: boolean;
+  isWebPublic?: boolean;
+  historyPublicToSubscribers?: boolean;
+  isDefaultStream?: boolean;
+  /** null: the organization's default; -1: unlimited. */
+  messageRetentionDays?: number | null;
+  isArchived?: boolean;
+  topicsPolicy?: string;
+  groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
+}
+
+/** Settings that only need metadata access to change (the founding document's exception). */
+const METADATA_ONLY: ReadonlySet<StreamGroupSetting> = new Set(['can_remove_subscribers_group']);
+
+export async function updateChannel(services: Services, caller: User, realm: Realm, streamId: number, u: ChannelUpdate): Promise<void> {
+  const db = services.database.db;
+  const stream = await getStream(db, realm.id, streamId);
+  if (!stream) throw new InvalidStreamId();
+  const graph = await services.cache.groupGraph(realm.id);
+  const subscribers = (await subscriberIdsByStream(db, [stream.id])).get(stream.id) ?? [];
+  const access = channelAccess(graph, caller, stream, subscribers.includes(caller.id));
+  if (!access.metadata) throw new InvalidStreamId();
+  const canAdminister = isRealmAdmin(caller) || isUserInGroup(graph, caller.id, stream.can_administer_channel_group);
+  if (!canAdminister) throw new NotAllowed('You do not have permission to administer this channel.');
+  // Changing a private channel's settings needs content access (an administrator must be subscribed),
+  // except for the settings the founding document lets metadata access change.
+  const needsContent =
+    u.description !== undefined ||
+    u.newName !== undefined ||
+    u.isPrivate !== undefined ||
+    u.isWebPublic !== undefined ||
+    u.historyPublicToSubscribers !== undefined ||
+    u.topicsPolicy !== undefined ||
+    Object.keys(u.groupSettings).some((k) => !METADATA_ONLY.has(k as StreamGroupSetting));
+  if (needsContent && !access.content) throw new NotAllowed('You do not have permission to administer this channel.');
+
+  const changes: Partial<Stream> = {};
+  if (u.isArchived !== undefined) {
+    if (u.isArchived) throw new BadRequest('Channels are archived with DELETE /streams/{stream_id}.');
+    if (stream.is_archived) changes.is_archived = false;
+  }
+  if (u.description !== undefined) {
+    changes.description = validateChannelDescription(u.description);
+    changes.rendered_description = renderMarkdown(changes.description).html;
+  }
+  if (u.newName !== undefined) {
+    const name = validateChannelName(u.newName);
+    const clash = await getStreamByName(db, realm.id, name);
+    if (clash && clash.id !== stream.id) throw new BadRequest(`Channel '${name}' already exists`);
+    if (name !== stream.name) changes.name = name;
+  }
+  const inviteOnly = u.isPrivate ?? stream.invite_only;
+  const webPublic = u.isWebPublic ?? (u.isPrivate ? false : stream.is_web_public);
+  if (u.isWebPublic) {
+    if (!realm.settings.enable_spectator_access || !isUserInGroup(graph, caller.id, realm.settings.can_create_web_public_channel_group)) {
+      throw new NotAllowed('Insufficient permission');
+    }
+    if (inviteOnly) throw new BadRequest('A web-public channel cannot be private.');
+  }
+  if (u.isPrivate === false && stream.invite_only && !isRealmAdmin(caller) && !isUserInGroup(graph, caller.id, realm.settings.can_create_public_channel_group)) {
+    throw new NotAllowed('Insufficient permission');
+  }
+  let history = u.historyPublicToSubscribers ?? stream.history_public_to_subscribers;
+  if (!inviteOnly) {
+    if (u.historyPublicToSubscribers === false) throw new BadRequest('Invalid parameters');
+    history = true;
+  }
+  if (u.historyPublicToSubscribers === false && stream.can_create_topic_group !== graph.systemIds['role:everyone']) {
+    throw new BadRequest('Invalid parameters');
+  }
+  if (inviteOnly !== stream.invite_only) changes.invite_only = inviteOnly;
+  if (webPublic !== stream.is_web_public) changes.is_web_public = webPublic;
+  if (history !== stream.history_public_to_subscribers) changes.history_public_to_subscribers = history;
+  if (u.messageRetentionDays !== undefined) {
+    if (caller.role !== ROLE.owner) throw new NotAllowed('Must be an organization owner');
+    if (u.messageRetentionDays !== stream.message_retention_days) changes.message_retention_days = u.messageRetentionDays;
+  }
+  if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
+    if (u.topicsPolicy === 'empty_topic_only') {
+      const named = await db.selectFrom('messages').select('id').where('stream_id', '=', stream.id).where(sql<boolean>`topic <> ''`).limit(1).executeTakeFirst();
+      if (named) throw new BadRequest('To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.');
+    }
+    changes.topics_policy = u.topicsPolicy;
+  }
+  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }]>) {
+    if (update.old !== undefined && !sameGroupSettingValue(update.old, groupSettingValue(graph, stream[key]))) {
+      throw new BadRequest("'old' value does not match the expected value.");
+    }
+  }
+  const defaults = new Set(await defaultStreamIds(db, realm.id));
+  const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
+  if (defaultChange && !isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  if (u.isDefaultStream && inviteOnly) throw new BadRequest('Private channels cannot be made default.');
+
+  const users = await services.cache.users(realm.id);
+  const now = nowSeconds();
+  await services.database.transaction(async (tx, onCommit) => {
+    const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
+    for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue }]>) {
+      const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
+      if (id !== stream[key]) groupChanges[key] = id;
+    }
+    const all = { ...changes, ...groupChanges };
+    if (Object.keys(all).length) await tx.updateTable('streams').set(all).where('id', '=', stream.id).execute();
+    if (defaultChange) await setDefaultStream(tx, realm.id, stream.id, u.isDefaultStream!);
+    const after: Stream = { ...stream, ...all };
+    // Events go to everyone who could see the channel before or after the change.
+    const subs = new Set(subscribers);
+    const audience = [...new Set([...usersWhoCanSee(graph, users.values(), stream, subs), ...usersWhoCanSee(graph, users.values(), after, subs)])];
+    const emit = (property: string, value: unknown, extra: Record<string, unknown> = {}) =>
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: audience,
+        event: { type: 'stream', op: 'update', stream_id: stream.id, name: after.name, property, value, ...extra },
+      });
+    if (changes.name !== undefined) emit('name', changes.name);
+    if (changes.description !== undefined) emit('description', changes.description, { rendered_description: changes.rendered_description });
+    if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
+      emit('invite_only', after.invite_only, { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public });
+    }
+    if (changes.message_retention_days !== undefined) emit('message_retention_days', changes.message_retention_days);
+    if (changes.topics_policy !== undefined) emit('topics_policy', changes.topics_policy);
+    if (changes.is_archived === false) emit('is_archived', false);
+    for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue }]>) {
+      if (groupChanges[key] !== undefined) emit(key, update.new);
+    }
+    if (defaultChange) {
+      const ids = await defaultStreamIds(tx, realm.id);
+      const everyone = [...users.values()].filter((x) => x.is_active).map((x) => x.id);
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: everyone, event: { type: 'default_streams', default_streams: ids } });
+    }
+    onCommit(() => services.cache.invalidateGroups(realm.id));
+  });
+}
+
+/** DELETE /streams/{stream_id}: archives the channel (its messages stay readable). */
+export async function archiveChannel(services: Services, caller: User, realm: Realm, streamId: number): Promise<void> {
+  const db = services.database.db;
+  const stream = await getStream(db, realm.id, streamId);
+  if (!stream) throw new InvalidStreamId();
+  const graph = await services.cache.groupGraph(realm.id);
+  const subscribers = (await subscriberIdsByStream(db, [stream.id])).get(stream.id) ?? [];
+  if (!channelAccess(graph, caller, stream, subscribers.includes(caller.id)).metadata) throw new InvalidStreamId();
+  if (!isRealmAdmin(caller) && !isUserInGroup(graph, caller.id, stream.can_administer_channel_group)) {
+    throw new NotAllowed('You do not have permission to administer this channel.');
+  }
+  if (stream.is_archived) throw new BadRequest('Channel is already archived');
+  const users = await services.cache.users(realm.id);
+  await services.database.transaction(async (tx, onCommit) => {
+    await tx.updateTable('streams').set({ is_archived: true }).where('id', '=', stream.id).execute();
+    await setDefaultStream(tx, realm.id, stream.id, false);
+    const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: audience,
+      event: { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property: 'is_archived', value: true },
+    });
+  });
+}
+

@@ -1,0 +1,128 @@
+// PATCH /streams/{stream_id} and archiving: each property, its rules, permissions, events.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let member: Client;
+let admin: Client;
+let groups: Map<string, number>;
+before(async () => {
+  t = await startTestServer();
+  member = await t.createUser({ name: 'Meg Member' });
+  admin = await t.createUser({ role: 'administrator', name: 'Abe Admin' });
+  groups = new Map((await t.owner.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+});
+after(async () => {
+  await t.close();
+});
+
+async function makeChannel(c: Client, name: string, extra: Record<string, unknown> = {}) {
+  const res = await c.post('/users/me/subscriptions', { subscriptions: [{ name }], ...extra });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return (await t.owner.get('/get_stream_id', { stream: name })).body.stream_id as number;
+}
+
+test('rename and describe: limits, uniqueness, events to those who can see the channel', async () => {
+  const id = await makeChannel(t.owner, 'plain');
+  await makeChannel(t.owner, 'taken');
+  const reg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
+  assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed', description: 'Now **bold**' })).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['name', 'renamed'], ['description', 'Now **bold**']]);
+  assert.equal(evs[1].rendered_description, '<p>Now <strong>bold</strong></p>');
+  const clash = await t.owner.patch(`/streams/${id}`, { new_name: 'TAKEN' });
+  assert.equal(clash.status, 400);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) })).status, 400);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.name, 'renamed');
+});
+
+test('only channel administrators may change a channel', async () => {
+  const id = await makeChannel(t.owner, 'guarded');
+  const denied = await member.patch(`/streams/${id}`, { description: 'mine now' });
+  assert.equal(denied.status, 400);
+  const byAdmin = await admin.patch(`/streams/${id}`, { description: 'admins may' });
+  assert.equal(byAdmin.status, 200);
+  const own = await makeChannel(member, 'members-own');
+  assert.equal((await member.patch(`/streams/${own}`, { description: 'the creator administers it' })).status, 200);
+  const missing = await admin.patch('/streams/999999', { description: 'x' });
+  assert.equal(missing.status, 400);
+});
+
+test('privacy: private, history rules, web-public preconditions', async () => {
+  const id = await makeChannel(t.owner, 'turning-private');
+  const reg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
+  const noHistory = await t.owner.patch(`/streams/${id}`, { history_public_to_subscribers: false });
+  assert.equal(noHistory.status, 400, 'public channels keep their history public');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: true, history_public_to_subscribers: false })).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const ev = evs.find((e: any) => e.property === 'invite_only');
+  assert.equal(ev.value, true);
+  assert.equal(ev.history_public_to_subscribers, false);
+  assert.equal((await member.get(`/streams/${id}`)).status, 400, 'a private channel is hidden from non-subscribers');
+  const webPublic = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
+  assert.equal(webPublic.status, 400, 'spectator access is off in this organization');
+  await t.owner.patch('/realm', { enable_spectator_access: true });
+  const webOk = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
+  assert.equal(webOk.status, 200);
+  const s = (await t.owner.get(`/streams/${id}`)).body.stream;
+  assert.deepEqual([s.invite_only, s.is_web_public, s.history_public_to_subscribers], [false, true, true]);
+  const memberWeb = await makeChannel(member, 'member-web');
+  assert.equal((await member.patch(`/streams/${memberWeb}`, { is_web_public: true })).status, 400, 'only owners may make channels web-public');
+});
+
+test('an administrator must be subscribed to change a private channel; metadata access suffices to remove subscribers', async () => {
+  const id = await makeChannel(t.owner, 'owners-room', { invite_only: true });
+  const unsubscribed = await admin.patch(`/streams/${id}`, { description: 'peeking' });
+  assert.equal(unsubscribed.status, 400);
+  const removeGroup = await admin.patch(`/streams/${id}`, { can_remove_subscribers_group: { new: groups.get('role:administrators') } });
+  assert.equal(removeGroup.status, 200);
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'owners-room' }], principals: [admin.userId] });
+  assert.equal((await admin.patch(`/streams/${id}`, { description: 'now I may' })).status, 200);
+});
+
+test('group settings: {new, old}, stale old refused, both value forms, events carry the value', async () => {
+  const id = await makeChannel(t.owner, 'settings-room');
+  const reg = await t.owner.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
+  const current = (await t.owner.get(`/streams/${id}`)).body.stream.can_send_message_group;
+  const stale = await t.owner.patch(`/streams/${id}`, { can_send_message_group: { new: groups.get('role:members'), old: groups.get('role:nobody') } });
+  assert.equal(stale.status, 400);
+  const ok = await t.owner.patch(`/streams/${id}`, { can_send_message_group: { new: groups.get('role:members'), old: current } });
+  assert.equal(ok.status, 200);
+  const anon = { direct_members: [member.userId], direct_subgroups: [groups.get('role:moderators')] };
+  assert.equal((await t.owner.patch(`/streams/${id}`, { can_delete_own_message_group: { new: anon } })).status, 200);
+  assert.deepEqual((await t.owner.get(`/streams/${id}`)).body.stream.can_delete_own_message_group, anon);
+  const evs = (await t.owner.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['can_send_message_group', groups.get('role:members')], ['can_delete_own_message_group', anon]]);
+  const bad = await t.owner.patch(`/streams/${id}`, { can_send_message_group: { new: 999999 } });
+  assert.equal(bad.status, 400);
+  const notObject = await t.owner.patch(`/streams/${id}`, { can_send_message_group: groups.get('role:members')! });
+  assert.equal(notObject.status, 400, 'an update must be wrapped as {new, old}');
+});
+
+test('topics policy, retention, default channels, archiving and unarchiving', async () => {
+  const id = await makeChannel(t.owner, 'policy-room');
+  await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'x' });
+  const emptyOnly = await t.owner.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' });
+  assert.equal(emptyOnly.status, 400, 'not while a named topic exists');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { topics_policy: 'disable_empty_topic' })).status, 200);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { topics_policy: 'sometimes' })).status, 400);
+  assert.equal((await admin.patch(`/streams/${id}`, { message_retention_days: '30' })).status, 400, 'owners only');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { message_retention_days: '30' })).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.message_retention_days, 30);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { message_retention_days: 'unlimited' })).status, 200);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { message_retention_days: '-3' })).status, 400);
+  const reg = await member.post('/register', { event_types: ['default_streams'], fetch_event_types: ['default_streams'] });
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.ok(evs.some((e: any) => e.type === 'default_streams' && e.default_streams.includes(id)));
+  assert.ok((await member.post('/register', { fetch_event_types: ['default_streams'] })).body.realm_default_streams.includes(id));
+  const archiveViaPatch = await t.owner.patch(`/streams/${id}`, { is_archived: true });
+  assert.equal(archiveViaPatch.status, 400);
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.is_archived, true);
+  assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'x' })).status, 400);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);
+  assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'back' })).status, 200);
+});
