@@ -14,6 +14,7 @@ import { usersWhoCanSee, validateChannelDescription, validateChannelName } from 
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { sql } from 'kysely';
+import { getChannelFolder } from './channel_folders.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -26,6 +27,8 @@ export interface ChannelUpdate {
   messageRetentionDays?: number | null;
   isArchived?: boolean;
   topicsPolicy?: string;
+  /** A folder's id, or null to take the channel out of its folder. */
+  folderId?: number | null;
   groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
 }
 
@@ -102,6 +105,13 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
     }
     changes.topics_policy = u.topicsPolicy;
   }
+  if (u.folderId !== undefined && u.folderId !== stream.folder_id) {
+    if (u.folderId !== null) {
+      const folder = await getChannelFolder(db, realm.id, u.folderId);
+      if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+    }
+    changes.folder_id = u.folderId;
+  }
   for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }]>) {
     if (update.old !== undefined && !sameGroupSettingValue(update.old, groupSettingValue(graph, stream[key]))) {
       throw new BadRequest("'old' value does not match the expected value.");
@@ -140,6 +150,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
     }
     if (changes.message_retention_days !== undefined) emit('message_retention_days', changes.message_retention_days);
     if (changes.topics_policy !== undefined) emit('topics_policy', changes.topics_policy);
+    if (changes.folder_id !== undefined) emit('folder_id', changes.folder_id);
     if (changes.is_archived === false) emit('is_archived', false);
     for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue }]>) {
       if (groupChanges[key] !== undefined) emit(key, update.new);

@@ -26,6 +26,7 @@ import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { formatStream, formatSubscription } from '../http/shapes/channels.js';
 import { renderMarkdown } from '../markdown/render.js';
+import { getChannelFolder } from './channel_folders.js';
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
@@ -69,6 +70,7 @@ export interface ChannelOptions {
   isDefaultStream: boolean;
   messageRetentionDays: number | null;
   topicsPolicy: string;
+  folderId: number | null;
   groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>>;
 }
 
@@ -149,6 +151,10 @@ export async function subscribeToChannels(services: Services, caller: User, real
     existing.push(stream);
   }
   if (toCreate.length && !canCreate(graph, realm, caller, req.options)) throw new NotAllowed('Insufficient permission');
+  if (toCreate.length && req.options.folderId !== null) {
+    const folder = await getChannelFolder(database.db, realm.id, req.options.folderId);
+    if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+  }
   if (toCreate.length && othersIncluded && !canSubscribeOthers(graph, realm, caller, undefined)) throw new NotAllowed('Insufficient permission');
 
   const now = nowSeconds();
@@ -170,7 +176,7 @@ export async function subscribeToChannels(services: Services, caller: User, real
         creator_id: caller.id,
         message_retention_days: req.options.messageRetentionDays,
         is_archived: false,
-        folder_id: null,
+        folder_id: req.options.folderId,
         topics_policy: req.options.topicsPolicy,
         ...settings,
       };
@@ -334,6 +340,7 @@ export async function createGeneralChannel(services: Services, realm: Realm, own
       isDefaultStream: true,
       messageRetentionDays: null,
       topicsPolicy: 'inherit',
+      folderId: null,
       groupSettings: {},
     },
   });

@@ -15,6 +15,7 @@ import { userGroupsForClient } from '../http/shapes/groups.js';
 import { subscriptionStateFor } from './channels.js';
 import { listScheduledMessages } from './scheduled.js';
 import { listNavigationViews } from './navigation_views.js';
+import { listChannelFolders } from './channel_folders.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
 import { isRealmAdmin } from './channel_access.js';
@@ -86,7 +87,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('giphy')) state.giphy_api_key = '';
   if (want('tenor')) state.tenor_api_key = '';
   if (want('device')) state.devices = {};
-  if (want('channel_folders')) state.channel_folders = [];
+  if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want('realm_domains')) state.realm_domains = [];
   if (want('realm_emoji')) state.realm_emoji = {};
   if (want('realm_linkifiers')) state.realm_linkifiers = [];

@@ -298,6 +298,26 @@ function navigationViews(dialect: DialectName): Migration {
   };
 }
 
+/** Channel folders, which group channels in the clients' sidebars. */
+function channelFolders(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'channel_folders')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('rendered_description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('order_index', int, (c) => c.notNull())
+        .addColumn('date_created', int, (c) => c.notNull())
+        .addColumn('creator_id', int)
+        .addColumn('is_archived', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+      await db.schema.createIndex('channel_folders_realm').on('channel_folders').columns(['realm_id', 'order_index']).execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -306,6 +326,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0004_user_topics': userTopics(dialect),
     '0005_muted_users': mutedUsers(dialect),
     '0006_navigation_views': navigationViews(dialect),
+    '0007_channel_folders': channelFolders(dialect),
   };
 }
 

@@ -223,6 +223,18 @@ export interface NavigationViewTable {
   name: string | null;
 }
 
+export interface ChannelFolderTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  order_index: number;
+  date_created: number;
+  creator_id: number | null;
+  is_archived: Bool;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -242,4 +254,5 @@ export interface DB {
   user_topics: UserTopicTable;
   muted_users: MutedUserTable;
   navigation_views: NavigationViewTable;
+  channel_folders: ChannelFolderTable;
 }

@@ -15,6 +15,12 @@ import { channelTopics } from '../../queries/topics.js';
 import { formatStream } from '../shapes/channels.js';
 import type { User } from '../../store/users.js';
 
+/** folder_id: a folder's id, or null for none. */
+function folderIdValue(v: unknown, name: string): number | null {
+  if (v === null) return null;
+  return check.int(v, name);
+}
+
 const TOPICS_POLICIES = new Set(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']);
 
 function channelSpecs(v: unknown, name: string): Array<{ name: string; description?: string }> {
@@ -59,8 +65,7 @@ export function registerChannelRoutes(r: Router): void {
     const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
     const topicsPolicy = params.optStr('topics_policy') ?? 'inherit';
     if (!TOPICS_POLICIES.has(topicsPolicy)) throw new BadRequest('Invalid topics_policy');
-    const folderId = params.optJson('folder_id', (v) => v);
-    if (folderId !== undefined && folderId !== null) throw new BadRequest('Invalid channel folder ID');
+    const folderId = params.optJson('folder_id', folderIdValue) ?? null;
     const groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
     for (const key of STREAM_GROUP_SETTINGS) {
       const value = params.optJson(key, parseGroupSettingValue);
@@ -73,6 +78,7 @@ export function registerChannelRoutes(r: Router): void {
       isDefaultStream: params.bool('is_default_stream', false),
       messageRetentionDays: retentionDays(params.optStr('message_retention_days')),
       topicsPolicy,
+      folderId,
       groupSettings,
     };
     params.optBool('announce');
@@ -142,8 +148,7 @@ export function registerChannelRoutes(r: Router): void {
     }
     const topicsPolicy = params.optStr('topics_policy');
     if (topicsPolicy !== undefined && !TOPICS_POLICIES.has(topicsPolicy)) throw new BadRequest('Invalid topics_policy');
-    const folderId = params.optJson('folder_id', (v) => v);
-    if (folderId !== undefined && folderId !== null) throw new BadRequest('Invalid channel folder ID');
+    const folderId = params.optJson('folder_id', folderIdValue);
     const retention = params.optStr('message_retention_days');
     await updateChannel(ctx.services, ctx.user, ctx.realm, id, {
       description: params.optStr('description'),
@@ -155,6 +160,7 @@ export function registerChannelRoutes(r: Router): void {
       messageRetentionDays: retention === undefined ? undefined : retentionDays(retention),
       isArchived: params.optBool('is_archived'),
       topicsPolicy,
+      folderId,
       groupSettings,
     });
     return {};

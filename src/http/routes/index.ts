@@ -11,6 +11,7 @@ import { registerDraftRoutes } from './drafts.js';
 import { registerScheduledRoutes } from './scheduled.js';
 import { registerSettingsRoutes } from './settings.js';
 import { registerNavigationViewRoutes } from './navigation_views.js';
+import { registerChannelFolderRoutes } from './channel_folders.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -24,4 +25,5 @@ export function registerAllRoutes(r: Router): void {
   registerScheduledRoutes(r);
   registerSettingsRoutes(r);
   registerNavigationViewRoutes(r);
+  registerChannelFolderRoutes(r);
 }
