@@ -8,6 +8,7 @@ import { QueueManager } from './events/queues.js';
 import { buildHttpServer } from './http/server.js';
 import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
+import { startRetention } from './actions/retention.js';
 
 export interface RunningServer {
   services: Services;
@@ -39,6 +40,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const services = await createServices(config, opts);
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
+  const retention = startRetention(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -52,6 +54,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (closed) return;
       closed = true;
       await delivery.stop();
+      await retention.stop();
       services.queues.close();
       await http.close();
       await services.bus.close();

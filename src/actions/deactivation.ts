@@ -1,6 +1,5 @@
 // Deactivating and reactivating accounts. A deactivated account's key stops working at once (the
 // user cache is invalidated on commit) and its open event queues are closed.
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
@@ -9,6 +8,7 @@ import { ApiError, BadRequest, NotAllowed, NoSuchUser } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from './channel_access.js';
 import type { Executor } from '../store/db.js';
+import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
 
 export interface DeactivationActions {
   delete_profile?: boolean;
@@ -32,7 +32,7 @@ function activeOwners(users: Iterable<User>): User[] {
   return [...users].filter((u) => u.is_active && !u.is_bot && u.role === ROLE.owner);
 }
 
-/** Deletes the user's messages of the chosen kinds; returns them grouped as delete events need. */
+/** Deletes the user's messages of the chosen kinds; returns them with their recipients. */
 async function deleteMessagesOf(tx: Executor, user: User, a: DeactivationActions) {
   const rows = await tx
     .selectFrom('messages')
@@ -43,18 +43,7 @@ async function deleteMessagesOf(tx: Executor, user: User, a: DeactivationActions
   const chosen = rows.filter((m) =>
     m.recipient_type === 'direct' ? a.delete_direct_messages : m.invite_only ? a.delete_private_channel_messages : a.delete_public_channel_messages,
   );
-  const ids = chosen.map((m) => m.id);
-  const recipients = new Map<number, number[]>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    const part = ids.slice(i, i + 1000);
-    const ums = await tx.selectFrom('user_messages').select(['message_id', 'user_id']).where('message_id', 'in', part).execute();
-    for (const r of ums) (recipients.get(r.message_id) ?? recipients.set(r.message_id, []).get(r.message_id)!).push(r.user_id);
-    await tx.deleteFrom('user_messages').where('message_id', 'in', part).execute();
-    await tx.updateTable('streams').set({ first_message_id: null }).where('first_message_id', 'in', part).execute();
-    await tx.deleteFrom('messages').where('id', 'in', part).execute();
-  }
-  // Channels whose first message went away point at their new first message.
-  await sql`UPDATE streams SET first_message_id = (SELECT min(id) FROM messages WHERE messages.stream_id = streams.id) WHERE first_message_id IS NULL AND realm_id = ${user.realm_id}`.execute(tx);
+  const recipients = await deleteMessagesByIds(tx, user.realm_id, chosen.map((m) => m.id));
   return { chosen, recipients };
 }
 
@@ -88,10 +77,7 @@ export async function deactivateUser(
       if (o.actions.delete_public_channel_messages || o.actions.delete_private_channel_messages || o.actions.delete_direct_messages) {
         const { chosen, recipients } = await deleteMessagesOf(tx, account, o.actions);
         for (const m of chosen) {
-          const event: Record<string, unknown> = m.recipient_type === 'direct'
-            ? { type: 'delete_message', message_ids: [m.id], message_type: 'private' }
-            : { type: 'delete_message', message_ids: [m.id], message_type: 'stream', stream_id: m.stream_id, topic: m.topic };
-          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(m.id) ?? [], event });
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(m.id) ?? [], event: deleteMessageEvent(m) });
         }
       }
       const fields: Parameters<typeof updateUser>[2] = { is_active: false };

@@ -121,3 +121,30 @@ export async function updateFlag(db: Executor, userId: number, messageIds: reado
     .execute();
   return ids;
 }
+
+/**
+ * Deletes messages and their flags rows; returns each message's recipients (for the
+ * delete_message events). Channels that lose their first message point at the next one.
+ */
+export async function deleteMessagesByIds(db: Executor, realmId: number, ids: readonly number[]): Promise<Map<number, number[]>> {
+  const recipients = new Map<number, number[]>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const part = ids.slice(i, i + 1000);
+    const rows = await db.selectFrom('user_messages').select(['message_id', 'user_id']).where('message_id', 'in', part).execute();
+    for (const r of rows) (recipients.get(r.message_id) ?? recipients.set(r.message_id, []).get(r.message_id)!).push(r.user_id);
+    await db.deleteFrom('user_messages').where('message_id', 'in', part).execute();
+    await db.updateTable('streams').set({ first_message_id: null }).where('first_message_id', 'in', part).execute();
+    await db.deleteFrom('messages').where('id', 'in', part).execute();
+  }
+  if (ids.length) {
+    await sql`UPDATE streams SET first_message_id = (SELECT min(id) FROM messages WHERE messages.stream_id = streams.id) WHERE first_message_id IS NULL AND realm_id = ${realmId}`.execute(db);
+  }
+  return recipients;
+}
+
+/** The delete_message event for one message, as clients with bulk deletion expect it. */
+export function deleteMessageEvent(m: { id: number; recipient_type: string; stream_id: number | null; topic: string }): Record<string, unknown> {
+  return m.recipient_type === 'direct'
+    ? { type: 'delete_message', message_ids: [m.id], message_type: 'private' }
+    : { type: 'delete_message', message_ids: [m.id], message_type: 'stream', stream_id: m.stream_id, topic: m.topic };
+}

@@ -1,0 +1,64 @@
+// Message retention: messages older than their channel's retention period (or the organization's,
+// when the channel uses the default) are deleted by a periodic job.
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import { listRealms } from '../store/realms.js';
+import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
+import { publishAfterCommit } from '../events/publish.js';
+
+const DAY = 86400;
+const BATCH = 1000;
+
+/** One pass over every organization; returns how many messages were deleted. */
+export async function runRetention(services: Services): Promise<number> {
+  const db = services.database.db;
+  let deleted = 0;
+  for (const realm of await listRealms(db)) {
+    const streams = await db.selectFrom('streams').select(['id', 'message_retention_days']).where('realm_id', '=', realm.id).execute();
+    for (const s of streams) {
+      // null: the organization's policy; -1: keep forever.
+      const days = s.message_retention_days === null ? realm.settings.message_retention_days : Number(s.message_retention_days);
+      if (!days || days < 0) continue;
+      const cutoff = nowSeconds() - days * DAY;
+      for (;;) {
+        const expired = await db
+          .selectFrom('messages')
+          .select(['id', 'recipient_type', 'stream_id', 'topic'])
+          .where('stream_id', '=', s.id)
+          .where(sql<boolean>`date_sent < ${cutoff}`)
+          .orderBy('id')
+          .limit(BATCH)
+          .execute();
+        if (expired.length === 0) break;
+        await services.database.transaction(async (tx, onCommit) => {
+          const recipients = await deleteMessagesByIds(tx, realm.id, expired.map((m) => m.id));
+          for (const m of expired) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(m.id) ?? [], event: deleteMessageEvent(m) });
+        });
+        deleted += expired.length;
+        if (expired.length < BATCH) break;
+      }
+    }
+  }
+  return deleted;
+}
+
+/** Runs the retention pass every intervalMs (an hour by default). */
+export function startRetention(services: Services, intervalMs = 3_600_000): { stop(): Promise<void> } {
+  let running: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = runRetention(services)
+      .catch((err) => console.error('message retention:', err))
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      if (running) await running;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Message retention: the job deletes messages past their channel's retention period, and only those.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type Client, type TestServer } from './helpers.js';
+import { runRetention } from '../src/actions/retention.js';
+
+let t: TestServer;
+let member: Client;
+before(async () => {
+  t = await startTestServer();
+  member = await t.createUser({ name: 'Rex Reader' });
+});
+after(async () => {
+  await t.close();
+});
+
+/** Moves a message back in time (the API cannot send into the past). */
+async function age(messageId: number, days: number) {
+  const when = Math.floor(Date.now() / 1000) - days * 86400;
+  await t.server.services.database.transaction((tx) => tx.updateTable('messages').set({ date_sent: when }).where('id', '=', messageId).execute());
+}
+
+test('expired messages in a channel with a retention period are deleted, with events', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'short-memory' }, { name: 'forever' }], principals: [t.owner.userId, member.userId] });
+  const shortId = (await t.owner.get('/get_stream_id', { stream: 'short-memory' })).body.stream_id;
+  assert.equal((await t.owner.patch(`/streams/${shortId}`, { message_retention_days: '7' })).status, 200);
+  const old = await t.owner.post('/messages', { type: 'stream', to: 'short-memory', topic: 't', content: 'old' });
+  const fresh = await t.owner.post('/messages', { type: 'stream', to: 'short-memory', topic: 't', content: 'fresh' });
+  const keep = await t.owner.post('/messages', { type: 'stream', to: 'forever', topic: 't', content: 'kept' });
+  await age(old.body.id, 8);
+  await age(keep.body.id, 800);
+  const reg = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'] });
+  assert.equal(await runRetention(t.server.services), 1);
+  assert.equal((await member.get(`/messages/${old.body.id}`)).status, 400);
+  assert.equal((await member.get(`/messages/${fresh.body.id}`)).status, 200);
+  assert.equal((await member.get(`/messages/${keep.body.id}`)).status, 200, 'the organization keeps messages forever by default');
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => [e.type, e.message_ids]), [['delete_message', [old.body.id]]]);
+  assert.equal((await t.owner.get(`/streams/${shortId}`)).body.stream.first_message_id, fresh.body.id);
+  assert.equal(await runRetention(t.server.services), 0, 'nothing left to delete');
+});
