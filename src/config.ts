@@ -9,6 +9,11 @@ export interface Config {
   heartbeatSeconds: number;
   /** Seconds after which a queue nobody polls is deleted. */
   queueIdleSeconds: number;
+  /** smtp://user:pass@host:port to send mail; without it, mail is written to outboxDir. */
+  smtpUrl: string | null;
+  /** Where mail goes when no SMTP server is configured: one .eml file per message. */
+  outboxDir: string;
+  mailFrom: string;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -30,5 +35,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalUrl,
     heartbeatSeconds: intFromEnv(env, 'CONFAB_HEARTBEAT_SECONDS', 50),
     queueIdleSeconds: intFromEnv(env, 'CONFAB_QUEUE_IDLE_SECONDS', 600),
+    smtpUrl: env.CONFAB_SMTP_URL || null,
+    outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
+    mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
   };
 }

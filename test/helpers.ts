@@ -125,11 +125,13 @@ export async function startTestServer(opts: { heartbeatSeconds?: number; queueId
     dir = mkdtempSync(join(tmpdir(), 'confab-test-'));
     databaseUrl = `sqlite:${join(dir, 'confab.db')}`;
   }
+  const outboxParent = mkdtempSync(join(tmpdir(), 'confab-outbox-'));
   const config = {
     ...loadConfig({}),
     databaseUrl,
     host: '127.0.0.1',
     port: 0,
+    outboxDir: join(outboxParent, 'outbox'),
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
   };
@@ -179,6 +181,7 @@ export async function startTestServer(opts: { heartbeatSeconds?: number; queueId
       await server.close();
       if (schema) await dropPostgresSchema(databaseUrl, schema);
       if (dir) rmSync(dir, { recursive: true, force: true });
+      rmSync(outboxParent, { recursive: true, force: true });
     },
   };
 }

@@ -129,3 +129,35 @@ test('target_users: administrators edit others in bulk; skip_if_already_edited r
   const nameForOthers = await t.owner.patch('/settings', { full_name: 'Everyone', target_users: { user_ids: [a.userId] } });
   assert.equal(nameForOthers.status, 400);
 });
+
+test('email change: a link goes to the new address; the address changes only when it is followed', async () => {
+  const { readdirSync, readFileSync, existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const changer = await t.createUser({ name: 'Cam Changer', email: 'cam.old@example.com' });
+  const outbox = t.server.services.config.outboxDir;
+  const before = existsSync(outbox) ? readdirSync(outbox).length : 0;
+  const res = await changer.patch('/settings', { email: 'cam.new@example.com' });
+  assert.equal(res.status, 200);
+  assert.equal((await changer.get('/users/me')).body.email, 'cam.old@example.com', 'nothing changes before the link is followed');
+  const files = readdirSync(outbox).sort();
+  assert.equal(files.length, before + 1);
+  const mail = readFileSync(join(outbox, files[files.length - 1]!), 'utf8');
+  assert.match(mail, /^To: cam\.new@example\.com/m);
+  const link = /(http:\/\/\S+\/accounts\/confirm_new_email\/[0-9a-f]+)/.exec(mail)?.[1];
+  assert.ok(link, mail);
+  const reg = await t.owner.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] });
+  const page = await fetch(link);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /cam\.new@example\.com/);
+  const moved = new (changer.constructor as any)(t.url, 'cam.new@example.com', changer.apiKey, changer.userId);
+  assert.equal((await moved.get('/users/me')).body.email, 'cam.new@example.com');
+  assert.equal((await changer.get('/users/me')).status, 401, 'the old address no longer authenticates');
+  const evs = (await t.owner.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.ok(evs.some((e: any) => e.person?.new_email === 'cam.new@example.com'));
+  assert.equal((await fetch(link)).status, 404, 'a link works once');
+  const taken = await moved.patch('/settings', { email: t.owner.email });
+  assert.equal(taken.status, 400);
+  const invalid = await moved.patch('/settings', { email: 'not an email' });
+  assert.equal(invalid.status, 400);
+  assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${'0'.repeat(48)}`)).status, 404);
+});

@@ -7,6 +7,7 @@ import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
 import type { Services } from '../services.js';
 import { API_PREFIX, methodsForPath, Router } from './router.js';
 import { registerAllRoutes } from './routes/index.js';
+import { registerPages } from './pages.js';
 
 function errorBody(err: ApiError) {
   return err.toBody();
@@ -62,5 +63,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
   });
 
   registerAllRoutes(new Router(app, services));
+  registerPages(app, services);
   return app;
 }

@@ -318,6 +318,22 @@ function channelFolders(dialect: DialectName): Migration {
   };
 }
 
+/** Pending email-address changes, confirmed through a link sent to the new address. */
+function emailChanges(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'email_changes')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('new_email', 'text', (c) => c.notNull())
+        .addColumn('confirmation_key', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', int, (c) => c.notNull())
+        .addColumn('used', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -327,6 +343,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0005_muted_users': mutedUsers(dialect),
     '0006_navigation_views': navigationViews(dialect),
     '0007_channel_folders': channelFolders(dialect),
+    '0008_email_changes': emailChanges(dialect),
   };
 }
 

@@ -235,6 +235,15 @@ export interface ChannelFolderTable {
   is_archived: Bool;
 }
 
+export interface EmailChangeTable {
+  id: Generated<number>;
+  user_id: number;
+  new_email: string;
+  confirmation_key: string;
+  created_at: number;
+  used: Bool;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -255,4 +264,5 @@ export interface DB {
   muted_users: MutedUserTable;
   navigation_views: NavigationViewTable;
   channel_folders: ChannelFolderTable;
+  email_changes: EmailChangeTable;
 }

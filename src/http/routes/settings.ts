@@ -4,6 +4,7 @@ import { check } from '../params.js';
 import { BadRequest } from '../../errors.js';
 import { USER_SETTING_SPECS } from '../../lib/user_settings.js';
 import { updateSettings, type TargetUsers } from '../../actions/settings.js';
+import { checkEmailChange, startEmailChange } from '../../actions/email_change.js';
 
 function parseTargetUsers(v: unknown, name: string): TargetUsers {
   const o = check.object(v, name);
@@ -38,10 +39,8 @@ async function patchSettings({ params, services, user, realm }: AuthedContext) {
       settings[name] = spec.normalize ? spec.normalize(v) : v;
     }
   }
-  const email = params.optStr('email');
-  if (email !== undefined && email.toLowerCase() !== user.email.toLowerCase()) {
-    throw new BadRequest('Changing your email address is not supported by this server yet.');
-  }
+  const rawEmail = params.optStr('email');
+  const newEmail = rawEmail === undefined ? undefined : await checkEmailChange(services, user, realm, rawEmail);
   await updateSettings(services, user, realm, {
     settings,
     fullName: params.optStr('full_name'),
@@ -49,6 +48,8 @@ async function patchSettings({ params, services, user, realm }: AuthedContext) {
     newPassword: params.optStr('new_password'),
     targetUsers: params.optJson('target_users', parseTargetUsers),
   });
+  // The address changes only when the link sent to it is followed.
+  if (newEmail !== undefined) await startEmailChange(services, user, realm, newEmail);
   return {};
 }
 

@@ -1,0 +1,58 @@
+// Changing one's email address: a confirmation link goes to the new address, and the address
+// changes only when that link is followed.
+import { randomBytes } from 'node:crypto';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { getUserByEmail, updateUser } from '../store/users.js';
+import { BadRequest } from '../errors.js';
+import { sendMail } from '../lib/mail.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { isRealmAdmin } from './channel_access.js';
+import { validateEmail } from './users.js';
+
+/** A confirmation link is good for a day, as Zulip's are. */
+const LINK_VALID_SECONDS = 86400;
+
+/** Checks a requested address; returns it, or undefined when it is the current one. */
+export async function checkEmailChange(services: Services, user: User, realm: Realm, rawEmail: string): Promise<string | undefined> {
+  const email = validateEmail(rawEmail);
+  if (email.toLowerCase() === user.email.toLowerCase()) return undefined;
+  if (realm.settings.email_changes_disabled && !isRealmAdmin(user)) throw new BadRequest('Email address changes are disabled in this organization.');
+  if (await getUserByEmail(services.database.db, realm.id, email)) throw new BadRequest(`Email '${email}' already in use`);
+  return email;
+}
+
+/** Records the pending change and mails the confirmation link to the new address. */
+export async function startEmailChange(services: Services, user: User, realm: Realm, email: string): Promise<void> {
+  const key = randomBytes(24).toString('hex');
+  await services.database.transaction(async (tx) => {
+    await tx.insertInto('email_changes').values({ user_id: user.id, new_email: email, confirmation_key: key, created_at: nowSeconds(), used: false }).execute();
+  });
+  const link = `${services.config.externalUrl}/accounts/confirm_new_email/${key}`;
+  await sendMail(services.config, {
+    to: email,
+    subject: `Verify your new email address for ${realm.name}`,
+    text: `Hi ${user.full_name},\n\nWe received a request to change the email address of your account in ${realm.name} to ${email}.\nTo confirm, open this link:\n\n${link}\n\nIf you did not ask for this, ignore this message.\n`,
+  });
+}
+
+/** Follows a confirmation link; returns the new address, or undefined for a bad or used key. */
+export async function confirmEmailChange(services: Services, key: string): Promise<string | undefined> {
+  if (!/^[0-9a-f]{48}$/.test(key)) return undefined;
+  return services.database.transaction(async (tx, onCommit) => {
+    const row = await tx.selectFrom('email_changes').selectAll().where('confirmation_key', '=', key).executeTakeFirst();
+    if (!row || row.used || Number(row.created_at) < nowSeconds() - LINK_VALID_SECONDS) return undefined;
+    const user = await tx.selectFrom('users').select(['id', 'realm_id', 'is_active']).where('id', '=', row.user_id).executeTakeFirst();
+    if (!user || !user.is_active) return undefined;
+    if (await getUserByEmail(tx, user.realm_id, row.new_email)) return undefined;
+    await updateUser(tx, user.id, { email: row.new_email });
+    await tx.updateTable('email_changes').set({ used: true }).where('id', '=', row.id).execute();
+    const audience = (await tx.selectFrom('users').select('id').where('realm_id', '=', user.realm_id).where('is_active', '=', true).execute()).map((r) => r.id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: row.new_email } } });
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: row.new_email } } });
+    onCommit(() => services.cache.invalidateUsers(user.realm_id));
+    return row.new_email;
+  });
+}
