@@ -212,7 +212,7 @@ async function main() {
 
   const server = await startProcess(
     [...SERVER_NODE_FLAGS, join(root, 'bin/confab.js'), 'serve'],
-    { CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1' },
+    { CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off' },
     /listening on (http:\/\/[^\s]+)/,
   );
   const base = server.match[1]!;

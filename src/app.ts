@@ -6,6 +6,7 @@ import { Cache } from './store/cache.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import { buildHttpServer } from './http/server.js';
+import { RateLimiter } from './http/rate_limit.js';
 import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
@@ -33,7 +34,8 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   bus.subscribe((e) => {
     if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);
   });
-  return { config, database, cache, bus, queues };
+  const rateLimiter = config.rateLimits ? new RateLimiter(config.rateLimits) : null;
+  return { config, database, cache, bus, queues, rateLimiter };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -56,6 +58,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await delivery.stop();
       await retention.stop();
       services.queues.close();
+      services.rateLimiter?.close();
       await http.close();
       await services.bus.close();
       await services.database.close();

@@ -1,4 +1,5 @@
 // Operator configuration, read from the environment (names are part of the operator interface).
+import { parseRateLimits, type RateLimitConfig } from './http/rate_limit.js';
 
 export interface Config {
   databaseUrl: string;
@@ -14,6 +15,8 @@ export interface Config {
   /** Where mail goes when no SMTP server is configured: one .eml file per message. */
   outboxDir: string;
   mailFrom: string;
+  /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
+  rateLimits: RateLimitConfig | null;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -38,5 +41,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.CONFAB_SMTP_URL || null,
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
+    rateLimits: parseRateLimits(env.CONFAB_RATE_LIMITS),
   };
 }

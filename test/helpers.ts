@@ -12,6 +12,7 @@ import { createOrganization } from '../src/actions/realms.js';
 import { insertAccount } from '../src/actions/users.js';
 import { ROLE, type RoleName } from '../src/store/users.js';
 import { nowSeconds } from '../src/services.js';
+import type { RateLimitConfig } from '../src/http/rate_limit.js';
 
 export const TEST_DATABASE_URL = process.env.CONFAB_TEST_DATABASE_URL || 'sqlite';
 export const ON_POSTGRES = TEST_DATABASE_URL.startsWith('postgres');
@@ -113,7 +114,9 @@ export interface TestServer {
 
 let counter = 0;
 
-export async function startTestServer(opts: { heartbeatSeconds?: number; queueIdleSeconds?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { heartbeatSeconds?: number; queueIdleSeconds?: number; rateLimits?: RateLimitConfig } = {},
+): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
   let databaseUrl: string;
   let schema: string | undefined;
@@ -132,6 +135,8 @@ export async function startTestServer(opts: { heartbeatSeconds?: number; queueId
     host: '127.0.0.1',
     port: 0,
     outboxDir: join(outboxParent, 'outbox'),
+    // Tests send far more than a person would: limits are on only where a test asks for them.
+    rateLimits: opts.rateLimits ?? null,
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
   };

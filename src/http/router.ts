@@ -6,6 +6,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { Params } from './params.js';
 import { authenticate } from './auth.js';
+import type { Verdict } from './rate_limit.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -96,6 +97,11 @@ export class Router {
         } else {
           ctx = base as AuthedContext;
         }
+        const limiter = this.services.rateLimiter;
+        if (limiter) {
+          const verdict = auth ? limiter.hit(`user:${ctx.user.id}`, limiter.config.user) : limiter.hit(`ip:${request.ip}`, limiter.config.anonymous);
+          setRateLimitHeaders(reply, verdict);
+        }
         ctx.clientName = clientNameOf(request, params);
         const data = await handler(ctx);
         if (reply.sent) return reply;
@@ -123,6 +129,12 @@ export class Router {
   publicRoute(method: Method, path: string, handler: (c: PublicContext) => Promise<Reply>) {
     this.add(method, path, false, handler as (c: AuthedContext) => Promise<Reply>);
   }
+}
+
+export function setRateLimitHeaders(reply: FastifyReply, v: Verdict): void {
+  reply.header('X-RateLimit-Limit', String(v.limit));
+  reply.header('X-RateLimit-Remaining', String(v.remaining));
+  reply.header('X-RateLimit-Reset', String(v.reset));
 }
 
 /** Path parameter as a positive integer id; Zulip answers a non-number with BAD_REQUEST. */

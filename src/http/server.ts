@@ -5,7 +5,8 @@ import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
 import type { Services } from '../services.js';
-import { API_PREFIX, methodsForPath, Router } from './router.js';
+import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './router.js';
+import { RateLimitExceeded } from './rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerPages } from './pages.js';
 
@@ -42,6 +43,10 @@ export function buildHttpServer(services: Services): FastifyInstance {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) {
       if (err.status === 401) reply.header('WWW-Authenticate', 'Basic realm="zulip"');
+      if (err instanceof RateLimitExceeded) {
+        reply.header('Retry-After', String(err.retryAfter));
+        setRateLimitHeaders(reply, err.verdict);
+      }
       return reply.status(err.status).send(errorBody(err));
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;

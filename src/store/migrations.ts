@@ -334,6 +334,23 @@ function emailChanges(dialect: DialectName): Migration {
   };
 }
 
+/** Mobile push notification device tokens, per user. */
+function pushTokens(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'push_device_tokens')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('kind', int, (c) => c.notNull())
+        .addColumn('token', 'text', (c) => c.notNull())
+        .addColumn('appid', 'text')
+        .addColumn('last_updated', int, (c) => c.notNull())
+        .addUniqueConstraint('push_device_tokens_key', ['user_id', 'kind', 'token'])
+        .execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -344,6 +361,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0006_navigation_views': navigationViews(dialect),
     '0007_channel_folders': channelFolders(dialect),
     '0008_email_changes': emailChanges(dialect),
+    '0009_push_tokens': pushTokens(dialect),
   };
 }
 

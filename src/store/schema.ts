@@ -244,6 +244,16 @@ export interface EmailChangeTable {
   used: Bool;
 }
 
+export interface PushDeviceTokenTable {
+  id: Generated<number>;
+  user_id: number;
+  /** 1: Apple (APNs), 2: Android (FCM/GCM). */
+  kind: number;
+  token: string;
+  appid: string | null;
+  last_updated: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -265,4 +275,5 @@ export interface DB {
   navigation_views: NavigationViewTable;
   channel_folders: ChannelFolderTable;
   email_changes: EmailChangeTable;
+  push_device_tokens: PushDeviceTokenTable;
 }

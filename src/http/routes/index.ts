@@ -12,6 +12,7 @@ import { registerScheduledRoutes } from './scheduled.js';
 import { registerSettingsRoutes } from './settings.js';
 import { registerNavigationViewRoutes } from './navigation_views.js';
 import { registerChannelFolderRoutes } from './channel_folders.js';
+import { registerDeviceRoutes } from './devices.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -26,4 +27,5 @@ export function registerAllRoutes(r: Router): void {
   registerSettingsRoutes(r);
   registerNavigationViewRoutes(r);
   registerChannelFolderRoutes(r);
+  registerDeviceRoutes(r);
 }

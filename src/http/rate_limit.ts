@@ -1,0 +1,77 @@
+// Rate limits as Zulip's defaults: requests per user, requests per address without credentials,
+// and password attempts per username. Counters are per process for now; with several processes
+// they belong in Redis beside the event bus.
+import { RateLimited } from '../errors.js';
+
+export interface Rule {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitConfig {
+  user: Rule;
+  anonymous: Rule;
+  password: Rule;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
+  user: { limit: 200, windowSeconds: 60 },
+  anonymous: { limit: 100, windowSeconds: 60 },
+  password: { limit: 5, windowSeconds: 1800 },
+};
+
+/** CONFAB_RATE_LIMITS: "off", or overrides like "user=200/60,anonymous=100/60,password=5/1800". */
+export function parseRateLimits(v: string | undefined): RateLimitConfig | null {
+  if (v === 'off') return null;
+  const out = { ...DEFAULT_RATE_LIMITS };
+  for (const part of (v ?? '').split(',').filter(Boolean)) {
+    const m = /^(user|anonymous|password)=(\d+)\/(\d+)$/.exec(part.trim());
+    if (!m) throw new Error(`CONFAB_RATE_LIMITS: cannot read '${part}'`);
+    out[m[1] as keyof RateLimitConfig] = { limit: Number(m[2]), windowSeconds: Number(m[3]) };
+  }
+  return out;
+}
+
+export interface Verdict {
+  limit: number;
+  remaining: number;
+  /** UNIX time (seconds) when the window starts over. */
+  reset: number;
+}
+
+export class RateLimiter {
+  private windows = new Map<string, { count: number; resetAt: number }>();
+  private sweep: NodeJS.Timeout;
+
+  constructor(readonly config: RateLimitConfig) {
+    this.sweep = setInterval(() => {
+      const now = Date.now();
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+    }, 60_000);
+    this.sweep.unref();
+  }
+
+  /** Counts one request against the key; throws RATE_LIMIT_HIT when over the rule's limit. */
+  hit(key: string, rule: Rule): Verdict {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) this.windows.set(key, (w = { count: 0, resetAt: now + rule.windowSeconds * 1000 }));
+    w.count++;
+    const verdict = { limit: rule.limit, remaining: Math.max(0, rule.limit - w.count), reset: Math.ceil(w.resetAt / 1000) };
+    if (w.count > rule.limit) throw new RateLimitExceeded(Math.max(1, Math.ceil((w.resetAt - now) / 1000)), verdict);
+    return verdict;
+  }
+
+  close(): void {
+    clearInterval(this.sweep);
+  }
+}
+
+export class RateLimitExceeded extends RateLimited {
+  constructor(
+    readonly retryAfter: number,
+    readonly verdict: Verdict,
+  ) {
+    super(retryAfter);
+  }
+}
