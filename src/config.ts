@@ -15,6 +15,8 @@ export interface Config {
   /** Where mail goes when no SMTP server is configured: one .eml file per message. */
   outboxDir: string;
   mailFrom: string;
+  /** The Jitsi Meet server for video calls (CONFAB_JITSI_SERVER_URL); null: not configured. */
+  jitsiServerUrl: string | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
   rateLimits: RateLimitConfig | null;
 }
@@ -42,5 +44,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
     rateLimits: parseRateLimits(env.CONFAB_RATE_LIMITS),
+    jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
   };
 }

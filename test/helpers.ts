@@ -115,7 +115,7 @@ export interface TestServer {
 let counter = 0;
 
 export async function startTestServer(
-  opts: { heartbeatSeconds?: number; queueIdleSeconds?: number; rateLimits?: RateLimitConfig } = {},
+  opts: { heartbeatSeconds?: number; queueIdleSeconds?: number; rateLimits?: RateLimitConfig; jitsiServerUrl?: string } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
   let databaseUrl: string;
@@ -137,6 +137,7 @@ export async function startTestServer(
     outboxDir: join(outboxParent, 'outbox'),
     // Tests send far more than a person would: limits are on only where a test asks for them.
     rateLimits: opts.rateLimits ?? null,
+    jitsiServerUrl: opts.jitsiServerUrl ?? null,
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
   };

@@ -351,6 +351,22 @@ function pushTokens(dialect: DialectName): Migration {
   };
 }
 
+/** Code playgrounds: links from code blocks of a language to an external runner. */
+function playgrounds(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'realm_playgrounds')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('pygments_language', 'text', (c) => c.notNull())
+        .addColumn('url_template', 'text', (c) => c.notNull())
+        .addUniqueConstraint('realm_playgrounds_key', ['realm_id', 'pygments_language', 'name'])
+        .execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -362,6 +378,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0007_channel_folders': channelFolders(dialect),
     '0008_email_changes': emailChanges(dialect),
     '0009_push_tokens': pushTokens(dialect),
+    '0010_playgrounds': playgrounds(dialect),
   };
 }
 

@@ -254,6 +254,14 @@ export interface PushDeviceTokenTable {
   last_updated: number;
 }
 
+export interface RealmPlaygroundTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -276,4 +284,5 @@ export interface DB {
   channel_folders: ChannelFolderTable;
   email_changes: EmailChangeTable;
   push_device_tokens: PushDeviceTokenTable;
+  realm_playgrounds: RealmPlaygroundTable;
 }

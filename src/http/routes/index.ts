@@ -13,6 +13,7 @@ import { registerSettingsRoutes } from './settings.js';
 import { registerNavigationViewRoutes } from './navigation_views.js';
 import { registerChannelFolderRoutes } from './channel_folders.js';
 import { registerDeviceRoutes } from './devices.js';
+import { registerCallRoutes } from './calls.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -28,4 +29,5 @@ export function registerAllRoutes(r: Router): void {
   registerNavigationViewRoutes(r);
   registerChannelFolderRoutes(r);
   registerDeviceRoutes(r);
+  registerCallRoutes(r);
 }

@@ -1,0 +1,62 @@
+// Code playgrounds: organization administrators link code blocks of a language to a runner.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { Executor } from '../store/db.js';
+import { BadRequest, NotAllowed } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { isRealmAdmin } from './channel_access.js';
+import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
+
+export interface Playground {
+  id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
+export async function listPlaygrounds(db: Executor, realmId: number): Promise<Playground[]> {
+  return db.selectFrom('realm_playgrounds').select(['id', 'name', 'pygments_language', 'url_template']).where('realm_id', '=', realmId).orderBy('id').execute();
+}
+
+function validate(name: string, language: string, urlTemplate: string) {
+  const n = name.trim();
+  if (!n) throw new BadRequest('Name cannot be empty.');
+  if (n.length > 50) throw new BadRequest('Name is too long.');
+  const lang = language.trim();
+  if (!lang) throw new BadRequest('Pygments language cannot be empty.');
+  if (lang.length > 40 || !/^[ a-zA-Z0-9_+\-./#]*$/.test(lang)) throw new BadRequest('Invalid characters in pygments language');
+  const vars = templateVariables(urlTemplate);
+  if (!vars || !isWebTemplate(urlTemplate)) throw new BadRequest('Invalid URL template.');
+  if (vars.length !== 1 || vars[0] !== 'code') throw new BadRequest('"code" should be the only variable present in the URL template');
+  return { name: n, pygments_language: lang, url_template: urlTemplate };
+}
+
+async function announce(services: Services, tx: Executor, onCommit: (h: () => void) => void, realmId: number) {
+  const list = await listPlaygrounds(tx, realmId);
+  const audience = [...(await services.cache.users(realmId)).values()].filter((u) => u.is_active).map((u) => u.id);
+  publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'realm_playgrounds', realm_playgrounds: list } });
+}
+
+export async function addPlayground(services: Services, caller: User, realm: Realm, name: string, language: string, urlTemplate: string): Promise<{ id: number }> {
+  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  const p = validate(name, language, urlTemplate);
+  await services.cache.users(realm.id);
+  return services.database.transaction(async (tx, onCommit) => {
+    const dup = await tx.selectFrom('realm_playgrounds').select('id').where('realm_id', '=', realm.id).where('name', '=', p.name).where('pygments_language', '=', p.pygments_language).executeTakeFirst();
+    if (dup) throw new BadRequest('Realm playground with this Realm, Pygments language and Name already exists.');
+    const row = await tx.insertInto('realm_playgrounds').values({ realm_id: realm.id, ...p }).returning('id').executeTakeFirstOrThrow();
+    await announce(services, tx, onCommit, realm.id);
+    return { id: row.id };
+  });
+}
+
+export async function removePlayground(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
+  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  await services.cache.users(realm.id);
+  await services.database.transaction(async (tx, onCommit) => {
+    const res = await tx.deleteFrom('realm_playgrounds').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw new BadRequest('Invalid playground');
+    await announce(services, tx, onCommit, realm.id);
+  });
+}
