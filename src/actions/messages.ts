@@ -160,7 +160,7 @@ export interface PreparedMessage {
 export async function prepareMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<PreparedMessage> {
   const content = normalizeContent(req.content);
   const users = await services.cache.users(realm.id);
-  const rendered = renderMarkdown(content, { users: users.values() });
+  const rendered = renderMarkdown(content, { users: users.values(), linkifiers: await services.cache.linkifiers(realm.id) });
 
   let recipientUserIds: number[];
   let stream: Stream | undefined;

@@ -17,6 +17,7 @@ import { listScheduledMessages } from './scheduled.js';
 import { listNavigationViews } from './navigation_views.js';
 import { listChannelFolders } from './channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
+import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
 import { isRealmAdmin } from './channel_access.js';
@@ -93,8 +94,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want('realm_domains')) state.realm_domains = [];
   if (want('realm_emoji')) state.realm_emoji = {};
-  if (want('realm_linkifiers')) state.realm_linkifiers = [];
-  if (want('realm_filters')) state.realm_filters = [];
+  if (want('realm_linkifiers') || want('realm_filters')) {
+    const linkifiers = await listLinkifiers(db, realm.id);
+    if (want('realm_linkifiers')) state.realm_linkifiers = linkifiers.map(linkifierForClient);
+    if (want('realm_filters')) state.realm_filters = linkifiers.map((l) => [l.pattern, l.url_template, l.id]);
+  }
   if (want('realm_playgrounds')) state.realm_playgrounds = await listPlaygrounds(db, realm.id);
   if (want('realm_embedded_bots')) state.realm_embedded_bots = [];
   if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];

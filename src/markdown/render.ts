@@ -2,7 +2,9 @@
 // breaks, raw HTML is escaped, code blocks in Zulip's codehilite markup) and Zulip's mention
 // syntax. markdown-it runs in time linear in the input; content is bounded by max_message_length.
 import { createRequire } from 'node:module';
-import type { MarkdownIt as Parser, StateInline } from 'markdown-it';
+import type { MarkdownIt as Parser, StateCore, StateInline, Token } from 'markdown-it';
+import type { CompiledPattern } from '../lib/linkifier_patterns.js';
+import { expandTemplate } from '../lib/uri_templates.js';
 
 export interface MentionUser {
   id: number;
@@ -10,9 +12,15 @@ export interface MentionUser {
   is_active: boolean;
 }
 
-/** What the renderer may look up: the organization's users, for mentions. */
+export interface LinkifierRule {
+  re: CompiledPattern;
+  template: string;
+}
+
+/** What the renderer may look up: the organization's users (mentions) and linkifiers. */
 export interface RenderContext {
   users?: Iterable<MentionUser>;
+  linkifiers?: readonly LinkifierRule[];
 }
 
 export type WildcardKind = 'stream' | 'topic' | null;
@@ -27,6 +35,7 @@ const STREAM_WILDCARDS = new Set(['all', 'everyone', 'stream', 'channel']);
 const TOPIC_WILDCARDS = new Set(['topic']);
 
 interface MentionEnv {
+  linkifiers: readonly LinkifierRule[];
   byName: Map<string, MentionUser[]>;
   byId: Map<number, MentionUser>;
   mentioned: Set<number>;
@@ -84,11 +93,69 @@ function mentionRule(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
+/** The earliest linkifier match in a text, by the organization's order when two start together. */
+function firstLinkifierMatch(text: string, rules: readonly LinkifierRule[]) {
+  let best: { start: number; end: number; url: string } | undefined;
+  for (const rule of rules) {
+    const m = rule.re.matcher(text);
+    if (!m.find()) continue;
+    const start = m.start();
+    if (best && start >= best.start) continue;
+    const vars: Record<string, string> = {};
+    for (const name of Object.keys(rule.re.namedGroups())) vars[name] = m.group(name) ?? '';
+    const url = expandTemplate(rule.template, vars);
+    if (m.end() > start) best = { start, end: m.end(), url };
+  }
+  return best;
+}
+
+/** Core rule: text outside links and code that a linkifier matches becomes a link. */
+function linkifierRule(state: StateCore): void {
+  const rules = (state.env as unknown as MentionEnv).linkifiers;
+  if (!rules || rules.length === 0) return;
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    const out: Token[] = [];
+    let linkDepth = 0;
+    for (const tok of block.children) {
+      if (tok.type === 'link_open') linkDepth++;
+      if (tok.type === 'link_close') linkDepth--;
+      if (tok.type !== 'text' || linkDepth > 0) {
+        out.push(tok);
+        continue;
+      }
+      let rest = tok.content;
+      for (let guard = 0; rest && guard < 1000; guard++) {
+        const m = firstLinkifierMatch(rest, rules);
+        if (!m) break;
+        if (m.start > 0) {
+          const t = new state.Token('text', '', 0);
+          t.content = rest.slice(0, m.start);
+          out.push(t);
+        }
+        const open = new state.Token('link_open', 'a', 1);
+        open.attrs = [['href', m.url]];
+        const text = new state.Token('text', '', 0);
+        text.content = rest.slice(m.start, m.end);
+        out.push(open, text, new state.Token('link_close', 'a', -1));
+        rest = rest.slice(m.end);
+      }
+      if (rest) {
+        const t = new state.Token('text', '', 0);
+        t.content = rest;
+        out.push(t);
+      }
+    }
+    block.children = out;
+  }
+}
+
 function buildParser(): Parser {
   // Loaded on first use, so an idle server does not carry the parser in memory.
   const MarkdownIt = createRequire(import.meta.url)('markdown-it') as (o: object) => Parser;
   const md = MarkdownIt({ html: false, breaks: true, linkify: true, typographer: false });
   md.inline.ruler.before('emphasis', 'zulip_mention', mentionRule);
+  md.core.ruler.push('zulip_linkifiers', linkifierRule);
   // Zulip's code block markup, with the language (if any) as a data attribute.
   md.renderer.rules.fence = (tokens, idx) => {
     const token = tokens[idx]!;
@@ -121,7 +188,7 @@ export function renderMarkdown(content: string, ctx: RenderContext = {}): Render
       else byName.set(key, [u]);
     }
   }
-  const env: MentionEnv = { byName, byId, mentioned: new Set(), wildcard: null };
+  const env: MentionEnv = { linkifiers: ctx.linkifiers ?? [], byName, byId, mentioned: new Set(), wildcard: null };
   parser ??= buildParser();
   const html = parser.render(content, env as unknown as Record<string, unknown>).trim();
   return { html, mentionedUserIds: env.mentioned, wildcard: env.wildcard };

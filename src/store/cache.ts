@@ -5,6 +5,13 @@ import type { Database } from './db.js';
 import { getRealm, type Realm } from './realms.js';
 import { getUsersByEmail, listRealmUsers, type User } from './users.js';
 import { maxMessageIdOf } from './unreads.js';
+import { listLinkifiers } from './linkifiers.js';
+import { compilePattern, type CompiledPattern } from '../lib/linkifier_patterns.js';
+
+export interface LinkifierRule {
+  re: CompiledPattern;
+  template: string;
+}
 import { listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
 
 export interface GroupGraph {
@@ -19,6 +26,7 @@ export class Cache {
   private realmUsers = new Map<number, Map<number, User>>();
   private byEmail = new Map<string, User[]>();
   private groupGraphs = new Map<number, GroupGraph>();
+  private linkifierRules = new Map<number, LinkifierRule[]>();
   /** Each user's newest message id, kept current from the message events every process receives. */
   private maxMessageIds = new Map<number, number>();
 
@@ -99,6 +107,24 @@ export class Cache {
     }
   }
 
+  /** The organization's linkifiers compiled for rendering, in order. */
+  async linkifiers(realmId: number): Promise<LinkifierRule[]> {
+    let rules = this.linkifierRules.get(realmId);
+    if (!rules) {
+      rules = [];
+      for (const l of await listLinkifiers(this.database.db, realmId)) {
+        const re = compilePattern(l.pattern);
+        if (re) rules.push({ re, template: l.url_template });
+      }
+      this.linkifierRules.set(realmId, rules);
+    }
+    return rules;
+  }
+
+  invalidateLinkifiers(realmId: number): void {
+    this.linkifierRules.delete(realmId);
+  }
+
   invalidateRealm(realmId: number): void {
     this.realms.delete(realmId);
   }
@@ -118,6 +144,7 @@ export class Cache {
     this.byEmail.clear();
     this.groupGraphs.clear();
     this.maxMessageIds.clear();
+    this.linkifierRules.clear();
   }
 }
 

@@ -367,6 +367,25 @@ function playgrounds(dialect: DialectName): Migration {
   };
 }
 
+/** Linkifiers: patterns that turn text into links, in the organization's order. */
+function linkifiers(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'linkifiers')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('pattern', 'text', (c) => c.notNull())
+        .addColumn('url_template', 'text', (c) => c.notNull())
+        .addColumn('example_input', 'text')
+        .addColumn('reverse_template', 'text')
+        .addColumn('alternative_url_templates', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('order_index', int, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('linkifiers_realm').on('linkifiers').columns(['realm_id', 'order_index']).execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -379,6 +398,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0008_email_changes': emailChanges(dialect),
     '0009_push_tokens': pushTokens(dialect),
     '0010_playgrounds': playgrounds(dialect),
+    '0011_linkifiers': linkifiers(dialect),
   };
 }
 

@@ -262,6 +262,18 @@ export interface RealmPlaygroundTable {
   url_template: string;
 }
 
+export interface LinkifierTable {
+  id: Generated<number>;
+  realm_id: number;
+  pattern: string;
+  url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  /** JSON list of RFC 6570 templates. */
+  alternative_url_templates: string;
+  order_index: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -285,4 +297,5 @@ export interface DB {
   email_changes: EmailChangeTable;
   push_device_tokens: PushDeviceTokenTable;
   realm_playgrounds: RealmPlaygroundTable;
+  linkifiers: LinkifierTable;
 }

@@ -82,7 +82,7 @@ export function registerMessageRoutes(r: Router): void {
     const content = params.str('content');
     if (content.length > MAX_MESSAGE_LENGTH) throw new BadRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
     const users = await services.cache.users(realm.id);
-    return { rendered: renderMarkdown(normalizeContent(content), { users: users.values() }).html };
+    return { rendered: renderMarkdown(normalizeContent(content), { users: users.values(), linkifiers: await services.cache.linkifiers(realm.id) }).html };
   });
 
   r.get('/messages', async ({ params, services, user, realm }) => {

@@ -3,6 +3,24 @@ import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
 import { BadRequest } from '../../errors.js';
 import { addPlayground, removePlayground } from '../../actions/playgrounds.js';
+import { addLinkifier, removeLinkifier, reorderLinkifiers, updateLinkifier, type LinkifierInput } from '../../actions/linkifiers.js';
+import { linkifierForClient, listLinkifiers } from '../../store/linkifiers.js';
+import { check, type Params } from '../params.js';
+
+/** An empty example_input or reverse_template means none (null), as Zulip reads them. */
+function linkifierInput(params: Params): LinkifierInput {
+  const nullable = (name: string) => {
+    const v = params.optStr(name);
+    return v === undefined || v === '' ? null : v;
+  };
+  return {
+    pattern: params.str('pattern'),
+    url_template: params.str('url_template'),
+    example_input: nullable('example_input'),
+    reverse_template: nullable('reverse_template'),
+    alternative_url_templates: params.optJson('alternative_url_templates', check.strList) ?? [],
+  };
+}
 import { parseRealmUpdate, updateRealmSettings } from '../../actions/realm_settings.js';
 import { userGroupsForClient } from '../shapes/groups.js';
 
@@ -18,6 +36,30 @@ export function registerRealmRoutes(r: Router): void {
 
   r.delete('/realm/playgrounds/{playground_id}', async (ctx) => {
     await removePlayground(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'playground_id', () => new BadRequest('Invalid playground')));
+    return {};
+  });
+
+  r.get('/realm/linkifiers', async ({ services, realm }) => ({ linkifiers: (await listLinkifiers(services.database.db, realm.id)).map(linkifierForClient) }));
+  // The legacy form older bindings still call.
+  r.get('/realm/filters', async ({ services, realm }) => ({
+    filters: (await listLinkifiers(services.database.db, realm.id)).map((l) => [l.pattern, l.url_template, l.id]),
+  }));
+
+  r.post('/realm/filters', async ({ params, services, user, realm }) => addLinkifier(services, user, realm, linkifierInput(params)));
+
+  r.patch('/realm/filters/{filter_id}', async (ctx) => {
+    const id = pathInt(ctx, 'filter_id', () => new BadRequest('Linkifier not found.'));
+    await updateLinkifier(ctx.services, ctx.user, ctx.realm, id, linkifierInput(ctx.params));
+    return {};
+  });
+
+  r.delete('/realm/filters/{filter_id}', async (ctx) => {
+    await removeLinkifier(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'filter_id', () => new BadRequest('Linkifier not found.')));
+    return {};
+  });
+
+  r.patch('/realm/linkifiers', async ({ params, services, user, realm }) => {
+    await reorderLinkifiers(services, user, realm, params.json('ordered_linkifier_ids', check.intList));
     return {};
   });
 

@@ -1,0 +1,143 @@
+// Linkifiers: organization administrators define patterns whose matches in messages become links.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { Executor } from '../store/db.js';
+import { linkifierForClient, listLinkifiers, type Linkifier } from '../store/linkifiers.js';
+import { BadRequest, NotAllowed } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { isRealmAdmin } from './channel_access.js';
+import { compilePattern } from '../lib/linkifier_patterns.js';
+import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
+
+export interface LinkifierInput {
+  pattern: string;
+  url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: string[];
+}
+
+/** Fills a reverse template: {name} takes a group's text, {{ and }} stand for literal braces. */
+function applyReverse(template: string, groups: Record<string, string>): string | undefined {
+  let out = '';
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i]!;
+    if (c === '{' && template[i + 1] === '{') {
+      out += '{';
+      i++;
+    } else if (c === '}' && template[i + 1] === '}') {
+      out += '}';
+      i++;
+    } else if (c === '{') {
+      const end = template.indexOf('}', i);
+      if (end < 0) return undefined;
+      const name = template.slice(i + 1, end);
+      if (!(name in groups)) return undefined;
+      out += groups[name];
+      i = end;
+    } else if (c === '}') {
+      return undefined;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+export function validateLinkifier(l: LinkifierInput): void {
+  const re = compilePattern(l.pattern);
+  if (!re) throw new BadRequest('Invalid linkifier pattern.');
+  const groups = Object.keys(re.namedGroups());
+  const checkTemplate = (template: string) => {
+    const vars = templateVariables(template);
+    if (!vars || !isWebTemplate(template)) throw new BadRequest('Invalid URL template.');
+    for (const v of vars) if (!groups.includes(v)) throw new BadRequest(`Group '${v}' in URL template is not present in linkifier pattern.`);
+    return vars;
+  };
+  const vars = checkTemplate(l.url_template);
+  for (const g of groups) if (!vars.includes(g)) throw new BadRequest(`Group '${g}' in linkifier pattern is not present in URL template.`);
+  for (const alt of l.alternative_url_templates) checkTemplate(alt);
+  if (l.reverse_template !== null && l.example_input === null) throw new BadRequest('An example input is required with a reverse template.');
+  if (l.example_input !== null) {
+    const m = re.matcher(l.example_input);
+    if (!m.matches()) throw new BadRequest('Example input does not match the linkifier pattern.');
+    if (l.reverse_template !== null) {
+      const values: Record<string, string> = {};
+      for (const g of groups) values[g] = m.group(g) ?? '';
+      if (applyReverse(l.reverse_template, values) !== l.example_input) {
+        throw new BadRequest('The reverse template, applied to the example input, does not give back the example input.');
+      }
+    }
+  }
+}
+
+function requireAdmin(user: User): void {
+  if (!isRealmAdmin(user)) throw new NotAllowed('Must be an organization administrator');
+}
+
+async function announce(services: Services, tx: Executor, onCommit: (h: () => void) => void, realmId: number, audience: number[]) {
+  const list = await listLinkifiers(tx, realmId);
+  publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'realm_linkifiers', realm_linkifiers: list.map(linkifierForClient) } });
+  onCommit(() => services.cache.invalidateLinkifiers(realmId));
+}
+
+async function audienceOf(services: Services, realmId: number): Promise<number[]> {
+  return [...(await services.cache.users(realmId)).values()].filter((u) => u.is_active).map((u) => u.id);
+}
+
+export async function addLinkifier(services: Services, caller: User, realm: Realm, l: LinkifierInput): Promise<{ id: number }> {
+  requireAdmin(caller);
+  validateLinkifier(l);
+  const audience = await audienceOf(services, realm.id);
+  return services.database.transaction(async (tx, onCommit) => {
+    const max = await tx.selectFrom('linkifiers').select((eb) => eb.fn.max('order_index').as('m')).where('realm_id', '=', realm.id).executeTakeFirst();
+    const row = await tx
+      .insertInto('linkifiers')
+      .values({ realm_id: realm.id, ...l, alternative_url_templates: JSON.stringify(l.alternative_url_templates), order_index: Number(max?.m ?? -1) + 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await announce(services, tx, onCommit, realm.id, audience);
+    return { id: row.id };
+  });
+}
+
+export async function updateLinkifier(services: Services, caller: User, realm: Realm, id: number, l: LinkifierInput): Promise<void> {
+  requireAdmin(caller);
+  validateLinkifier(l);
+  const audience = await audienceOf(services, realm.id);
+  await services.database.transaction(async (tx, onCommit) => {
+    const res = await tx
+      .updateTable('linkifiers')
+      .set({ ...l, alternative_url_templates: JSON.stringify(l.alternative_url_templates) })
+      .where('realm_id', '=', realm.id)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw new BadRequest('Linkifier not found.');
+    await announce(services, tx, onCommit, realm.id, audience);
+  });
+}
+
+export async function removeLinkifier(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
+  requireAdmin(caller);
+  const audience = await audienceOf(services, realm.id);
+  await services.database.transaction(async (tx, onCommit) => {
+    const res = await tx.deleteFrom('linkifiers').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw new BadRequest('Linkifier not found.');
+    await announce(services, tx, onCommit, realm.id, audience);
+  });
+}
+
+export async function reorderLinkifiers(services: Services, caller: User, realm: Realm, order: number[]): Promise<void> {
+  requireAdmin(caller);
+  const audience = await audienceOf(services, realm.id);
+  await services.database.transaction(async (tx, onCommit) => {
+    const current: Linkifier[] = await listLinkifiers(tx, realm.id);
+    const ids = new Set(current.map((l) => l.id));
+    if (order.length !== ids.size || new Set(order).size !== order.length || !order.every((id) => ids.has(id))) {
+      throw new BadRequest('The ordered list must enumerate all existing linkifiers exactly once');
+    }
+    for (const [index, id] of order.entries()) await tx.updateTable('linkifiers').set({ order_index: index }).where('id', '=', id).execute();
+    await announce(services, tx, onCommit, realm.id, audience);
+  });
+}
