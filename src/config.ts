@@ -17,6 +17,8 @@ export interface Config {
   mailFrom: string;
   /** The Jitsi Meet server for video calls (CONFAB_JITSI_SERVER_URL); null: not configured. */
   jitsiServerUrl: string | null;
+  /** BigBlueButton API base URL and shared secret (both, or video calls through it are off). */
+  bigBlueButton: { url: string; secret: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
   rateLimits: RateLimitConfig | null;
 }
@@ -44,6 +46,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
     rateLimits: parseRateLimits(env.CONFAB_RATE_LIMITS),
+    bigBlueButton:
+      env.CONFAB_BIGBLUEBUTTON_URL && env.CONFAB_BIGBLUEBUTTON_SECRET
+        ? { url: env.CONFAB_BIGBLUEBUTTON_URL.replace(/\/*$/, '/'), secret: env.CONFAB_BIGBLUEBUTTON_SECRET }
+        : null,
     jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
   };
 }

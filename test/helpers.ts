@@ -115,7 +115,13 @@ export interface TestServer {
 let counter = 0;
 
 export async function startTestServer(
-  opts: { heartbeatSeconds?: number; queueIdleSeconds?: number; rateLimits?: RateLimitConfig; jitsiServerUrl?: string } = {},
+  opts: {
+    heartbeatSeconds?: number;
+    queueIdleSeconds?: number;
+    rateLimits?: RateLimitConfig;
+    jitsiServerUrl?: string;
+    bigBlueButton?: { url: string; secret: string };
+  } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
   let databaseUrl: string;
@@ -138,6 +144,7 @@ export async function startTestServer(
     // Tests send far more than a person would: limits are on only where a test asks for them.
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,
+    bigBlueButton: opts.bigBlueButton ?? null,
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
   };

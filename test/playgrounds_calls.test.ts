@@ -54,3 +54,45 @@ test('video calls: a Jitsi room when configured, a clear error otherwise', async
     await bare.close();
   }
 });
+
+test('BigBlueButton: a signed link; following it creates the meeting and redirects to it', async () => {
+  const { createServer } = await import('node:http');
+  const calls: string[] = [];
+  // A stand-in BigBlueButton server on this machine, answering the create call as BBB does.
+  const fake = createServer((req, res) => {
+    calls.push(req.url ?? '');
+    res.writeHead(200, { 'Content-Type': 'text/xml' });
+    res.end('<response><returncode>SUCCESS</returncode></response>');
+  });
+  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+  const port = (fake.address() as { port: number }).port;
+  const secret = 'bbb-shared-secret';
+  const s = await startTestServer({ bigBlueButton: { url: `http://127.0.0.1:${port}/bigbluebutton/`, secret } });
+  try {
+    const groups = await s.owner.post('/register', { fetch_event_types: ['realm'] });
+    assert.ok(groups.body.realm_available_video_chat_providers.big_blue_button);
+    assert.equal((await s.owner.patch('/realm', { video_chat_provider: 4 })).status, 200);
+    const res = await s.owner.post('/calls/videocall/create');
+    assert.equal(res.status, 200);
+    assert.match(res.body.url, /\/calls\/bigbluebutton\/join\?/);
+    const legacy = await s.owner.get('/calls/bigbluebutton/create', { meeting_name: 'Standup', voice_only: true });
+    assert.match(legacy.body.url, /meeting_name=Standup/);
+    const follow = await fetch(res.body.url, { redirect: 'manual' });
+    assert.equal(follow.status, 302);
+    const location = follow.headers.get('location') ?? '';
+    assert.match(location, new RegExp(`^http://127\\.0\\.0\\.1:${port}/bigbluebutton/api/join\\?`));
+    const { createHash } = await import('node:crypto');
+    const [, query] = location.split('?');
+    const params = new URLSearchParams(query);
+    const checksum = params.get('checksum');
+    params.delete('checksum');
+    assert.equal(checksum, createHash('sha1').update('join' + params.toString() + secret).digest('hex'), 'BBB can verify the join call');
+    assert.ok(calls.some((c) => c.startsWith('/bigbluebutton/api/create?')));
+    const forged = await fetch(res.body.url.replace('meeting_name=', 'meeting_name=x'), { redirect: 'manual' });
+    assert.equal(forged.status, 404, 'a link whose parameters were changed is refused');
+    assert.equal((await s.owner.patch('/realm', { video_chat_provider: 9 })).status, 400);
+  } finally {
+    await s.close();
+    fake.close();
+  }
+});

@@ -34,6 +34,7 @@ const PLAIN: Record<string, { read: (p: Params, name: string) => unknown; dict?:
   avatar_changes_disabled: { read: (p, n) => p.optBool(n) },
   enable_read_receipts: { read: (p, n) => p.optBool(n) },
   default_language: { read: (p, n) => p.optStr(n) },
+  video_chat_provider: { read: (p, n) => p.optInt(n) },
 };
 
 /** "unlimited" or a positive number of seconds (Zulip's edit/delete limits). */
@@ -61,6 +62,9 @@ function validate(key: string, value: unknown): unknown {
       return value;
     case 'waiting_period_threshold':
       if (typeof value !== 'number' || value < 0 || value > 1_000_000) throw new BadRequest('Invalid waiting_period_threshold');
+      return value;
+    case 'video_chat_provider':
+      if (![0, 1, 4].includes(value as number)) throw new BadRequest('Invalid video_chat_provider');
       return value;
     case 'default_language':
       if (!/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(String(value))) throw new BadRequest(`Invalid language '${String(value)}'`);

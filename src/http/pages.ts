@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import { confirmEmailChange } from '../actions/email_change.js';
+import { bbbApiUrl, verifyJoin } from '../lib/bigbluebutton.js';
 
 function page(title: string, text: string): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -9,6 +10,37 @@ function page(title: string, text: string): string {
 }
 
 export function registerPages(app: FastifyInstance, services: Services): void {
+  // A signed BigBlueButton link: create the meeting on the BBB server, then send the browser there.
+  app.get('/calls/bigbluebutton/join', async (request, reply) => {
+    const bbb = services.config.bigBlueButton;
+    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+    const meeting = bbb ? verifyJoin(bbb, query) : undefined;
+    reply.type('text/html; charset=utf-8');
+    if (!bbb || !meeting) return reply.code(404).send(page('Link not valid', 'This video call link is invalid.'));
+    const create = bbbApiUrl(bbb, 'create', {
+      meetingID: meeting.meeting_id!,
+      name: meeting.meeting_name ?? 'Meeting',
+      moderatorPW: meeting.moderator_password!,
+      attendeePW: `${meeting.moderator_password}a`,
+      lockSettingsDisableCam: meeting.voice_only === 'true' ? 'true' : 'false',
+    });
+    let ok = false;
+    try {
+      const res = await fetch(create, { signal: AbortSignal.timeout(10_000) });
+      ok = res.ok && (await res.text()).includes('<returncode>SUCCESS</returncode>');
+    } catch {
+      ok = false;
+    }
+    if (!ok) return reply.code(502).send(page('Video call unavailable', 'The BigBlueButton server did not create the meeting.'));
+    const join = bbbApiUrl(bbb, 'join', {
+      meetingID: meeting.meeting_id!,
+      password: meeting.moderator_password!,
+      fullName: query.get('full_name') ?? 'Guest',
+    });
+    return reply.redirect(join, 302);
+  });
+
+
   app.get('/accounts/confirm_new_email/:key', async (request, reply) => {
     const { key } = request.params as { key: string };
     const email = await confirmEmailChange(services, key);

@@ -23,7 +23,7 @@ export function realmUrl(realm: Realm, externalUrl: string): string {
   return u.toString().replace(/\/$/, '');
 }
 
-export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: string): Record<string, unknown> {
+export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: string, o: { bigBlueButton?: boolean } = {}): Record<string, unknown> {
   const s = realm.settings;
   const url = realmUrl(realm, externalUrl);
   const host = new URL(url).hostname;
@@ -68,7 +68,7 @@ export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: s
     realm_email_changes_disabled: s.email_changes_disabled,
     realm_require_unique_names: s.require_unique_names,
     realm_video_chat_provider: s.video_chat_provider,
-    realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
+    realm_available_video_chat_providers: o.bigBlueButton ? { ...VIDEO_CHAT_PROVIDERS, big_blue_button: { name: 'BigBlueButton', id: 4 } } : VIDEO_CHAT_PROVIDERS,
     realm_jitsi_server_url: s.jitsi_server_url,
     realm_gif_rating_policy: s.giphy_rating,
     realm_enable_read_receipts: s.enable_read_receipts,
