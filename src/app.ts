@@ -2,11 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './store/db.js';
-import { Cache } from './store/cache.js';
+import { randomBytes } from 'node:crypto';
+import { Cache, type CacheInvalidation } from './store/cache.js';
+import { RedisBus } from './events/redis_bus.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import { buildHttpServer } from './http/server.js';
-import { RateLimiter } from './http/rate_limit.js';
+import { RateLimiter, RedisRateLimiter } from './http/rate_limit.js';
+
+/** Bus messages that carry cache invalidations between processes (never delivered to queues). */
+const CACHE_EVENT = '__cache_invalidation';
 import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
@@ -22,19 +27,29 @@ export interface RunningServer {
 export interface StartOptions {
   database?: Database;
   bus?: EventBus;
+  /** Redis URL: several processes share events, cache invalidations and rate limits through it. */
+  redisUrl?: string | null;
   /** PostgreSQL schema, for tests that give each server its own. */
   schema?: string;
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
   const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema }));
-  const bus = opts.bus ?? new InProcessBus();
+  const redisUrl = opts.redisUrl === undefined ? config.redisUrl : opts.redisUrl;
+  const bus = opts.bus ?? (redisUrl ? new RedisBus(redisUrl, `${config.redisPrefix}:events`) : new InProcessBus());
+  if (bus instanceof RedisBus) await bus.whenReady();
   const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000);
   const cache = new Cache(database);
+  const origin = randomBytes(8).toString('hex');
   bus.subscribe((e) => {
     if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);
+    // Another process changed cached data: forget our copy. (Ours went out as we made it.)
+    if (e.event.type === CACHE_EVENT && e.event.origin !== origin) cache.applyRemote(e.event.what as CacheInvalidation);
   });
-  const rateLimiter = config.rateLimits ? new RateLimiter(config.rateLimits) : null;
+  if (!(bus instanceof InProcessBus)) {
+    cache.broadcast = (what) => bus.publish({ realmId: what.realmId, userIds: [], event: { type: CACHE_EVENT, origin, what } });
+  }
+  const rateLimiter = config.rateLimits ? (redisUrl ? new RedisRateLimiter(config.rateLimits, redisUrl, config.redisPrefix) : new RateLimiter(config.rateLimits)) : null;
   return { config, database, cache, bus, queues, rateLimiter };
 }
 
@@ -58,7 +73,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await delivery.stop();
       await retention.stop();
       services.queues.close();
-      services.rateLimiter?.close();
+      await services.rateLimiter?.close();
       await http.close();
       await services.bus.close();
       await services.database.close();

@@ -19,6 +19,10 @@ export interface Config {
   jitsiServerUrl: string | null;
   /** BigBlueButton API base URL and shared secret (both, or video calls through it are off). */
   bigBlueButton: { url: string; secret: string } | null;
+  /** CONFAB_REDIS_URL: several server processes share events, cache invalidations and rate limits. */
+  redisUrl: string | null;
+  /** Prefix of every Redis key and channel (CONFAB_REDIS_PREFIX), so deployments can share a Redis. */
+  redisPrefix: string;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
   rateLimits: RateLimitConfig | null;
 }
@@ -46,6 +50,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
     rateLimits: parseRateLimits(env.CONFAB_RATE_LIMITS),
+    redisUrl: env.CONFAB_REDIS_URL || null,
+    redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
     bigBlueButton:
       env.CONFAB_BIGBLUEBUTTON_URL && env.CONFAB_BIGBLUEBUTTON_SECRET
         ? { url: env.CONFAB_BIGBLUEBUTTON_URL.replace(/\/*$/, '/'), secret: env.CONFAB_BIGBLUEBUTTON_SECRET }

@@ -4,7 +4,7 @@ import type { Database } from './store/db.js';
 import type { Cache } from './store/cache.js';
 import type { EventBus } from './events/bus.js';
 import type { QueueManager } from './events/queues.js';
-import type { RateLimiter } from './http/rate_limit.js';
+import type { Limiter } from './http/rate_limit.js';
 
 export interface Services {
   config: Config;
@@ -13,7 +13,7 @@ export interface Services {
   bus: EventBus;
   queues: QueueManager;
   /** null when rate limits are off. */
-  rateLimiter: RateLimiter | null;
+  rateLimiter: Limiter | null;
 }
 
 /** UNIX time in whole seconds, as Zulip's API reports timestamps. */

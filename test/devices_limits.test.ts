@@ -31,6 +31,8 @@ test('push tokens: both names of each endpoint, validation, removal', async () =
   assert.equal((await member.post('/users/me/android_gcm_reg_id', { token: '' })).status, 400);
   assert.equal((await member.delete('/users/me/android_reg_id', { token: 'fcm-token-24' })).status, 200);
   assert.equal((await member.delete('/users/me/android_reg_id', { token: 'never-added' })).status, 400);
+  assert.equal((await member.post('/users/me/android_gcm_reg_id', { token: 'fcm-token-again' })).status, 200);
+  assert.equal((await member.delete('/users/me/android_gcm_reg_id', { token: 'fcm-token-again' })).status, 200);
   const rows = await t.server.services.database.db.selectFrom('push_device_tokens').select(['kind', 'token']).where('user_id', '=', member.userId).execute();
   assert.deepEqual(rows.map((r) => r.token), ['fcm-token-28'], 'tokens are stored per user');
 });

@@ -121,6 +121,7 @@ export async function startTestServer(
     rateLimits?: RateLimitConfig;
     jitsiServerUrl?: string;
     bigBlueButton?: { url: string; secret: string };
+    redis?: { url: string; prefix: string };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -145,6 +146,8 @@ export async function startTestServer(
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,
     bigBlueButton: opts.bigBlueButton ?? null,
+    redisUrl: opts.redis?.url ?? null,
+    redisPrefix: opts.redis?.prefix ?? 'confab-test',
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
   };

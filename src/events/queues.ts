@@ -190,6 +190,7 @@ export class QueueManager {
 
   private deliver(e: BusEvent): void {
     const type = String(e.event.type);
+    if (type.startsWith('__')) return;
     const targets = new Set<EventQueue>();
     for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) targets.add(q);
     if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) targets.add(q);

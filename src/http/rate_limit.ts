@@ -1,6 +1,7 @@
 // Rate limits as Zulip's defaults: requests per user, requests per address without credentials,
 // and password attempts per username. Counters are per process for now; with several processes
 // they belong in Redis beside the event bus.
+import { Redis } from 'ioredis';
 import { RateLimited } from '../errors.js';
 
 export interface Rule {
@@ -39,7 +40,21 @@ export interface Verdict {
   reset: number;
 }
 
-export class RateLimiter {
+export interface Limiter {
+  readonly config: RateLimitConfig;
+  /** Counts one request against the key; rejects with RATE_LIMIT_HIT when over the rule's limit. */
+  hit(key: string, rule: Rule): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+function verdictOf(rule: Rule, count: number, resetAtMs: number): Verdict {
+  const verdict = { limit: rule.limit, remaining: Math.max(0, rule.limit - count), reset: Math.ceil(resetAtMs / 1000) };
+  if (count > rule.limit) throw new RateLimitExceeded(Math.max(1, Math.ceil((resetAtMs - Date.now()) / 1000)), verdict);
+  return verdict;
+}
+
+/** Counters in this process's memory: right for one server process. */
+export class RateLimiter implements Limiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
   private sweep: NodeJS.Timeout;
 
@@ -51,19 +66,41 @@ export class RateLimiter {
     this.sweep.unref();
   }
 
-  /** Counts one request against the key; throws RATE_LIMIT_HIT when over the rule's limit. */
-  hit(key: string, rule: Rule): Verdict {
+  async hit(key: string, rule: Rule): Promise<Verdict> {
     const now = Date.now();
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) this.windows.set(key, (w = { count: 0, resetAt: now + rule.windowSeconds * 1000 }));
     w.count++;
-    const verdict = { limit: rule.limit, remaining: Math.max(0, rule.limit - w.count), reset: Math.ceil(w.resetAt / 1000) };
-    if (w.count > rule.limit) throw new RateLimitExceeded(Math.max(1, Math.ceil((w.resetAt - now) / 1000)), verdict);
-    return verdict;
+    return verdictOf(rule, w.count, w.resetAt);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.sweep);
+  }
+}
+
+/** Counters in Redis, so every server process counts against the same limits. */
+export class RedisRateLimiter implements Limiter {
+  private readonly redis: Redis;
+
+  constructor(
+    readonly config: RateLimitConfig,
+    url: string,
+    private readonly prefix = 'confab',
+  ) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 3 });
+  }
+
+  async hit(key: string, rule: Rule): Promise<Verdict> {
+    const k = `${this.prefix}:rate:${key}`;
+    const res = await this.redis.multi().incr(k).pexpire(k, rule.windowSeconds * 1000, 'NX').pttl(k).exec();
+    const count = Number(res?.[0]?.[1] ?? 0);
+    const ttl = Number(res?.[2]?.[1] ?? rule.windowSeconds * 1000);
+    return verdictOf(rule, count, Date.now() + Math.max(0, ttl));
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
   }
 }
 

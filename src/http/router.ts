@@ -99,7 +99,7 @@ export class Router {
         }
         const limiter = this.services.rateLimiter;
         if (limiter) {
-          const verdict = auth ? limiter.hit(`user:${ctx.user.id}`, limiter.config.user) : limiter.hit(`ip:${request.ip}`, limiter.config.anonymous);
+          const verdict = auth ? await limiter.hit(`user:${ctx.user.id}`, limiter.config.user) : await limiter.hit(`ip:${request.ip}`, limiter.config.anonymous);
           setRateLimitHeaders(reply, verdict);
         }
         ctx.clientName = clientNameOf(request, params);

@@ -14,6 +14,11 @@ export interface LinkifierRule {
 }
 import { listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
 
+export interface CacheInvalidation {
+  kind: 'realm' | 'users' | 'groups' | 'linkifiers';
+  realmId: number;
+}
+
 export interface GroupGraph {
   groups: Map<number, UserGroupRow>;
   members: Map<number, Set<number>>;
@@ -30,7 +35,24 @@ export class Cache {
   /** Each user's newest message id, kept current from the message events every process receives. */
   private maxMessageIds = new Map<number, number>();
 
+  /** Set when several processes share the database: tells the others what this one invalidated. */
+  broadcast: ((what: CacheInvalidation) => void) | null = null;
+
   constructor(private readonly database: Database) {}
+
+  /** Applies an invalidation another process made, without passing it on again. */
+  applyRemote(what: CacheInvalidation): void {
+    const keep = this.broadcast;
+    this.broadcast = null;
+    try {
+      if (what.kind === 'realm') this.invalidateRealm(what.realmId);
+      else if (what.kind === 'users') this.invalidateUsers(what.realmId);
+      else if (what.kind === 'groups') this.invalidateGroups(what.realmId);
+      else this.invalidateLinkifiers(what.realmId);
+    } finally {
+      this.broadcast = keep;
+    }
+  }
 
   async realm(id: number): Promise<Realm | undefined> {
     let realm = this.realms.get(id);
@@ -123,19 +145,23 @@ export class Cache {
 
   invalidateLinkifiers(realmId: number): void {
     this.linkifierRules.delete(realmId);
+    this.broadcast?.({ kind: 'linkifiers', realmId });
   }
 
   invalidateRealm(realmId: number): void {
     this.realms.delete(realmId);
+    this.broadcast?.({ kind: 'realm', realmId });
   }
 
   invalidateUsers(realmId: number): void {
     this.realmUsers.delete(realmId);
     this.byEmail.clear();
+    this.broadcast?.({ kind: 'users', realmId });
   }
 
   invalidateGroups(realmId: number): void {
     this.groupGraphs.delete(realmId);
+    this.broadcast?.({ kind: 'groups', realmId });
   }
 
   clear(): void {

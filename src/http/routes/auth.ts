@@ -9,7 +9,7 @@ export function registerAuthRoutes(r: Router): void {
     const password = params.str('password');
     // Password attempts are limited per username; over the limit even the right password is refused.
     const limiter = services.rateLimiter;
-    if (limiter) limiter.hit(`password:${username.toLowerCase()}`, limiter.config.password);
+    if (limiter) await limiter.hit(`password:${username.toLowerCase()}`, limiter.config.password);
     const candidates = (await services.cache.usersByEmail(username)).filter((u) => !u.is_bot);
     const user = candidates[0];
     // An unknown user costs a password check too, and gets the same answer as a wrong password.
