@@ -2,7 +2,7 @@
 // and the stream/subscription events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let member: Client;
@@ -18,33 +18,23 @@ after(async () => {
   await t.close();
 });
 
-async function queueOf(c: Client) {
-  const reg = await c.post('/register', { event_types: ['stream', 'subscription'], fetch_event_types: ['subscription'] });
-  assert.equal(reg.status, 200);
-  return reg.body.queue_id as string;
-}
 
-async function eventsOf(c: Client, queueId: string) {
-  const res = await c.get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
-  assert.equal(res.status, 200);
-  return res.body.events as any[];
-}
 
 test('creating a channel subscribes the caller and tells everyone who can see it', async () => {
-  const watcher = await queueOf(other);
-  const mine = await queueOf(member);
+  const watcher = await openQueue(other, ['stream', 'subscription'], ['subscription']);
+  const mine = await openQueue(member, ['stream', 'subscription'], ['subscription']);
   const res = await member.post('/users/me/subscriptions', { subscriptions: [{ name: 'design', description: 'All **things** design' }] });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.subscribed, { [String(member.userId)]: ['design'] });
   assert.deepEqual(res.body.already_subscribed, {});
 
-  const seen = await eventsOf(other, watcher);
+  const seen = await queuedEvents(other, watcher);
   const create = seen.find((e) => e.type === 'stream' && e.op === 'create');
   assert.ok(create, 'stream create event');
   assert.equal(create.streams[0].name, 'design');
   assert.equal(create.streams[0].rendered_description, '<p>All <strong>things</strong> design</p>');
 
-  const own = await eventsOf(member, mine);
+  const own = await queuedEvents(member, mine);
   const add = own.find((e) => e.type === 'subscription' && e.op === 'add');
   assert.ok(add, 'subscription add event');
   assert.equal(add.subscriptions[0].name, 'design');
@@ -57,11 +47,11 @@ test('creating a channel subscribes the caller and tells everyone who can see it
 
 test('subscribing others sends peer_add to those already there', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'peers' }] });
-  const q = await queueOf(t.owner);
+  const q = await openQueue(t.owner, ['stream', 'subscription'], ['subscription']);
   const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'peers' }], principals: [member.userId, other.email] });
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(res.body.subscribed).sort(), [String(member.userId), String(other.userId)].sort());
-  const events = await eventsOf(t.owner, q);
+  const events = await queuedEvents(t.owner, q);
   const peer = events.find((e) => e.type === 'subscription' && e.op === 'peer_add');
   assert.ok(peer);
   assert.deepEqual(peer.user_ids.sort(), [member.userId, other.userId].sort());

@@ -2,7 +2,7 @@
 // other clients, and privacy between users.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from './helpers.js';
+import { startTestServer, type Client, type TestServer, openQueue, queuedEvents } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -22,15 +22,9 @@ after(async () => {
   await t.close();
 });
 
-async function queue(c: Client, types: string[]) {
-  return (await c.post('/register', { event_types: types, fetch_event_types: types })).body.queue_id as string;
-}
-async function events(c: Client, q: string): Promise<any[]> {
-  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
-}
 
 test('drafts: create several, ids in submission order, listed and sent to other clients', async () => {
-  const q = await queue(ann, ['drafts']);
+  const q = await openQueue(ann, ['drafts'], ['drafts']);
   const res = await ann.post('/drafts', {
     drafts: [
       { type: 'stream', to: [channelId], topic: 'plans', content: 'first', timestamp: 1700000000 },
@@ -47,7 +41,7 @@ test('drafts: create several, ids in submission order, listed and sent to other 
   assert.equal(list.body.drafts[0].timestamp, 1700000000);
   assert.ok(list.body.drafts[1].timestamp > 1700000000, 'the server fills a missing timestamp');
   assert.equal(list.body.drafts[1].topic, '');
-  const [add] = await events(ann, q);
+  const [add] = await queuedEvents(ann, q);
   assert.equal(add.type, 'drafts');
   assert.equal(add.op, 'add');
   assert.deepEqual(add.drafts.map((d: any) => d.id), res.body.ids);
@@ -84,7 +78,7 @@ test('drafts: validation', async () => {
 test('drafts: edit and delete, with events; other users and unknown ids get 404', async () => {
   const created = await ann.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'v1' }] });
   const id = created.body.ids[0];
-  const q = await queue(ann, ['drafts']);
+  const q = await openQueue(ann, ['drafts'], ['drafts']);
   const edit = await ann.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [channelId], topic: 'edited', content: 'v2' } });
   assert.equal(edit.status, 200);
   const theirs = await bob.patch(`/drafts/${id}`, { draft: { type: '', to: [], topic: '', content: 'hijack' } });
@@ -94,7 +88,7 @@ test('drafts: edit and delete, with events; other users and unknown ids get 404'
   assert.equal(del.status, 200);
   const again = await ann.delete(`/drafts/${id}`);
   assert.equal(again.status, 404);
-  const evs = await events(ann, q);
+  const evs = await queuedEvents(ann, q);
   assert.deepEqual(evs.map((e) => [e.type, e.op]), [['drafts', 'update'], ['drafts', 'remove']]);
   assert.equal(evs[0].draft.content, 'v2');
   assert.equal(evs[1].draft_id, id);
@@ -118,7 +112,7 @@ test('drafts: a user who turned synchronization off cannot use them', async () =
 });
 
 test('saved snippets: create, list, edit, delete, with events', async () => {
-  const q = await queue(ann, ['saved_snippets']);
+  const q = await openQueue(ann, ['saved_snippets'], ['saved_snippets']);
   const res = await ann.post('/saved_snippets', { title: 'Greeting', content: 'Hello **there**' });
   assert.equal(res.status, 200);
   const id = res.body.saved_snippet_id;
@@ -130,7 +124,7 @@ test('saved snippets: create, list, edit, delete, with events', async () => {
   assert.equal(edit.status, 200);
   const del = await ann.delete(`/saved_snippets/${id}`);
   assert.equal(del.status, 200);
-  const evs = await events(ann, q);
+  const evs = await queuedEvents(ann, q);
   assert.deepEqual(evs.map((e) => [e.type, e.op]), [['saved_snippets', 'add'], ['saved_snippets', 'update'], ['saved_snippets', 'remove']]);
   assert.equal(evs[1].saved_snippet.content, 'Hi');
   assert.equal(evs[1].saved_snippet.title, 'Greeting');

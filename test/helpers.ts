@@ -201,3 +201,17 @@ export async function startTestServer(
     },
   };
 }
+
+/** Registers an event queue for these event types (the initial state is kept small). */
+export async function openQueue(c: Client, eventTypes: string[], fetchEventTypes: string[] = ['message']): Promise<string> {
+  const reg = await c.post('/register', { event_types: eventTypes, fetch_event_types: fetchEventTypes });
+  if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
+  return reg.body.queue_id as string;
+}
+
+/** Every event waiting in the queue, without blocking. */
+export async function queuedEvents(c: Client, queueId: string): Promise<any[]> {
+  const res = await c.get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+  if (res.status !== 200) throw new Error(`events failed: ${JSON.stringify(res.body)}`);
+  return res.body.events;
+}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, type Client, type TestServer } from './helpers.js';
+import { startTestServer, type Client, type TestServer, openQueue, queuedEvents } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -25,15 +25,9 @@ after(async () => {
 const inSeconds = (s: number) => Math.floor(Date.now() / 1000) + s;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function queue(c: Client, types: string[]) {
-  return (await c.post('/register', { event_types: types, fetch_event_types: ['message'] })).body.queue_id as string;
-}
-async function events(c: Client, q: string): Promise<any[]> {
-  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
-}
 
 test('schedule, list, and hear of it on other clients', async () => {
-  const q = await queue(ann, ['scheduled_messages']);
+  const q = await openQueue(ann, ['scheduled_messages']);
   const res = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 'later', content: 'see you **later**', scheduled_delivery_timestamp: inSeconds(3600) });
   assert.equal(res.status, 200);
   const id = res.body.scheduled_message_id;
@@ -44,7 +38,7 @@ test('schedule, list, and hear of it on other clients', async () => {
     { type: 'stream', to: generalId, topic: 'later', content: 'see you **later**', failed: false },
   );
   assert.equal(mine.rendered_content, '<p>see you <strong>later</strong></p>');
-  const [add] = await events(ann, q);
+  const [add] = await queuedEvents(ann, q);
   assert.equal(add.type, 'scheduled_messages');
   assert.equal(add.op, 'add');
   assert.equal(add.scheduled_messages[0].scheduled_message_id, id);
@@ -73,7 +67,7 @@ test('scheduling checks the message as a send would', async () => {
 test('edit rules: to with a new type, topic for a channel, unknown ids', async () => {
   const created = await ann.post('/scheduled_messages', { type: 'direct', to: [bob.userId], content: 'v1', scheduled_delivery_timestamp: inSeconds(3600) });
   const id = created.body.scheduled_message_id;
-  const q = await queue(ann, ['scheduled_messages']);
+  const q = await openQueue(ann, ['scheduled_messages']);
   const noTo = await ann.patch(`/scheduled_messages/${id}`, { type: 'stream', topic: 'x' });
   assert.equal(noTo.status, 400);
   const noTopic = await ann.patch(`/scheduled_messages/${id}`, { type: 'channel', to: generalId });
@@ -89,7 +83,7 @@ test('edit rules: to with a new type, topic for a channel, unknown ids', async (
   assert.equal(past.status, 400);
   const list = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);
   assert.deepEqual([list.type, list.to, list.topic, list.content], ['stream', generalId, 'moved', 'v3']);
-  const evs = await events(ann, q);
+  const evs = await queuedEvents(ann, q);
   assert.deepEqual(evs.map((e) => e.op), ['update', 'update']);
   const unknown = await ann.patch('/scheduled_messages/999999', { content: 'x' });
   assert.equal(unknown.status, 404);
@@ -103,7 +97,7 @@ test('edit rules: to with a new type, topic for a channel, unknown ids', async (
 });
 
 test('delivery at the scheduled time: the message is sent once and leaves the list', async () => {
-  const q = await queue(ann, ['scheduled_messages', 'message']);
+  const q = await openQueue(ann, ['scheduled_messages', 'message']);
   const res = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 'timed', content: 'right on time', scheduled_delivery_timestamp: inSeconds(2) });
   assert.equal(res.status, 200);
   let sent: any[] = [];
@@ -115,7 +109,7 @@ test('delivery at the scheduled time: the message is sent once and leaves the li
   assert.equal(sent[0].sender_id, ann.userId);
   const list = (await ann.get('/scheduled_messages')).body.scheduled_messages;
   assert.ok(!list.some((m: any) => m.scheduled_message_id === res.body.scheduled_message_id));
-  const evs = await events(ann, q);
+  const evs = await queuedEvents(ann, q);
   assert.ok(evs.some((e) => e.type === 'scheduled_messages' && e.op === 'remove' && e.scheduled_message_id === res.body.scheduled_message_id));
   assert.ok(evs.some((e) => e.type === 'message' && e.message.id === sent[0].id));
 });

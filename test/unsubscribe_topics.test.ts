@@ -1,7 +1,7 @@
 // Leaving channels (DELETE /users/me/subscriptions) and listing a channel's topics.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from './helpers.js';
+import { startTestServer, type Client, type TestServer, openQueue, queuedEvents } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -18,16 +18,10 @@ after(async () => {
   await t.close();
 });
 
-async function queue(c: Client, types: string[]) {
-  return (await c.post('/register', { event_types: types, fetch_event_types: ['message'] })).body.queue_id as string;
-}
-async function events(c: Client, q: string): Promise<any[]> {
-  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
-}
 
 test('leaving: removed and not_removed, with remove and peer_remove events', async () => {
-  const qa = await queue(ann, ['subscription']);
-  const qb = await queue(bob, ['subscription']);
+  const qa = await openQueue(ann, ['subscription']);
+  const qb = await openQueue(bob, ['subscription']);
   const res = await ann.delete('/users/me/subscriptions', { subscriptions: ['room'] });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.removed, ['room']);
@@ -35,9 +29,9 @@ test('leaving: removed and not_removed, with remove and peer_remove events', asy
   const again = await ann.delete('/users/me/subscriptions', { subscriptions: ['room', 'hall'] });
   assert.deepEqual(again.body.removed, ['hall']);
   assert.deepEqual(again.body.not_removed, ['room']);
-  const mine = await events(ann, qa);
+  const mine = await queuedEvents(ann, qa);
   assert.deepEqual(mine.filter((e) => e.op === 'remove').map((e) => e.subscriptions[0].name), ['room', 'hall']);
-  const theirs = await events(bob, qb);
+  const theirs = await queuedEvents(bob, qb);
   const peer = theirs.find((e) => e.op === 'peer_remove');
   assert.ok(peer);
   assert.deepEqual(peer.user_ids, [ann.userId]);
@@ -77,10 +71,10 @@ test('removing others: administrators yes, members no, bot owners for their bots
 
 test('leaving a private channel hides it: a stream delete event', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'inner-circle' }], principals: [t.owner.userId, ann.userId], invite_only: true });
-  const q = await queue(ann, ['subscription', 'stream']);
+  const q = await openQueue(ann, ['subscription', 'stream']);
   const res = await ann.delete('/users/me/subscriptions', { subscriptions: ['inner-circle'] });
   assert.equal(res.status, 200);
-  const evs = await events(ann, q);
+  const evs = await queuedEvents(ann, q);
   assert.ok(evs.some((e) => e.type === 'stream' && e.op === 'delete'));
   const list = (await ann.get('/streams')).body.streams.map((s: any) => s.name);
   assert.ok(!list.includes('inner-circle'));

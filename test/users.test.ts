@@ -2,7 +2,7 @@
 // and roles, and the realm_user / realm_bot events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, rawRequest, startTestServer, type TestServer } from './helpers.js';
+import { Client, rawRequest, startTestServer, type TestServer, openQueue, queuedEvents } from './helpers.js';
 
 let t: TestServer;
 let member: Client;
@@ -16,14 +16,6 @@ after(async () => {
   await t.close();
 });
 
-async function queue(c: Client, types: string[]) {
-  const reg = await c.post('/register', { event_types: types, fetch_event_types: ['message'] });
-  assert.equal(reg.status, 200);
-  return reg.body.queue_id as string;
-}
-async function events(c: Client, q: string): Promise<any[]> {
-  return (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
-}
 
 test('GET /users/me describes the caller', async () => {
   const me = await member.get('/users/me');
@@ -71,7 +63,7 @@ test('GET /users lists the organization only, GET /users/{id} and /users/{email}
 });
 
 test('POST /users: the owner creates an account that can log in; others may not', async () => {
-  const q = await queue(member, ['realm_user']);
+  const q = await openQueue(member, ['realm_user']);
   const res = await t.owner.post('/users', { email: 'newbie@example.com', password: 'newbie-password', full_name: 'New Bie' });
   assert.equal(res.status, 200);
   assert.equal(typeof res.body.user_id, 'number');
@@ -81,7 +73,7 @@ test('POST /users: the owner creates an account that can log in; others may not'
   });
   assert.equal(login.status, 200);
   assert.equal(login.body.user_id, res.body.user_id);
-  const [add] = await events(member, q);
+  const [add] = await queuedEvents(member, q);
   assert.equal(add.type, 'realm_user');
   assert.equal(add.op, 'add');
   assert.equal(add.person.user_id, res.body.user_id);
@@ -104,12 +96,12 @@ test('POST /users: the owner creates an account that can log in; others may not'
 
 test('PATCH /users/{id}: administrators rename and change roles; owner rules hold', async () => {
   const target = await t.createUser({ name: 'Tom Target' });
-  const q = await queue(member, ['realm_user']);
+  const q = await openQueue(member, ['realm_user']);
   const rename = await admin.patch(`/users/${target.userId}`, { full_name: 'Tom Renamed' });
   assert.equal(rename.status, 200);
   const promote = await admin.patch(`/users/${target.userId}`, { role: 300 });
   assert.equal(promote.status, 200);
-  const evs = await events(member, q);
+  const evs = await queuedEvents(member, q);
   assert.deepEqual(evs.map((e) => e.person), [{ user_id: target.userId, full_name: 'Tom Renamed' }, { user_id: target.userId, role: 300 }]);
   const me = await target.get('/users/me');
   assert.equal(me.body.role, 300);
@@ -135,7 +127,7 @@ test('PATCH /users/{id}: administrators rename and change roles; owner rules hol
 });
 
 test('POST /bots: the caller owns the bot, whose key works', async () => {
-  const q = await queue(member, ['realm_bot', 'realm_user']);
+  const q = await openQueue(member, ['realm_bot', 'realm_user']);
   const res = await member.post('/bots', { full_name: 'Helper Bot', short_name: 'helper' });
   assert.equal(res.status, 200);
   assert.equal(typeof res.body.api_key, 'string');
@@ -147,7 +139,7 @@ test('POST /bots: the caller owns the bot, whose key works', async () => {
   const asBot = await new Client(t.url, bot.body.user.email, res.body.api_key, res.body.user_id).get('/users/me');
   assert.equal(asBot.status, 200);
   assert.equal(asBot.body.is_bot, true);
-  const evs = await events(member, q);
+  const evs = await queuedEvents(member, q);
   assert.ok(evs.some((e) => e.type === 'realm_bot' && e.op === 'add' && e.bot.user_id === res.body.user_id && e.bot.owner_id === member.userId));
   assert.ok(evs.some((e) => e.type === 'realm_user' && e.op === 'add' && e.person.user_id === res.body.user_id));
 

@@ -6,6 +6,7 @@ import { nowSeconds } from '../services.js';
 import { listRealms } from '../store/realms.js';
 import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { runPeriodically, type Periodic } from '../lib/periodic.js';
 
 const DAY = 86400;
 const BATCH = 1000;
@@ -44,21 +45,6 @@ export async function runRetention(services: Services): Promise<number> {
 }
 
 /** Runs the retention pass every intervalMs (an hour by default). */
-export function startRetention(services: Services, intervalMs = 3_600_000): { stop(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = runRetention(services)
-      .catch((err) => console.error('message retention:', err))
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      if (running) await running;
-    },
-  };
+export function startRetention(services: Services, intervalMs = 3_600_000): Periodic {
+  return runPeriodically('message retention', intervalMs, () => runRetention(services));
 }

@@ -17,6 +17,7 @@ import {
 import { BadRequest, ResourceNotFound } from '../errors.js';
 import { commitMessage, prepareMessage, type PreparedMessage, type SendTarget } from './messages.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { runPeriodically, type Periodic } from '../lib/periodic.js';
 
 export type ScheduledType = 'stream' | 'direct';
 
@@ -204,30 +205,12 @@ async function deliver(services: Services, m: ScheduledMessage): Promise<void> {
 class AlreadyDelivered extends Error {}
 
 /** Checks every second for due messages; several processes may run it on one database. */
-export function startScheduledDelivery(services: Services, intervalMs = 1000): { stop(): Promise<void> } {
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const tick = async () => {
+export function startScheduledDelivery(services: Services, intervalMs = 1000): Periodic {
+  return runPeriodically('scheduled delivery', intervalMs, async (self) => {
     const due = await dueScheduled(services.database.db, nowSeconds(), 100);
     for (const m of due) {
-      if (stopped) return;
+      if (self.stopped) return;
       await deliver(services, m).catch((err) => console.error(`scheduled message ${m.id}:`, err));
     }
-  };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = tick()
-      .catch((err) => console.error('scheduled delivery:', err))
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      if (running) await running;
-    },
-  };
+  });
 }
