@@ -4,11 +4,10 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './store/db.js';
 import { randomBytes } from 'node:crypto';
 import { Cache, type CacheInvalidation } from './store/cache.js';
-import { RedisBus } from './events/redis_bus.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import { buildHttpServer } from './http/server.js';
-import { RateLimiter, RedisRateLimiter } from './http/rate_limit.js';
+import { RateLimiter, type Limiter } from './http/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
 const CACHE_EVENT = '__cache_invalidation';
@@ -36,8 +35,15 @@ export interface StartOptions {
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
   const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema }));
   const redisUrl = opts.redisUrl === undefined ? config.redisUrl : opts.redisUrl;
-  const bus = opts.bus ?? (redisUrl ? new RedisBus(redisUrl, `${config.redisPrefix}:events`) : new InProcessBus());
-  if (bus instanceof RedisBus) await bus.whenReady();
+  let bus = opts.bus;
+  if (!bus && redisUrl) {
+    // Loaded only for several processes: a single process never pulls in the Redis client.
+    const { RedisBus } = await import('./events/redis_bus.js');
+    const redisBus = new RedisBus(redisUrl, `${config.redisPrefix}:events`);
+    await redisBus.whenReady();
+    bus = redisBus;
+  }
+  bus ??= new InProcessBus();
   const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000);
   const cache = new Cache(database);
   const origin = randomBytes(8).toString('hex');
@@ -49,7 +55,13 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   if (!(bus instanceof InProcessBus)) {
     cache.broadcast = (what) => bus.publish({ realmId: what.realmId, userIds: [], event: { type: CACHE_EVENT, origin, what } });
   }
-  const rateLimiter = config.rateLimits ? (redisUrl ? new RedisRateLimiter(config.rateLimits, redisUrl, config.redisPrefix) : new RateLimiter(config.rateLimits)) : null;
+  let rateLimiter: Limiter | null = null;
+  if (config.rateLimits && redisUrl) {
+    const { RedisRateLimiter } = await import('./http/redis_rate_limit.js');
+    rateLimiter = new RedisRateLimiter(config.rateLimits, redisUrl, config.redisPrefix);
+  } else if (config.rateLimits) {
+    rateLimiter = new RateLimiter(config.rateLimits);
+  }
   return { config, database, cache, bus, queues, rateLimiter };
 }
 

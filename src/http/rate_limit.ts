@@ -1,7 +1,6 @@
 // Rate limits as Zulip's defaults: requests per user, requests per address without credentials,
 // and password attempts per username. Counters are per process for now; with several processes
 // they belong in Redis beside the event bus.
-import { Redis } from 'ioredis';
 import { RateLimited } from '../errors.js';
 
 export interface Rule {
@@ -47,7 +46,7 @@ export interface Limiter {
   close(): Promise<void>;
 }
 
-function verdictOf(rule: Rule, count: number, resetAtMs: number): Verdict {
+export function verdictOf(rule: Rule, count: number, resetAtMs: number): Verdict {
   const verdict = { limit: rule.limit, remaining: Math.max(0, rule.limit - count), reset: Math.ceil(resetAtMs / 1000) };
   if (count > rule.limit) throw new RateLimitExceeded(Math.max(1, Math.ceil((resetAtMs - Date.now()) / 1000)), verdict);
   return verdict;
@@ -76,31 +75,6 @@ export class RateLimiter implements Limiter {
 
   async close(): Promise<void> {
     clearInterval(this.sweep);
-  }
-}
-
-/** Counters in Redis, so every server process counts against the same limits. */
-export class RedisRateLimiter implements Limiter {
-  private readonly redis: Redis;
-
-  constructor(
-    readonly config: RateLimitConfig,
-    url: string,
-    private readonly prefix = 'confab',
-  ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3 });
-  }
-
-  async hit(key: string, rule: Rule): Promise<Verdict> {
-    const k = `${this.prefix}:rate:${key}`;
-    const res = await this.redis.multi().incr(k).pexpire(k, rule.windowSeconds * 1000, 'NX').pttl(k).exec();
-    const count = Number(res?.[0]?.[1] ?? 0);
-    const ttl = Number(res?.[2]?.[1] ?? rule.windowSeconds * 1000);
-    return verdictOf(rule, count, Date.now() + Math.max(0, ttl));
-  }
-
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
   }
 }
 

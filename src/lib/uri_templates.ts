@@ -8,12 +8,15 @@ interface Parsed {
   ast: Ast;
   expand(vars: Record<string, string>): string;
 }
-const uriTemplate = createRequire(import.meta.url)('uri-template') as { parse(t: string): Parsed };
+type UriTemplate = { parse(t: string): Parsed };
+let loaded: UriTemplate | undefined;
+/** Loaded on first use, like the other parsers an idle server does not need. */
+const uriTemplate = (): UriTemplate => (loaded ??= createRequire(import.meta.url)('uri-template') as UriTemplate);
 
 /** The template's variable names, or undefined when it is not a valid RFC 6570 template. */
 export function templateVariables(template: string): string[] | undefined {
   try {
-    const parsed = uriTemplate.parse(template);
+    const parsed = uriTemplate().parse(template);
     return parsed.ast.parts.flatMap((p) => (p.type === 'expression' ? p.variables.map((v) => v.name) : []));
   } catch {
     return undefined;
@@ -21,7 +24,7 @@ export function templateVariables(template: string): string[] | undefined {
 }
 
 export function expandTemplate(template: string, vars: Record<string, string>): string {
-  return uriTemplate.parse(template).expand(vars);
+  return uriTemplate().parse(template).expand(vars);
 }
 
 /** Whether the template expands to an absolute http(s) URL (no javascript: or data: links). */
