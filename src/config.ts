@@ -19,6 +19,8 @@ export interface Config {
   jitsiServerUrl: string | null;
   /** BigBlueButton API base URL and shared secret (both, or video calls through it are off). */
   bigBlueButton: { url: string; secret: string } | null;
+  /** A Nextcloud server and the account Confab creates Talk conversations with. */
+  nextcloud: { url: string; user: string; password: string } | null;
   /** CONFAB_REDIS_URL: several server processes share events, cache invalidations and rate limits. */
   redisUrl: string | null;
   /** Prefix of every Redis key and channel (CONFAB_REDIS_PREFIX), so deployments can share a Redis. */
@@ -50,6 +52,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
     rateLimits: parseRateLimits(env.CONFAB_RATE_LIMITS),
+    nextcloud:
+      env.CONFAB_NEXTCLOUD_URL && env.CONFAB_NEXTCLOUD_USER && env.CONFAB_NEXTCLOUD_PASSWORD
+        ? { url: env.CONFAB_NEXTCLOUD_URL.replace(/\/+$/, ''), user: env.CONFAB_NEXTCLOUD_USER, password: env.CONFAB_NEXTCLOUD_PASSWORD }
+        : null,
     redisUrl: env.CONFAB_REDIS_URL || null,
     redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
     bigBlueButton:

@@ -122,6 +122,7 @@ export async function startTestServer(
     jitsiServerUrl?: string;
     bigBlueButton?: { url: string; secret: string };
     redis?: { url: string; prefix: string };
+    nextcloud?: { url: string; user: string; password: string };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -146,6 +147,7 @@ export async function startTestServer(
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,
     bigBlueButton: opts.bigBlueButton ?? null,
+    nextcloud: opts.nextcloud ?? null,
     redisUrl: opts.redis?.url ?? null,
     redisPrefix: opts.redis?.prefix ?? 'confab-test',
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,

@@ -96,3 +96,34 @@ test('BigBlueButton: a signed link; following it creates the meeting and redirec
     fake.close();
   }
 });
+
+test('Nextcloud Talk: a public conversation through the Talk API', async () => {
+  const { createServer } = await import('node:http');
+  const seen: Array<{ url: string; auth: string; body: string }> = [];
+  const fake = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', auth: req.headers.authorization ?? '', body });
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ ocs: { meta: { status: 'ok' }, data: { token: 'abc123xyz' } } }));
+    });
+  });
+  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+  const port = (fake.address() as { port: number }).port;
+  const s = await startTestServer({ nextcloud: { url: `http://127.0.0.1:${port}`, user: 'confab', password: 'app-password' } });
+  try {
+    const res = await s.owner.post('/calls/nextcloud_talk/create', { room_name: 'Planning' });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.url, `http://127.0.0.1:${port}/index.php/call/abc123xyz`);
+    assert.match(seen[0]!.url, /^\/ocs\/v2\.php\/apps\/spreed\/api\/v4\/room/);
+    assert.equal(seen[0]!.auth, 'Basic ' + Buffer.from('confab:app-password').toString('base64'));
+    assert.deepEqual(JSON.parse(seen[0]!.body), { roomType: 3, roomName: 'Planning' });
+  } finally {
+    await s.close();
+    fake.close();
+  }
+  const bare = await member.post('/calls/nextcloud_talk/create', { room_name: 'x' });
+  assert.equal(bare.status, 400);
+  assert.match(bare.body.msg, /not configured/);
+});

@@ -35,6 +35,34 @@ export function registerCallRoutes(r: Router): void {
     }
   });
 
+  // Nextcloud Talk: a public conversation created through the Talk API with the configured account.
+  r.post('/calls/nextcloud_talk/create', async ({ params, services, realm }) => {
+    const nc = services.config.nextcloud;
+    if (!nc) throw new BadRequest('Nextcloud Talk is not configured on this server.');
+    const roomName = (params.optStr('room_name') ?? `${realm.name} call`).slice(0, 200);
+    let token: string | undefined;
+    try {
+      const res = await fetch(`${nc.url}/ocs/v2.php/apps/spreed/api/v4/room?format=json`, {
+        method: 'POST',
+        headers: {
+          'OCS-APIRequest': 'true',
+          Accept: 'application/json',
+          'Content-Type': 'application/json',
+          Authorization: 'Basic ' + Buffer.from(`${nc.user}:${nc.password}`).toString('base64'),
+        },
+        body: JSON.stringify({ roomType: 3, roomName }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = (await res.json()) as { ocs?: { data?: { token?: unknown } } };
+      const t = body.ocs?.data?.token;
+      if (res.ok && typeof t === 'string' && /^[A-Za-z0-9]+$/.test(t)) token = t;
+    } catch {
+      token = undefined;
+    }
+    if (!token) throw new BadRequest('Could not create a Nextcloud Talk conversation.');
+    return { url: `${nc.url}/index.php/call/${token}` };
+  });
+
   // The provider-specific endpoint older clients call.
   r.get('/calls/bigbluebutton/create', async ({ params, services }) => {
     const name = params.optStr('meeting_name') ?? 'Meeting';
