@@ -18,6 +18,7 @@ import { listNavigationViews } from './navigation_views.js';
 import { listChannelFolders } from './channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
+import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
 import { isRealmAdmin } from './channel_access.js';
@@ -48,6 +49,8 @@ export interface RegisterOptions {
   clientGravatar: boolean;
   includeSubscribers: boolean | 'partial';
   applyMarkdown: boolean;
+  /** Presence in the modern format (slim_presence, or the simplified_presence_events capability). */
+  slimPresence: boolean;
 }
 
 export async function initialState(services: Services, user: User, realm: Realm, o: RegisterOptions): Promise<Record<string, unknown>> {
@@ -72,8 +75,9 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('muted_topics')) state.muted_topics = [];
   if (want('muted_users')) state.muted_users = await mutedUsersOf(db, user.id);
   if (want('presence')) {
-    state.presences = {};
-    state.presence_last_update_id = -1;
+    const rows = await presenceRows(db, realm.id, -1, Math.floor(Date.now() / 1000) - 14 * 86400);
+    state.presences = o.slimPresence ? modernPresences(rows) : legacyPresences(rows, users);
+    state.presence_last_update_id = await lastPresenceUpdateId(db, realm.id);
     state.server_timestamp = Date.now() / 1000;
   }
   if (want('navigation_views')) state.navigation_views = await listNavigationViews(services, user);

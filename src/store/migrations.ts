@@ -386,6 +386,24 @@ function linkifiers(dialect: DialectName): Migration {
   };
 }
 
+/** Users' presence (last active, last connected) and the per-organization update counter. */
+function presence(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await db.schema
+        .createTable('user_presence')
+        .addColumn('user_id', int, (c) => c.primaryKey().references('users.id'))
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('last_active_time', int)
+        .addColumn('last_connected_time', int)
+        .addColumn('last_update_id', int, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('user_presence_realm').on('user_presence').columns(['realm_id', 'last_update_id']).execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -399,6 +417,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0009_push_tokens': pushTokens(dialect),
     '0010_playgrounds': playgrounds(dialect),
     '0011_linkifiers': linkifiers(dialect),
+    '0012_presence': presence(dialect),
   };
 }
 

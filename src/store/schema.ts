@@ -274,6 +274,15 @@ export interface LinkifierTable {
   order_index: number;
 }
 
+export interface UserPresenceTable {
+  user_id: number;
+  realm_id: number;
+  last_active_time: number | null;
+  last_connected_time: number | null;
+  /** Increases with every change in the organization (presence_last_update_id). */
+  last_update_id: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -298,4 +307,5 @@ export interface DB {
   push_device_tokens: PushDeviceTokenTable;
   realm_playgrounds: RealmPlaygroundTable;
   linkifiers: LinkifierTable;
+  user_presence: UserPresenceTable;
 }

@@ -26,7 +26,7 @@ export function registerEventRoutes(r: Router): void {
     const fetchEventTypes = params.optJson('fetch_event_types', stringListOrNull) ?? null;
     const capabilities = params.optJson('client_capabilities', check.object) ?? {};
     const narrow = parseQueueNarrow(params.optJson('narrow', check.list) ?? []);
-    params.optBool('slim_presence');
+    const slimPresence = params.bool('slim_presence', false);
     params.optInt('presence_history_limit_days');
 
     if (allPublicStreams && user.role === 600) throw new BadRequest('User not authorized for this query');
@@ -45,7 +45,13 @@ export function registerEventRoutes(r: Router): void {
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {
-      const state = await initialState(services, user, realm, { fetchEventTypes: fetchTypes, clientGravatar, includeSubscribers, applyMarkdown });
+      const state = await initialState(services, user, realm, {
+        fetchEventTypes: fetchTypes,
+        clientGravatar,
+        includeSubscribers,
+        applyMarkdown,
+        slimPresence: slimPresence || capabilities.simplified_presence_events === true,
+      });
       return {
         queue_id: queue.id,
         last_event_id: -1,

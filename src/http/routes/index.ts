@@ -14,6 +14,7 @@ import { registerNavigationViewRoutes } from './navigation_views.js';
 import { registerChannelFolderRoutes } from './channel_folders.js';
 import { registerDeviceRoutes } from './devices.js';
 import { registerCallRoutes } from './calls.js';
+import { registerPresenceRoutes } from './presence.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -30,4 +31,5 @@ export function registerAllRoutes(r: Router): void {
   registerChannelFolderRoutes(r);
   registerDeviceRoutes(r);
   registerCallRoutes(r);
+  registerPresenceRoutes(r);
 }

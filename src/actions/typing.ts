@@ -1,0 +1,41 @@
+// Typing notifications: nothing is stored, the event goes to the other people in the conversation.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { getStream, subscriberIds } from '../store/channels.js';
+import { BadRequest, InvalidStreamId } from '../errors.js';
+import { channelAccess } from './channel_access.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+
+export type TypingTarget = { kind: 'stream'; streamId: number; topic: string; op: 'start' | 'stop' } | { kind: 'direct'; userIds: number[]; op: 'start' | 'stop' };
+
+/** Zulip caps typing notifications to large groups: nobody is told. */
+const MAX_TYPING_RECIPIENTS = 100;
+
+export async function sendTyping(services: Services, sender: User, realm: Realm, t: TypingTarget): Promise<void> {
+  const users = await services.cache.users(realm.id);
+  const sender_ = { user_id: sender.id, email: sender.email };
+  const receives = (id: number) => {
+    const u = users.get(id);
+    return !!u && u.is_active && id !== sender.id && userSettingsOf(u.settings).receives_typing_notifications;
+  };
+  if (t.kind === 'stream') {
+    const stream = await getStream(services.database.db, realm.id, t.streamId);
+    const subs = stream ? await subscriberIds(services.database.db, stream.id) : [];
+    const graph = await services.cache.groupGraph(realm.id);
+    if (!stream || !channelAccess(graph, sender, stream, subs.includes(sender.id)).content) throw new InvalidStreamId();
+    if (!userSettingsOf(sender.settings).send_stream_typing_notifications) return;
+    const to = subs.filter(receives);
+    if (to.length === 0 || to.length > MAX_TYPING_RECIPIENTS) return;
+    services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing', op: t.op, message_type: 'stream', sender: sender_, stream_id: stream.id, topic: t.topic } });
+    return;
+  }
+  if (t.userIds.length === 0) throw new BadRequest('Empty recipient list');
+  for (const id of t.userIds) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
+  if (!userSettingsOf(sender.settings).send_private_typing_notifications) return;
+  const everyone = [...new Set([sender.id, ...t.userIds])];
+  const recipients = everyone.map((id) => ({ user_id: id, email: users.get(id)!.email }));
+  const to = everyone.filter(receives);
+  if (to.length === 0 || to.length > MAX_TYPING_RECIPIENTS) return;
+  services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing', op: t.op, message_type: 'direct', sender: sender_, recipients } });
+}

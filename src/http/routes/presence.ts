@@ -1,0 +1,71 @@
+// Presence and typing notifications.
+import type { Router } from '../router.js';
+import { check } from '../params.js';
+import { BadRequest, NoSuchUser } from '../../errors.js';
+import { legacyPresence, legacyPresences, lastPresenceUpdateId, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
+import { sendTyping } from '../../actions/typing.js';
+import { nowSeconds } from '../../services.js';
+
+const DAY = 86400;
+
+export function registerPresenceRoutes(r: Router): void {
+  r.post('/users/me/presence', async ({ params, services, user, realm }) => {
+    const status = params.str('status');
+    if (status !== 'active' && status !== 'idle') throw new BadRequest(`Invalid status: ${status}`);
+    const pingOnly = params.bool('ping_only', false);
+    params.optBool('new_user_input');
+    const slim = params.bool('slim_presence', false);
+    const lastUpdateId = params.optInt('last_update_id');
+    const historyDays = params.optInt('history_limit_days');
+    if (historyDays !== undefined && historyDays < 0) throw new BadRequest('Invalid history_limit_days');
+    await updatePresence(services, user, realm, status);
+    const out: Record<string, unknown> = { server_timestamp: Date.now() / 1000 };
+    if (pingOnly) return out;
+    const since = nowSeconds() - (historyDays ?? 14) * DAY;
+    const rows = await presenceRows(services.database.db, realm.id, lastUpdateId ?? -1, since);
+    if (lastUpdateId !== undefined || slim) {
+      out.presences = modernPresences(rows);
+      out.presence_last_update_id = await lastPresenceUpdateId(services.database.db, realm.id);
+    } else {
+      out.presences = legacyPresences(rows, await services.cache.users(realm.id));
+    }
+    return out;
+  });
+
+  r.get('/realm/presence', async ({ services, realm }) => {
+    const rows = await presenceRows(services.database.db, realm.id, -1, nowSeconds() - 14 * DAY);
+    return { server_timestamp: Date.now() / 1000, presences: legacyPresences(rows, await services.cache.users(realm.id)) };
+  });
+
+  r.get('/users/{user_id_or_email}/presence', async ({ services, realm, path }) => {
+    const key = decodeURIComponent(path.user_id_or_email ?? '');
+    const users = await services.cache.users(realm.id);
+    const target = /^\d+$/.test(key) ? users.get(Number(key)) : [...users.values()].find((u) => u.email.toLowerCase() === key.toLowerCase());
+    if (!target) throw new NoSuchUser();
+    const rows = await presenceRows(services.database.db, realm.id, -1, 0);
+    const row = rows.find((x) => x.user_id === target.id);
+    if (!row) throw new BadRequest('No presence data for user');
+    // This endpoint's entries carry only the status and its time.
+    const full = legacyPresence(row) as Record<string, { status: string; timestamp: number }>;
+    const brief = (e: { status: string; timestamp: number }) => ({ status: e.status, timestamp: e.timestamp });
+    return { presence: { website: brief(full.website!), aggregated: brief(full.aggregated!) } };
+  });
+
+  r.post('/typing', async ({ params, services, user, realm }) => {
+    const op = params.str('op');
+    if (op !== 'start' && op !== 'stop') throw new BadRequest('Invalid op');
+    const type = params.optStr('type') ?? 'direct';
+    if (type === 'stream' || type === 'channel') {
+      const streamId = params.optInt('stream_id') ?? (params.optJson('to', check.intList) ?? [])[0];
+      if (streamId === undefined) throw new BadRequest('Missing stream_id');
+      const topic = params.str('topic');
+      await sendTyping(services, user, realm, { kind: 'stream', streamId, topic, op });
+    } else if (type === 'direct' || type === 'private') {
+      const to = params.json('to', check.intList);
+      await sendTyping(services, user, realm, { kind: 'direct', userIds: to, op });
+    } else {
+      throw new BadRequest('Invalid type');
+    }
+    return {};
+  });
+}

@@ -1,0 +1,65 @@
+// Presence reports and typing notifications.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let bob: Client;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Present' });
+  bob = await t.createUser({ name: 'Bob Watcher' });
+});
+after(async () => {
+  await t.close();
+});
+
+test('presence: report, read back in both formats, announce to others', async () => {
+  const q = await openQueue(bob, ['presence']);
+  const res = await ann.post('/users/me/presence', { status: 'active', last_update_id: -1 });
+  assert.equal(res.status, 200);
+  const mine = res.body.presences[String(ann.userId)];
+  assert.ok(mine.active_timestamp > 0 && mine.idle_timestamp > 0);
+  assert.ok(res.body.presence_last_update_id >= 1);
+  const legacy = await bob.post('/users/me/presence', { status: 'idle' });
+  assert.equal(legacy.body.presences[ann.email].aggregated.status, 'active');
+  assert.equal(legacy.body.presences[bob.email].website.status, 'idle');
+  const realm = await bob.get('/realm/presence');
+  assert.ok(realm.body.presences[ann.email]);
+  const one = await bob.get(`/users/${ann.userId}/presence`);
+  assert.equal(one.body.presence.aggregated.status, 'active');
+  const byEmail = await bob.get(`/users/${encodeURIComponent(ann.email)}/presence`);
+  assert.equal(byEmail.status, 200);
+  const ping = await ann.post('/users/me/presence', { status: 'active', ping_only: true });
+  assert.equal(ping.body.presences, undefined);
+  const evs = await queuedEvents(bob, q);
+  assert.ok(evs.some((e: any) => e.type === 'presence' && e.user_id === ann.userId && e.presence.website.status === 'active'));
+  const state = await bob.post('/register', { fetch_event_types: ['presence'], slim_presence: true });
+  assert.ok(state.body.presences[String(ann.userId)]);
+  assert.equal((await ann.post('/users/me/presence', { status: 'away' })).status, 400);
+  assert.equal((await ann.post('/users/me/presence', {})).body.code, 'REQUEST_VARIABLE_MISSING');
+});
+
+test('typing: direct and channel notifications reach the others, not the typist', async () => {
+  const qb = await openQueue(bob, ['typing']);
+  const qa = await openQueue(ann, ['typing']);
+  assert.equal((await ann.post('/typing', { op: 'start', to: [bob.userId] })).status, 200);
+  assert.equal((await ann.post('/typing', { type: 'direct', op: 'stop', to: [bob.userId] })).status, 200);
+  const evs = await queuedEvents(bob, qb);
+  assert.deepEqual(evs.map((e: any) => [e.type, e.op, e.message_type, e.sender.user_id]), [
+    ['typing', 'start', 'direct', ann.userId],
+    ['typing', 'stop', 'direct', ann.userId],
+  ]);
+  assert.deepEqual(evs[0].recipients.map((r: any) => r.user_id).sort(), [ann.userId, bob.userId].sort());
+  assert.deepEqual(await queuedEvents(ann, qa), []);
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'typing-room' }], principals: [ann.userId, bob.userId] });
+  const id = (await ann.get('/get_stream_id', { stream: 'typing-room' })).body.stream_id;
+  assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: id, topic: 'hello' })).status, 200);
+  const channelEvs = await queuedEvents(bob, qb);
+  const last = channelEvs[channelEvs.length - 1];
+  assert.deepEqual([last.message_type, last.stream_id, last.topic], ['stream', id, 'hello']);
+  assert.equal((await ann.post('/typing', { op: 'begin', to: [bob.userId] })).status, 400);
+  assert.equal((await ann.post('/typing', { op: 'start', to: [999999] })).status, 400);
+  assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 't' })).status, 400);
+});
