@@ -12,6 +12,7 @@ import { unsubscribe } from '../../actions/unsubscribe.js';
 import { archiveChannel, updateChannel, type ChannelUpdate } from '../../actions/channel_update.js';
 
 import { channelTopics } from '../../queries/topics.js';
+import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateSubscriptionProperties } from '../../actions/subscription_properties.js';
 import { formatStream } from '../shapes/channels.js';
 import type { User } from '../../store/users.js';
 
@@ -96,6 +97,32 @@ export function registerChannelRoutes(r: Router): void {
     const principalsRaw = ctx.params.optJson('principals', (v) => v);
     const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
     return unsubscribe(ctx.services, ctx.user, ctx.realm, names, principals);
+  });
+
+  r.post('/users/me/subscriptions/properties', async ({ params, services, user }) => {
+    const changes = params.json('subscription_data', (v, name) =>
+      check.list(v, name).map((item, i) => {
+        const o = check.object(item, `${name}[${i}]`);
+        return { stream_id: check.int(o.stream_id, `${name}[${i}]["stream_id"]`), property: check.str(o.property, `${name}[${i}]["property"]`), value: o.value };
+      }),
+    );
+    await updateSubscriptionProperties(services, user, changes);
+    return {};
+  });
+
+  r.post('/mark_all_as_read', async ({ services, user }) => {
+    await markAllAsRead(services, user);
+    return { complete: true };
+  });
+
+  r.post('/mark_stream_as_read', async ({ params, services, user, realm }) => {
+    await markStreamAsRead(services, user, realm, params.int('stream_id'));
+    return {};
+  });
+
+  r.post('/mark_topic_as_read', async ({ params, services, user, realm }) => {
+    await markTopicAsRead(services, user, realm, params.int('stream_id'), params.str('topic_name'));
+    return {};
   });
 
   r.get('/users/me/subscriptions', async ({ params, services, user }) => {

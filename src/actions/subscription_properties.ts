@@ -1,0 +1,104 @@
+// A user's own settings for their subscriptions (color, muting, pinning, notifications), and
+// marking whole channels, topics or everything as read.
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { getStream, subscriptionsOf } from '../store/channels.js';
+import { FLAG_BITS } from '../store/messages.js';
+import { BadRequest, InvalidStreamId } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import type { Executor } from '../store/db.js';
+
+export interface PropertyChange {
+  stream_id: number;
+  property: string;
+  value: unknown;
+}
+
+const BOOLEAN_PROPERTIES = ['is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications', 'wildcard_mentions_notify'];
+
+export async function updateSubscriptionProperties(services: Services, user: User, changes: PropertyChange[]): Promise<void> {
+  const subs = await subscriptionsOf(services.database.db, user.id, [...new Set(changes.map((c) => c.stream_id))]);
+  const updates: Array<{ streamId: number; column: string; value: unknown; events: Array<[string, unknown]> }> = [];
+  for (const c of changes) {
+    const sub = subs.get(c.stream_id);
+    if (!sub || !sub.active) throw new BadRequest(`Not subscribed to channel ID ${c.stream_id}`);
+    if (c.property === 'color') {
+      if (typeof c.value !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(c.value)) throw new BadRequest('color is not a valid hex color code');
+      updates.push({ streamId: c.stream_id, column: 'color', value: c.value, events: [['color', c.value]] });
+    } else if (BOOLEAN_PROPERTIES.includes(c.property)) {
+      if (typeof c.value !== 'boolean') throw new BadRequest(`${c.property} is not a boolean`);
+      if (c.property === 'is_muted' || c.property === 'in_home_view') {
+        // The legacy in_home_view is the opposite of is_muted; both are announced.
+        const muted = c.property === 'is_muted' ? c.value : !c.value;
+        updates.push({ streamId: c.stream_id, column: 'is_muted', value: muted, events: [['in_home_view', !muted], ['is_muted', muted]] });
+      } else {
+        updates.push({ streamId: c.stream_id, column: c.property, value: c.value, events: [[c.property, c.value]] });
+      }
+    } else {
+      throw new BadRequest(`Unknown subscription property: ${c.property}`);
+    }
+  }
+  await services.database.transaction(async (tx, onCommit) => {
+    for (const u of updates) {
+      await tx.updateTable('subscriptions').set({ [u.column]: u.value }).where('user_id', '=', user.id).where('stream_id', '=', u.streamId).execute();
+      for (const [property, value] of u.events) {
+        publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'subscription', op: 'update', stream_id: u.streamId, property, value } });
+      }
+    }
+  });
+}
+
+/** Marks the user's unread messages matching the filter read; one flags event with their ids. */
+async function markRead(services: Services, user: User, filter: (q: ReturnType<typeof unreadQuery>) => ReturnType<typeof unreadQuery>): Promise<number[]> {
+  return services.database.transaction(async (tx, onCommit) => {
+    const rows = await filter(unreadQuery(tx, user.id)).execute();
+    const ids = rows.map((r) => r.message_id);
+    for (let i = 0; i < ids.length; i += 5000) {
+      await tx
+        .updateTable('user_messages')
+        .set({ flags: sql<number>`flags | ${FLAG_BITS.read}` })
+        .where('user_id', '=', user.id)
+        .where('message_id', 'in', ids.slice(i, i + 5000))
+        .execute();
+    }
+    if (ids.length) {
+      publishAfterCommit(services, onCommit, {
+        realmId: user.realm_id,
+        userIds: [user.id],
+        event: { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false },
+      });
+    }
+    return ids;
+  });
+}
+
+function unreadQuery(db: Executor, userId: number) {
+  return db
+    .selectFrom('user_messages as um')
+    .innerJoin('messages', 'messages.id', 'um.message_id')
+    .select('um.message_id')
+    .where('um.user_id', '=', userId)
+    .where(sql<boolean>`(um.flags & 1) = 0`);
+}
+
+export async function markAllAsRead(services: Services, user: User): Promise<void> {
+  await markRead(services, user, (q) => q);
+}
+
+async function readableStream(services: Services, user: User, realm: Realm, streamId: number) {
+  const stream = await getStream(services.database.db, realm.id, streamId);
+  if (!stream) throw new InvalidStreamId();
+  return stream;
+}
+
+export async function markStreamAsRead(services: Services, user: User, realm: Realm, streamId: number): Promise<void> {
+  const stream = await readableStream(services, user, realm, streamId);
+  await markRead(services, user, (q) => q.where('messages.stream_id', '=', stream.id));
+}
+
+export async function markTopicAsRead(services: Services, user: User, realm: Realm, streamId: number, topic: string): Promise<void> {
+  const stream = await readableStream(services, user, realm, streamId);
+  await markRead(services, user, (q) => q.where('messages.stream_id', '=', stream.id).where(sql<boolean>`lower(messages.topic) = lower(${topic})`));
+}

@@ -1,0 +1,64 @@
+// Subscription settings and marking channels, topics and everything as read.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let roomId: number;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Settings' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'room' }, { name: 'other-room' }], principals: [t.owner.userId, ann.userId] });
+  roomId = (await ann.get('/get_stream_id', { stream: 'room' })).body.stream_id;
+});
+after(async () => {
+  await t.close();
+});
+
+test('subscription properties: color, muting (both spellings), pinning, notifications, with events', async () => {
+  const q = await openQueue(ann, ['subscription']);
+  const res = await ann.post('/users/me/subscriptions/properties', {
+    subscription_data: [
+      { stream_id: roomId, property: 'color', value: '#ff0000' },
+      { stream_id: roomId, property: 'pin_to_top', value: true },
+      { stream_id: roomId, property: 'in_home_view', value: false },
+      { stream_id: roomId, property: 'push_notifications', value: true },
+    ],
+  });
+  assert.equal(res.status, 200);
+  const sub = (await ann.get('/users/me/subscriptions')).body.subscriptions.find((s: any) => s.stream_id === roomId);
+  assert.deepEqual([sub.color, sub.pin_to_top, sub.is_muted, sub.in_home_view, sub.push_notifications], ['#ff0000', true, true, false, true]);
+  const evs = await queuedEvents(ann, q);
+  assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['color', '#ff0000'], ['pin_to_top', true], ['in_home_view', false], ['is_muted', true], ['push_notifications', true]]);
+  const bad = [
+    { stream_id: roomId, property: 'color', value: 'red' },
+    { stream_id: roomId, property: 'is_muted', value: 'yes' },
+    { stream_id: roomId, property: 'font', value: 'bold' },
+    { stream_id: 999999, property: 'color', value: '#000000' },
+  ];
+  for (const change of bad) assert.equal((await ann.post('/users/me/subscriptions/properties', { subscription_data: [change] })).status, 400, JSON.stringify(change));
+});
+
+test('mark a topic, a channel, then everything as read', async () => {
+  const send = (to: string, topic: string) => t.owner.post('/messages', { type: 'stream', to, topic, content: 'unread' });
+  await send('room', 'a');
+  await send('room', 'b');
+  await send('other-room', 'c');
+  await t.owner.post('/messages', { type: 'direct', to: [ann.userId], content: 'dm' });
+  const unread = async () => (await ann.post('/register', { fetch_event_types: ['message', 'update_message_flags'] })).body.unread_msgs.count;
+  assert.equal(await unread(), 4);
+  const q = await openQueue(ann, ['update_message_flags']);
+  assert.equal((await ann.post('/mark_topic_as_read', { stream_id: roomId, topic_name: 'A' })).status, 200);
+  assert.equal(await unread(), 3);
+  assert.equal((await ann.post('/mark_stream_as_read', { stream_id: roomId })).status, 200);
+  assert.equal(await unread(), 2);
+  const all = await ann.post('/mark_all_as_read');
+  assert.equal(all.status, 200);
+  assert.equal(all.body.complete, true);
+  assert.equal(await unread(), 0);
+  const evs = await queuedEvents(ann, q);
+  assert.deepEqual(evs.map((e: any) => e.messages.length), [1, 1, 2]);
+  assert.equal((await ann.post('/mark_stream_as_read', { stream_id: 999999 })).status, 400);
+  assert.equal((await ann.post('/mark_topic_as_read', { stream_id: roomId })).body.code, 'REQUEST_VARIABLE_MISSING');
+});
