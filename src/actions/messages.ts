@@ -14,6 +14,7 @@ import { renderMarkdown, type WildcardKind } from '../markdown/render.js';
 import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { subscriptionsOf } from '../store/channels.js';
 import { mutersOf } from '../store/muted_users.js';
+import { alertWordsFor, containsAlertWord } from './alert_words.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -190,12 +191,18 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
 
   // Messages from a user someone muted arrive read for them.
   const muters = await mutersOf(services.database.db, sender.id);
+  // Recipients whose alert words the message contains get has_alert_word (never for one's own message).
+  const alerted = new Set<number>();
+  for (const [userId, words] of await alertWordsFor(services.database.db, [...everyone].filter((id) => id !== sender.id))) {
+    if (words.some((w) => containsAlertWord(content, w))) alerted.add(userId);
+  }
   const flagsOf = (userId: number): number => {
     let flags = 0;
     if ((userId === sender.id && readBySender) || muters.has(userId)) flags |= FLAG_BITS.read;
     if (rendered.mentionedUserIds.has(userId)) flags |= FLAG_BITS.mentioned;
     if (rendered.wildcard === 'stream' || (rendered.wildcard === 'topic' && !stream)) flags |= FLAG_BITS.stream_wildcard_mentioned;
     if (topicWildcardUsers?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+    if (alerted.has(userId)) flags |= FLAG_BITS.has_alert_word;
     return flags;
   };
   return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users };

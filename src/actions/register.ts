@@ -17,6 +17,7 @@ import { listScheduledMessages } from './scheduled.js';
 import { listNavigationViews } from './navigation_views.js';
 import { listChannelFolders } from './channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
+import { alertWordsOf } from './alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
@@ -61,7 +62,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   const graph = await cache.groupGraph(realm.id);
   const users = await cache.users(realm.id);
 
-  if (want('alert_words')) state.alert_words = [];
+  if (want('alert_words')) state.alert_words = await alertWordsOf(db, user.id);
   if (want('custom_profile_fields')) {
     state.custom_profile_fields = [];
     state.custom_profile_field_types = {};

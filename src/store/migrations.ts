@@ -404,6 +404,21 @@ function presence(dialect: DialectName): Migration {
   };
 }
 
+/** Users' alert words: messages containing one are flagged for them. */
+function alertWords(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'alert_words')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('word', 'text', (c) => c.notNull())
+        .execute();
+      await sql`CREATE UNIQUE INDEX alert_words_user_word ON alert_words (user_id, lower(word))`.execute(db);
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -418,6 +433,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0010_playgrounds': playgrounds(dialect),
     '0011_linkifiers': linkifiers(dialect),
     '0012_presence': presence(dialect),
+    '0013_alert_words': alertWords(dialect),
   };
 }
 

@@ -283,6 +283,13 @@ export interface UserPresenceTable {
   last_update_id: number;
 }
 
+export interface AlertWordTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  word: string;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -308,4 +315,5 @@ export interface DB {
   realm_playgrounds: RealmPlaygroundTable;
   linkifiers: LinkifierTable;
   user_presence: UserPresenceTable;
+  alert_words: AlertWordTable;
 }

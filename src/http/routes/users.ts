@@ -7,6 +7,7 @@ import { NoSuchUser } from '../../errors.js';
 import { formatUser } from '../shapes/users.js';
 import { createBot, createUserByApi, updateUserByAdmin } from '../../actions/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
+import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
 import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
 import { BadRequest } from '../../errors.js';
 
@@ -100,6 +101,17 @@ export function registerUserRoutes(r: Router): void {
 
   r.post('/users/{user_id}/reactivate', async (ctx) => {
     await reactivateUser(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_id', () => new NoSuchUser()));
+    return {};
+  });
+
+  r.get('/users/me/alert_words', async ({ services, user }) => ({ alert_words: await alertWordsOf(services.database.db, user.id) }));
+  r.post('/users/me/alert_words', async ({ params, services, user }) => ({ alert_words: await addAlertWords(services, user, params.json('alert_words', check.strList)) }));
+  r.delete('/users/me/alert_words', async ({ params, services, user }) => ({
+    alert_words: await removeAlertWords(services, user, params.json('alert_words', check.strList)),
+  }));
+
+  r.post('/user_topics', async ({ params, services, user, realm }) => {
+    await setUserTopic(services, user, realm, params.int('stream_id'), params.str('topic'), params.int('visibility_policy'));
     return {};
   });
 

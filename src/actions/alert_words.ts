@@ -1,0 +1,86 @@
+// Alert words and topic visibility policies: a user's own preferences about what to notice.
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { Executor } from '../store/db.js';
+import { getStream, isSubscribed } from '../store/channels.js';
+import { setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
+import { BadRequest, InvalidStreamId } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { channelAccess } from './channel_access.js';
+import { normalizeTopic } from './messages.js';
+
+export const MAX_ALERT_WORD_LENGTH = 100;
+
+export async function alertWordsOf(db: Executor, userId: number): Promise<string[]> {
+  const rows = await db.selectFrom('alert_words').select('word').where('user_id', '=', userId).orderBy('id').execute();
+  return rows.map((r) => r.word);
+}
+
+/** Recipients' alert words, for flagging a message being sent (one query). */
+export async function alertWordsFor(db: Executor, userIds: readonly number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  if (userIds.length === 0) return out;
+  const rows = await db.selectFrom('alert_words').select(['user_id', 'word']).where('user_id', 'in', userIds).execute();
+  for (const r of rows) (out.get(r.user_id) ?? out.set(r.user_id, []).get(r.user_id)!).push(r.word);
+  return out;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether the text contains the word on its own (not inside a longer word), ignoring case. */
+export function containsAlertWord(text: string, word: string): boolean {
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRe(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+}
+
+function cleanWords(words: string[]): string[] {
+  const out = new Map<string, string>();
+  for (const [i, w] of words.entries()) {
+    const word = w.trim();
+    if (word.length > MAX_ALERT_WORD_LENGTH) throw new BadRequest(`alert_words[${i}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`);
+    if (word && !out.has(word.toLowerCase())) out.set(word.toLowerCase(), word);
+  }
+  return [...out.values()];
+}
+
+export async function addAlertWords(services: Services, user: User, words: string[]): Promise<string[]> {
+  const clean = cleanWords(words);
+  return services.database.transaction(async (tx, onCommit) => {
+    const existing = new Set((await alertWordsOf(tx, user.id)).map((w) => w.toLowerCase()));
+    const fresh = clean.filter((w) => !existing.has(w.toLowerCase()));
+    if (fresh.length) await tx.insertInto('alert_words').values(fresh.map((word) => ({ realm_id: user.realm_id, user_id: user.id, word }))).execute();
+    const all = await alertWordsOf(tx, user.id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
+    return all;
+  });
+}
+
+export async function removeAlertWords(services: Services, user: User, words: string[]): Promise<string[]> {
+  const lower = words.map((w) => w.trim().toLowerCase()).filter(Boolean);
+  return services.database.transaction(async (tx, onCommit) => {
+    if (lower.length) await tx.deleteFrom('alert_words').where('user_id', '=', user.id).where(sql<string>`lower(word)`, 'in', lower).execute();
+    const all = await alertWordsOf(tx, user.id);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
+    return all;
+  });
+}
+
+/** POST /user_topics: mute, unmute, follow or reset a topic of a channel one can read. */
+export async function setUserTopic(services: Services, user: User, realm: Realm, streamId: number, rawTopic: string, policy: number): Promise<void> {
+  if (!Object.values(VISIBILITY).includes(policy as never)) throw new BadRequest('Invalid visibility_policy');
+  const stream = await getStream(services.database.db, realm.id, streamId);
+  const graph = await services.cache.groupGraph(realm.id);
+  if (!stream || !channelAccess(graph, user, stream, await isSubscribed(services.database.db, user.id, stream.id)).content) throw new InvalidStreamId();
+  const topic = normalizeTopic(rawTopic);
+  const now = nowSeconds();
+  await services.database.transaction(async (tx, onCommit) => {
+    await setTopicPolicy(tx, user.id, stream.id, topic, policy, now);
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: [user.id],
+      event: { type: 'user_topic', stream_id: stream.id, topic_name: topic, last_updated: now, visibility_policy: policy },
+    });
+  });
+}
