@@ -102,6 +102,7 @@ export async function seed(databaseUrl: string): Promise<Seeded> {
           date_sent: now,
           last_edit_time: null,
           sending_client: 'bench',
+          edit_history: null,
         }));
         const ids = await tx.insertInto('messages').values(rows).returning('id').execute();
         await tx

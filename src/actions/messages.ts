@@ -251,6 +251,7 @@ export async function commitMessage(
       date_sent: now,
       last_edit_time: null,
       sending_client: m.clientName,
+      edit_history: null,
     };
     const id = await insertMessage(tx, row);
     const perUser: Record<number, Record<string, unknown>> = {};

@@ -419,6 +419,15 @@ function alertWords(dialect: DialectName): Migration {
   };
 }
 
+/** Message edit history: a JSON list of what each edit changed, newest last. */
+function editHistory(_dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      await db.schema.alterTable('messages').addColumn('edit_history', 'text').execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -434,6 +443,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0011_linkifiers': linkifiers(dialect),
     '0012_presence': presence(dialect),
     '0013_alert_words': alertWords(dialect),
+    '0014_edit_history': editHistory(dialect),
   };
 }
 

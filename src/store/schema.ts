@@ -150,6 +150,8 @@ export interface MessageTable {
   date_sent: number;
   last_edit_time: number | null;
   sending_client: string;
+  /** JSON list of edits (see actions/message_edit.ts); null until the first edit. */
+  edit_history: string | null;
 }
 
 export interface UserMessageTable {

@@ -5,6 +5,7 @@ import { check } from '../params.js';
 import { BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
 import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } from '../../actions/messages.js';
 import { checkEditableFlag, updateMessageFlags } from '../../actions/message_flags.js';
+import { accessibleMessage, deleteMessage, editMessage, messageHistory } from '../../actions/message_edit.js';
 import { renderMarkdown } from '../../markdown/render.js';
 import { parseNarrow, resolveNarrow } from '../../queries/narrow.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
@@ -117,22 +118,36 @@ export function registerMessageRoutes(r: Router): void {
     const applyMarkdown = params.bool('apply_markdown', true);
     const allowEmptyTopicName = params.bool('allow_empty_topic_name', false);
     // The same access rule as a fetch: the viewer's own row, or open channel history.
-    const { rows } = await fetchMessages(services, user, { anchor: id, numBefore: 0, numAfter: 0, includeAnchor: true, terms: [{ kind: 'id', id, negated: false }] });
-    let row = rows[0];
-    if (!row) {
-      const message = await services.database.db.selectFrom('messages').select(['stream_id']).where('id', '=', id).where('realm_id', '=', realm.id).executeTakeFirst();
-      if (message?.stream_id != null) {
-        const terms = await resolveNarrow(services, user, [{ operator: 'channel', operand: message.stream_id, negated: false }]).catch(() => null);
-        if (terms) {
-          const again = await fetchMessages(services, user, { anchor: id, numBefore: 0, numAfter: 0, includeAnchor: true, terms: [...terms, { kind: 'id', id, negated: false }] });
-          row = again.rows[0];
-        }
-      }
-    }
-    if (!row) throw new InvalidMessage();
+    const row = await accessibleMessage(services, user, id);
     const [message] = await formatMessages(services, realm, [row], { applyMarkdown, clientGravatar: false, allowEmptyTopicName });
     return { raw_content: row.content, message };
   });
+
+  r.patch('/messages/{message_id}', async (ctx) => {
+    const { params, services, user, realm } = ctx;
+    const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
+    const mode = params.optStr('propagate_mode') ?? 'change_one';
+    if (mode !== 'change_one' && mode !== 'change_later' && mode !== 'change_all') throw new BadRequest('Invalid propagate_mode');
+    if (params.optInt('stream_id') !== undefined) throw new BadRequest('Moving messages to another channel is not supported by this server yet.');
+    params.optBool('send_notification_to_old_thread');
+    params.optBool('send_notification_to_new_thread');
+    await editMessage(services, user, realm, id, {
+      content: params.optStr('content'),
+      topic: params.optStr('topic') ?? params.optStr('subject'),
+      propagateMode: mode,
+      prevContentSha256: params.optStr('prev_content_sha256'),
+    });
+    return { detached_uploads: [] };
+  });
+
+  r.delete('/messages/{message_id}', async (ctx) => {
+    await deleteMessage(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage()));
+    return {};
+  });
+
+  r.get('/messages/{message_id}/history', async (ctx) => ({
+    message_history: await messageHistory(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage())),
+  }));
 
   r.post('/messages/flags', async ({ params, services, user, realm }) => {
     const messages = params.json('messages', check.intList);
