@@ -15,6 +15,7 @@ import { registerChannelFolderRoutes } from './channel_folders.js';
 import { registerDeviceRoutes } from './devices.js';
 import { registerCallRoutes } from './calls.js';
 import { registerPresenceRoutes } from './presence.js';
+import { registerUserGroupRoutes } from './user_groups.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -32,4 +33,5 @@ export function registerAllRoutes(r: Router): void {
   registerDeviceRoutes(r);
   registerCallRoutes(r);
   registerPresenceRoutes(r);
+  registerUserGroupRoutes(r);
 }

@@ -1,0 +1,117 @@
+// User groups: create, update, members and subgroups, membership queries, deactivation.
+import type { Router } from '../router.js';
+import { pathInt } from '../router.js';
+import { check } from '../params.js';
+import { BadRequest, NoSuchUser } from '../../errors.js';
+import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
+import { changeGroupMembers, createUserGroup, GROUP_SETTINGS, updateUserGroup, type GroupSetting } from '../../actions/user_groups.js';
+import { groupMembersRecursive, isUserInGroup } from '../../store/cache.js';
+import { STREAM_GROUP_SETTINGS } from '../../store/channels.js';
+import { REALM_GROUP_SETTING_DEFAULTS } from '../../store/realms.js';
+
+const invalidGroup = () => new BadRequest('Invalid user group');
+
+export function registerUserGroupRoutes(r: Router): void {
+  r.post('/user_groups/create', async ({ params, services, user, realm }) => {
+    const settings: Partial<Record<GroupSetting, GroupSettingValue>> = {};
+    for (const key of GROUP_SETTINGS) {
+      const v = params.optJson(key, parseGroupSettingValue);
+      if (v !== undefined) settings[key] = v;
+    }
+    return createUserGroup(services, user, realm, {
+      name: params.str('name'),
+      description: params.optStr('description') ?? '',
+      members: params.json('members', check.intList),
+      subgroups: params.optJson('subgroups', check.intList) ?? [],
+      settings,
+    });
+  });
+
+  r.patch('/user_groups/{user_group_id}', async (ctx) => {
+    const { params } = ctx;
+    const settings: Partial<Record<GroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>> = {};
+    for (const key of GROUP_SETTINGS) {
+      const v = params.optJson(key, parseGroupSettingUpdate);
+      if (v !== undefined) settings[key] = v;
+    }
+    await updateUserGroup(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), {
+      name: params.optStr('name'),
+      description: params.optStr('description'),
+      deactivated: params.optBool('deactivated'),
+      settings,
+    });
+    return {};
+  });
+
+  r.post('/user_groups/{user_group_id}/members', async (ctx) => {
+    const p = ctx.params;
+    await changeGroupMembers(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), {
+      add: p.optJson('add', check.intList) ?? [],
+      remove: p.optJson('delete', check.intList) ?? [],
+      addSubgroups: p.optJson('add_subgroups', check.intList) ?? [],
+      removeSubgroups: p.optJson('delete_subgroups', check.intList) ?? [],
+    });
+    return {};
+  });
+
+  r.post('/user_groups/{user_group_id}/subgroups', async (ctx) => {
+    await changeGroupMembers(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), {
+      add: [],
+      remove: [],
+      addSubgroups: ctx.params.optJson('add', check.intList) ?? [],
+      removeSubgroups: ctx.params.optJson('delete', check.intList) ?? [],
+    });
+    return {};
+  });
+
+  r.post('/user_groups/{user_group_id}/deactivate', async (ctx) => {
+    const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
+    const usedAsSubgroup = [...graph.subgroups.entries()].some(([g, subs]) => subs.includes(id) && graph.groups.get(g)?.named && !graph.groups.get(g)?.deactivated);
+    const realmSettings = Object.keys(REALM_GROUP_SETTING_DEFAULTS).some((k) => (ctx.realm.settings as Record<string, unknown>)[k] === id);
+    const streamUse = await ctx.services.database.db
+      .selectFrom('streams')
+      .select('id')
+      .where('realm_id', '=', ctx.realm.id)
+      .where((eb) => eb.or(STREAM_GROUP_SETTINGS.map((k) => eb(k, '=', id))))
+      .executeTakeFirst();
+    if (usedAsSubgroup || realmSettings || streamUse) throw new BadRequest('Cannot deactivate user group in use.');
+    await updateUserGroup(ctx.services, ctx.user, ctx.realm, id, { deactivated: true, settings: {} });
+    return {};
+  });
+
+  r.get('/user_groups/{user_group_id}/members', async (ctx) => {
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
+    const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    const direct = ctx.params.bool('direct_member_only', false);
+    const members = direct ? [...(graph.members.get(id) ?? [])] : [...groupMembersRecursive(graph, id)];
+    return { members: members.sort((a, b) => a - b) };
+  });
+
+  r.get('/user_groups/{user_group_id}/subgroups', async (ctx) => {
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
+    const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    const direct = ctx.params.bool('direct_subgroup_only', false);
+    const out = new Set<number>();
+    const stack = [...(graph.subgroups.get(id) ?? [])];
+    while (stack.length) {
+      const s = stack.pop()!;
+      if (out.has(s)) continue;
+      out.add(s);
+      if (!direct) stack.push(...(graph.subgroups.get(s) ?? []));
+    }
+    return { subgroups: [...out].sort((a, b) => a - b) };
+  });
+
+  r.get('/user_groups/{user_group_id}/members/{user_id}', async (ctx) => {
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
+    const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    const userId = pathInt(ctx, 'user_id', () => new NoSuchUser());
+    if (!(await ctx.services.cache.user(ctx.realm.id, userId))) throw new NoSuchUser();
+    const direct = ctx.params.bool('direct_member_only', false);
+    return { is_user_group_member: direct ? (graph.members.get(id)?.has(userId) ?? false) : isUserInGroup(graph, userId, id) };
+  });
+}
