@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { User } from '../store/users.js';
 import { deleteMute, insertMute, isMuted, mutedUsersOf } from '../store/muted_users.js';
-import { FLAG_BITS } from '../store/messages.js';
+import { readFlagsEvent, setReadFlag } from '../store/messages.js';
 import { BadRequest, NoSuchUser } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 
@@ -31,22 +31,11 @@ export async function muteUser(services: Services, user: User, mutedId: number):
       .where(sql<boolean>`(um.flags & 1) = 0`)
       .execute();
     const ids = unread.map((r) => r.message_id);
-    for (let i = 0; i < ids.length; i += 5000) {
-      await tx
-        .updateTable('user_messages')
-        .set({ flags: sql<number>`flags | ${FLAG_BITS.read}` })
-        .where('user_id', '=', user.id)
-        .where('message_id', 'in', ids.slice(i, i + 5000))
-        .execute();
-    }
+    await setReadFlag(tx, user.id, ids);
     const list = await mutedUsersOf(tx, user.id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });
     if (ids.length) {
-      publishAfterCommit(services, onCommit, {
-        realmId: user.realm_id,
-        userIds: [user.id],
-        event: { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false },
-      });
+      publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: readFlagsEvent(ids) });
     }
   });
 }

@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream, subscriptionsOf } from '../store/channels.js';
-import { FLAG_BITS } from '../store/messages.js';
+import { readFlagsEvent, setReadFlag } from '../store/messages.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import type { Executor } from '../store/db.js';
@@ -55,21 +55,8 @@ async function markRead(services: Services, user: User, filter: (q: ReturnType<t
   return services.database.transaction(async (tx, onCommit) => {
     const rows = await filter(unreadQuery(tx, user.id)).execute();
     const ids = rows.map((r) => r.message_id);
-    for (let i = 0; i < ids.length; i += 5000) {
-      await tx
-        .updateTable('user_messages')
-        .set({ flags: sql<number>`flags | ${FLAG_BITS.read}` })
-        .where('user_id', '=', user.id)
-        .where('message_id', 'in', ids.slice(i, i + 5000))
-        .execute();
-    }
-    if (ids.length) {
-      publishAfterCommit(services, onCommit, {
-        realmId: user.realm_id,
-        userIds: [user.id],
-        event: { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false },
-      });
-    }
+    await setReadFlag(tx, user.id, ids);
+    if (ids.length) publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: readFlagsEvent(ids) });
     return ids;
   });
 }

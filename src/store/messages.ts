@@ -148,3 +148,20 @@ export function deleteMessageEvent(m: { id: number; recipient_type: string; stre
     ? { type: 'delete_message', message_ids: [m.id], message_type: 'private' }
     : { type: 'delete_message', message_ids: [m.id], message_type: 'stream', stream_id: m.stream_id, topic: m.topic };
 }
+
+/** Sets the read flag on the user's rows for these messages (in chunks under bind limits). */
+export async function setReadFlag(db: Executor, userId: number, ids: readonly number[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 5000) {
+    await db
+      .updateTable('user_messages')
+      .set({ flags: sql<number>`flags | ${FLAG_BITS.read}` })
+      .where('user_id', '=', userId)
+      .where('message_id', 'in', ids.slice(i, i + 5000))
+      .execute();
+  }
+}
+
+/** The event that tells a user's clients these messages are now read. */
+export function readFlagsEvent(ids: number[]): Record<string, unknown> {
+  return { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false };
+}
