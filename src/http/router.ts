@@ -7,6 +7,7 @@ import type { User } from '../store/users.js';
 import { Params } from './params.js';
 import { authenticate } from './auth.js';
 import type { Verdict } from './rate_limit.js';
+import { BadRequest } from '../errors.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -135,6 +136,21 @@ export function setRateLimitHeaders(reply: FastifyReply, v: Verdict): void {
   reply.header('X-RateLimit-Limit', String(v.limit));
   reply.header('X-RateLimit-Remaining', String(v.remaining));
   reply.header('X-RateLimit-Reset', String(v.reset));
+}
+
+/**
+ * A path segment decoded once more (clients may percent-encode emails and fragments), refused if
+ * it is malformed or carries a NUL (which no stored value can contain).
+ */
+export function decodedPathPart(ctx: PublicContext, name: string): string {
+  let v = ctx.path[name] ?? '';
+  try {
+    v = decodeURIComponent(v);
+  } catch {
+    /* already decoded by the router: keep it */
+  }
+  if (v.includes('\u0000')) throw new BadRequest(`Invalid ${name}`);
+  return v;
 }
 
 /** Path parameter as a positive integer id; Zulip answers a non-number with BAD_REQUEST. */

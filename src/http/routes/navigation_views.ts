@@ -1,14 +1,7 @@
 // Navigation views; the fragment in the path may contain slashes (narrow/is/starred).
-import type { Router } from '../router.js';
+import { decodedPathPart, type Router } from '../router.js';
 import { addNavigationView, listNavigationViews, removeNavigationView, updateNavigationView } from '../../actions/navigation_views.js';
 
-function fragmentOf(path: Record<string, string>): string {
-  try {
-    return decodeURIComponent(path.fragment ?? '');
-  } catch {
-    return path.fragment ?? '';
-  }
-}
 
 export function registerNavigationViewRoutes(r: Router): void {
   r.get('/navigation_views', async ({ services, user }) => ({ navigation_views: await listNavigationViews(services, user) }));
@@ -18,13 +11,14 @@ export function registerNavigationViewRoutes(r: Router): void {
     return {};
   });
 
-  r.patch('/navigation_views/{fragment*}', async ({ params, services, user, path }) => {
-    await updateNavigationView(services, user, fragmentOf(path), params.optBool('is_pinned'), params.optStr('name'));
+  r.patch('/navigation_views/{fragment*}', async (ctx) => {
+    const { params, services, user } = ctx;
+    await updateNavigationView(services, user, decodedPathPart(ctx, 'fragment'), params.optBool('is_pinned'), params.optStr('name'));
     return {};
   });
 
-  r.delete('/navigation_views/{fragment*}', async ({ services, user, path }) => {
-    await removeNavigationView(services, user, fragmentOf(path));
+  r.delete('/navigation_views/{fragment*}', async (ctx) => {
+    await removeNavigationView(ctx.services, ctx.user, decodedPathPart(ctx, 'fragment'));
     return {};
   });
 }

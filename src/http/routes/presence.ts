@@ -1,5 +1,5 @@
 // Presence and typing notifications.
-import type { Router } from '../router.js';
+import { decodedPathPart, type Router } from '../router.js';
 import { check } from '../params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
 import { legacyPresence, legacyPresences, lastPresenceUpdateId, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
@@ -37,8 +37,9 @@ export function registerPresenceRoutes(r: Router): void {
     return { server_timestamp: Date.now() / 1000, presences: legacyPresences(rows, await services.cache.users(realm.id)) };
   });
 
-  r.get('/users/{user_id_or_email}/presence', async ({ services, realm, path }) => {
-    const key = decodeURIComponent(path.user_id_or_email ?? '');
+  r.get('/users/{user_id_or_email}/presence', async (ctx) => {
+    const { services, realm } = ctx;
+    const key = decodedPathPart(ctx, 'user_id_or_email');
     const users = await services.cache.users(realm.id);
     const target = /^\d+$/.test(key) ? users.get(Number(key)) : [...users.values()].find((u) => u.email.toLowerCase() === key.toLowerCase());
     if (!target) throw new NoSuchUser();

@@ -1,7 +1,7 @@
 // Users: the caller's own record, the directory, one user by id or email, creating users,
 // changing a user's name or role, creating bots.
 import type { Router } from '../router.js';
-import { pathInt } from '../router.js';
+import { decodedPathPart, pathInt } from '../router.js';
 import { check } from '../params.js';
 import { NoSuchUser } from '../../errors.js';
 import { formatUser } from '../shapes/users.js';
@@ -51,7 +51,7 @@ export function registerUserRoutes(r: Router): void {
     if (/^\d+$/.test(path.user_id ?? '')) target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
     else {
       // The same path with an email: GET /users/{email}.
-      const email = decodeURIComponent(path.user_id ?? '').toLowerCase();
+      const email = decodedPathPart(ctx, 'user_id').toLowerCase();
       target = [...users.values()].find((u) => u.email.toLowerCase() === email);
     }
     if (!target) throw new NoSuchUser();
