@@ -100,3 +100,36 @@ test('malformed bodies are answered with a 400 envelope', async () => {
   assert.equal(res.status, 400);
   assert.equal(res.body.result, 'error');
 });
+
+test('fetch_api_key: an address with accounts in two organizations logs in where the host points', async () => {
+  const { insertAccount } = await import('../src/actions/users.js');
+  const { hashPassword } = await import('../src/lib/secrets.js');
+  const other = await t.createOrg('Second Org');
+  const realm = await t.server.services.cache.realm(other.realmId);
+  const hash = await hashPassword('shared-password');
+  const made = await t.server.services.database.transaction(async (tx) => {
+    const a = await insertAccount(tx, { realmId: t.realmId, email: 'both@example.com', fullName: 'Root One', role: 400, passwordHash: hash, now: 1 });
+    const b = await insertAccount(tx, { realmId: other.realmId, email: 'both@example.com', fullName: 'Sub One', role: 400, passwordHash: hash, now: 1 });
+    return { a, b };
+  });
+  t.server.services.cache.invalidateUsers(t.realmId);
+  t.server.services.cache.invalidateUsers(other.realmId);
+  // fetch() will not send a Host header of our choosing; node:http will.
+  const { request } = await import('node:http');
+  const login = (host?: string) =>
+    new Promise<{ body: any }>((resolve, reject) => {
+      const body = new URLSearchParams({ username: 'both@example.com', password: 'shared-password' }).toString();
+      const req = request(`${t.url}/api/v1/fetch_api_key`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body), ...(host ? { Host: host } : {}) },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  assert.equal((await login()).body.user_id, made.a.id, 'the root organization without a subdomain');
+  assert.equal((await login(`${realm!.string_id}.localhost`)).body.user_id, made.b.id, 'the organization at the subdomain');
+});
