@@ -6,11 +6,11 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
+import type { Executor } from '../store/db.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { groupSettingValue, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
-import { formatUserGroup } from '../http/shapes/groups.js';
 
 export const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'] as const;
 export type GroupSetting = (typeof GROUP_SETTINGS)[number];
@@ -44,6 +44,19 @@ function audienceOf(users: Map<number, User>): number[] {
 async function checkMembers(services: Services, realmId: number, ids: number[]): Promise<void> {
   const users = await services.cache.users(realmId);
   for (const id of ids) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID: ${id}`);
+}
+
+/** Whether another active named group of the organization has this name (case-insensitively). */
+async function groupNameTaken(db: Executor, realmId: number, name: string, exceptId?: number): Promise<boolean> {
+  let q = db
+    .selectFrom('user_groups')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('named', '=', true)
+    .where('deactivated', '=', false)
+    .where(sql<boolean>`lower(name) = lower(${name})`);
+  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+  return !!(await q.executeTakeFirst());
 }
 
 /** Whether adding `sub` under `group` would make a group its own subgroup. */
@@ -83,15 +96,7 @@ export async function createUserGroup(
   };
   const now = nowSeconds();
   return services.database.transaction(async (tx, onCommit) => {
-    const dup = await tx
-      .selectFrom('user_groups')
-      .select('id')
-      .where('realm_id', '=', realm.id)
-      .where('named', '=', true)
-      .where('deactivated', '=', false)
-      .where(sql<boolean>`lower(name) = lower(${name})`)
-      .executeTakeFirst();
-    if (dup) throw new BadRequest(`User group '${name}' already exists.`);
+    if (await groupNameTaken(tx, realm.id, name)) throw new BadRequest(`User group '${name}' already exists.`);
     const settings: Record<string, number> = {};
     for (const key of GROUP_SETTINGS) {
       settings[key] = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, g.settings[key] ?? defaults[key], key, now, { allowInternet: false });
@@ -105,12 +110,31 @@ export async function createUserGroup(
     const subgroups = [...new Set(g.subgroups)];
     if (members.length) await tx.insertInto('group_members').values(members.map((user_id) => ({ group_id: row.id, user_id }))).execute();
     if (subgroups.length) await tx.insertInto('group_subgroups').values(subgroups.map((subgroup_id) => ({ group_id: row.id, subgroup_id }))).execute();
+    // The event is built here, from what was written, so it goes out in order right after the commit.
+    const settingValues: Record<string, GroupSettingValue> = {};
+    for (const key of GROUP_SETTINGS) {
+      const given = g.settings[key] ?? defaults[key];
+      const stored = settings[key]!;
+      const named = graph.groups.get(stored)?.named;
+      settingValues[key] =
+        typeof given === 'number' || named
+          ? stored
+          : { direct_members: [...new Set(given.direct_members)].sort((x, y) => x - y), direct_subgroups: [...new Set(given.direct_subgroups)].sort((x, y) => x - y) };
+    }
+    const group = {
+      id: row.id,
+      name,
+      description: g.description,
+      date_created: now,
+      creator_id: caller.id,
+      members: [...members].sort((x, y) => x - y),
+      direct_subgroup_ids: [...subgroups].sort((x, y) => x - y),
+      is_system_group: false,
+      deactivated: false,
+      ...settingValues,
+    };
     onCommit(() => services.cache.invalidateGroups(realm.id));
-    onCommit(async () => {
-      const fresh = await services.cache.groupGraph(realm.id);
-      const created = fresh.groups.get(row.id);
-      if (created) services.bus.publish({ realmId: realm.id, userIds: audienceOf(users), event: { type: 'user_group', op: 'add', group: formatUserGroup(created, fresh) } });
-    });
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audienceOf(users), event: { type: 'user_group', op: 'add', group } });
     return { group_id: row.id };
   });
 }
@@ -137,15 +161,7 @@ export async function updateUserGroup(
     const data: Record<string, unknown> = {};
     if (u.name !== undefined) {
       const name = validName(u.name);
-      const dup = await tx
-        .selectFrom('user_groups')
-        .select('id')
-        .where('realm_id', '=', realm.id)
-        .where('named', '=', true)
-        .where('id', '<>', id)
-        .where(sql<boolean>`lower(name) = lower(${name})`)
-        .executeTakeFirst();
-      if (dup) throw new BadRequest(`User group '${name}' already exists.`);
+      if (await groupNameTaken(tx, realm.id, name, id)) throw new BadRequest(`User group '${name}' already exists.`);
       set.name = data.name = name;
     }
     if (u.description !== undefined) set.description = data.description = u.description;
