@@ -73,3 +73,35 @@ test('updating: name and settings as {new, old} by managers only; deactivation',
   const withDeactivated = await ann.get('/user_groups', { include_deactivated_groups: true });
   assert.ok(withDeactivated.body.user_groups.find((g: any) => g.id === id).deactivated);
 });
+
+test('GET /user_groups: system groups with members, subgroups and settings; only this organization', async () => {
+  const other = await t.createOrg('Group Elsewhere');
+  const otherGroup = (await other.owner.post('/user_groups/create', { name: 'far away', members: [other.owner.userId] })).body.group_id;
+  const res = await bob.get('/user_groups');
+  assert.equal(res.status, 200);
+  const byName = new Map<string, any>(res.body.user_groups.map((g: any) => [g.name, g]));
+  for (const n of ['role:internet', 'role:everyone', 'role:members', 'role:fullmembers', 'role:moderators', 'role:administrators', 'role:owners', 'role:nobody']) {
+    const g = byName.get(n);
+    assert.ok(g, n);
+    assert.equal(g.is_system_group, true);
+    assert.equal(g.date_created, null, 'system groups have no creation date');
+    assert.equal(g.creator_id, null);
+    assert.equal(g.deactivated, false);
+    assert.equal(typeof g.description, 'string');
+    for (const key of ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group']) {
+      assert.ok(typeof g[key] === 'number' || typeof g[key] === 'object', `${n} ${key}`);
+    }
+  }
+  assert.ok(byName.get('role:owners').members.includes(t.owner.userId));
+  assert.ok(byName.get('role:members').members.includes(bob.userId));
+  assert.deepEqual(byName.get('role:administrators').direct_subgroup_ids, [byName.get('role:owners').id]);
+  assert.deepEqual(byName.get('role:everyone').direct_subgroup_ids, [byName.get('role:members').id]);
+  assert.ok(!res.body.user_groups.some((g: any) => g.id === otherGroup), 'another organization’s groups are not listed');
+  const named = res.body.user_groups.find((g: any) => !g.is_system_group);
+  if (named) {
+    assert.equal(typeof named.date_created, 'number');
+    assert.equal(typeof named.creator_id, 'number');
+  }
+  assert.equal((await bob.get('/user_groups', { include_deactivated_groups: 'yes' })).status, 400);
+  assert.equal((await bob.get(`/user_groups/${otherGroup}/members`)).status, 400);
+});

@@ -1,5 +1,5 @@
-// Users, bots and user groups over HTTP: the directory, creating users and bots, changing names
-// and roles, and the realm_user / realm_bot events.
+// Users over HTTP: the caller's record, the directory (with email visibility and guests' limited
+// view), one user by id or address, creating users, changing names and roles, and the events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, rawRequest, startTestServer, type TestServer, openQueue, queuedEvents } from './helpers.js';
@@ -16,57 +16,100 @@ after(async () => {
   await t.close();
 });
 
+async function groupIds(c: Client): Promise<Record<string, number>> {
+  const res = await c.get('/user_groups');
+  return Object.fromEntries(res.body.user_groups.map((g: any) => [g.name, g.id]));
+}
 
-test('GET /users/me describes the caller', async () => {
+test('GET /users/me describes the caller, max_message_id from their messages', async () => {
   const me = await member.get('/users/me');
   assert.equal(me.status, 200);
   assert.equal(me.body.user_id, member.userId);
   assert.equal(me.body.email, member.email);
+  assert.equal(me.body.delivery_email, member.email);
   assert.equal(me.body.full_name, 'Mona Member');
   assert.equal(me.body.role, 400);
-  assert.equal(me.body.is_admin, false);
-  assert.equal(me.body.is_owner, false);
-  assert.equal(me.body.is_guest, false);
-  assert.equal(me.body.is_bot, false);
+  assert.deepEqual([me.body.is_admin, me.body.is_owner, me.body.is_guest, me.body.is_bot, me.body.is_active], [false, false, false, false, true]);
+  assert.equal(me.body.is_imported_stub, false);
+  assert.deepEqual(me.body.profile_data, {});
   assert.equal(typeof me.body.avatar_url, 'string');
-  assert.equal(me.body.max_message_id, 0);
+  assert.equal(typeof me.body.avatar_version, 'number');
+  assert.equal(typeof me.body.timezone, 'string');
+  assert.match(me.body.date_joined, /^\d{4}-\d\d-\d\dT/);
+  assert.equal(me.body.max_message_id, -1, 'no messages yet: -1, as Zulip says');
+  assert.equal('bot_type' in me.body, false);
+
+  const sent = await t.owner.post('/messages', { type: 'direct', to: [member.userId], content: 'hello' });
+  assert.equal(sent.status, 200);
+  assert.equal((await member.get('/users/me')).body.max_message_id, sent.body.id);
   const owner = await t.owner.get('/users/me');
   assert.equal(owner.body.is_owner, true);
   assert.equal(owner.body.is_admin, true);
+  assert.equal(owner.body.role, 100);
 });
 
-test('GET /users lists the organization only, GET /users/{id} and /users/{email} find one', async () => {
+test('GET /users lists the organization only; client_gravatar and include_custom_profile_fields', async () => {
   const other = await t.createOrg('Far Away');
   const list = await member.get('/users');
   assert.equal(list.status, 200);
   const ids = list.body.members.map((u: any) => u.user_id);
   assert.ok(ids.includes(member.userId) && ids.includes(admin.userId) && ids.includes(t.owner.userId));
   assert.ok(!ids.includes(other.owner.userId));
+  const humans = list.body.members.filter((u: any) => !u.is_bot);
+  assert.ok(humans.every((u: any) => !('bot_type' in u) && !('profile_data' in u) && u.is_imported_stub === false));
+
   const gravatarOff = await member.get('/users', { client_gravatar: false });
   assert.ok(gravatarOff.body.members.every((u: any) => typeof u.avatar_url === 'string'));
-  const gravatarOn = await member.get('/users', { client_gravatar: true });
-  assert.ok(gravatarOn.body.members.every((u: any) => u.avatar_url === null));
+  const byDefault = await member.get('/users');
+  assert.ok(byDefault.body.members.every((u: any) => u.avatar_url === null), 'client_gravatar defaults to true');
+  const withFields = await member.get('/users', { include_custom_profile_fields: true });
+  assert.ok(withFields.body.members.filter((u: any) => !u.is_bot).every((u: any) => typeof u.profile_data === 'object'));
 
+  const some = await member.get('/users', { user_ids: [admin.userId] });
+  assert.deepEqual(some.body.members.map((u: any) => u.user_id), [admin.userId]);
+  const foreignIds = await member.get('/users', { user_ids: [other.owner.userId] });
+  assert.equal(foreignIds.status, 400);
+  assert.equal(foreignIds.body.msg, 'No such user');
+  assert.equal((await member.get('/users', { client_gravatar: 'maybe' })).status, 400);
+  assert.equal((await member.get('/users', { user_ids: '[1,' })).body.code, 'BAD_REQUEST');
+});
+
+test('GET /users/{user_id} and /users/{email}: missing and foreign users get the same answer', async () => {
+  const other = await t.createOrg('Elsewhere');
   const byId = await member.get(`/users/${admin.userId}`);
   assert.equal(byId.status, 200);
   assert.equal(byId.body.user.full_name, 'Adam Admin');
   assert.equal(byId.body.user.role, 200);
+  assert.equal(byId.body.user.is_admin, true);
   const byEmail = await member.get(`/users/${encodeURIComponent(admin.email)}`);
+  assert.equal(byEmail.status, 200);
   assert.equal(byEmail.body.user.user_id, admin.userId);
+  const upper = await member.get(`/users/${encodeURIComponent(admin.email.toUpperCase())}`);
+  assert.equal(upper.body.user.user_id, admin.userId, 'addresses compare case-insensitively');
 
   const missing = await member.get('/users/999999');
-  const foreign = await member.get(`/users/${other.owner.userId}`);
-  const foreignEmail = await member.get(`/users/${encodeURIComponent(other.owner.email)}`);
   assert.equal(missing.status, 400);
-  assert.deepEqual(foreign.body, missing.body);
-  assert.deepEqual(foreignEmail.body, missing.body);
+  assert.deepEqual(missing.body, { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' });
+  for (const path of [`/users/${other.owner.userId}`, `/users/${encodeURIComponent(other.owner.email)}`, '/users/nobody%40example.com', '/users/not-an-email']) {
+    assert.deepEqual((await member.get(path)).body, missing.body, path);
+  }
+  // Someone whose address the caller may not see is found only by the placeholder address.
+  await admin.patch('/settings', { email_address_visibility: 3 });
+  assert.deepEqual((await member.get(`/users/${encodeURIComponent(admin.email)}`)).body, missing.body);
+  const seen = await member.get(`/users/${admin.userId}`);
+  assert.equal(seen.body.user.delivery_email, null, 'members may not see an admins-only address');
+  assert.equal((await t.owner.get(`/users/${admin.userId}`)).body.user.delivery_email, admin.email, 'owners may');
+  const domain = (await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain;
+  const dummy = await member.get(`/users/${encodeURIComponent(`user${admin.userId}@${domain}`)}`);
+  assert.equal(dummy.body.user.user_id, admin.userId);
+  await admin.patch('/settings', { email_address_visibility: 1 });
 });
 
-test('POST /users: the owner creates an account that can log in; others may not', async () => {
+test('POST /users: an owner with can_create_users makes an account that can log in', async () => {
   const q = await openQueue(member, ['realm_user']);
   const res = await t.owner.post('/users', { email: 'newbie@example.com', password: 'newbie-password', full_name: 'New Bie' });
   assert.equal(res.status, 200);
-  assert.equal(typeof res.body.user_id, 'number');
+  assert.deepEqual(Object.keys(res.body).sort(), ['msg', 'result', 'user_id']);
   const login = await rawRequest(t.url, 'POST', '/fetch_api_key', {
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ username: 'newbie@example.com', password: 'newbie-password' }).toString(),
@@ -78,106 +121,133 @@ test('POST /users: the owner creates an account that can log in; others may not'
   assert.equal(add.op, 'add');
   assert.equal(add.person.user_id, res.body.user_id);
   assert.equal(add.person.full_name, 'New Bie');
+  assert.equal(add.person.role, 400);
+  assert.equal(add.person.is_active, true);
+  const groups = await groupIds(member);
+  const members = (await member.get(`/user_groups/${groups['role:members']}/members`, { direct_member_only: true })).body.members;
+  assert.ok(members.includes(res.body.user_id), 'the new member is in role:members');
+});
 
-  const dup = await t.owner.post('/users', { email: 'NEWBIE@example.com', password: 'x1234567', full_name: 'Dup' });
+test('POST /users: errors', async () => {
+  const dup = await t.owner.post('/users', { email: 'NEWBIE@example.com', password: 'x1234567', full_name: 'Dup Licate' });
   assert.equal(dup.status, 400);
-  assert.match(dup.body.msg, /already in use/);
-  const badEmail = await t.owner.post('/users', { email: 'not-an-email', password: 'x1234567', full_name: 'Bad' });
-  assert.equal(badEmail.status, 400);
+  assert.equal(dup.body.msg, "Email 'NEWBIE@example.com' already in use");
+  const badEmail = await t.owner.post('/users', { email: 'not-an-email', password: 'x1234567', full_name: 'Bad Address' });
+  assert.deepEqual([badEmail.status, badEmail.body.msg], [400, 'Bad name or username']);
+  const weak = await t.owner.post('/users', { email: 'weak@example.com', password: 'abc', full_name: 'Weak Password' });
+  assert.deepEqual([weak.status, weak.body.msg], [400, 'The password is too weak.']);
+  const badName = await t.owner.post('/users', { email: 'odd@example.com', password: 'x1234567', full_name: 'Odd @name' });
+  assert.deepEqual([badName.status, badName.body.msg], [400, 'Invalid characters in name!']);
   const noName = await t.owner.post('/users', { email: 'noname@example.com', password: 'x1234567' });
   assert.equal(noName.body.code, 'REQUEST_VARIABLE_MISSING');
   assert.equal(noName.body.var_name, 'full_name');
-  for (const c of [member, admin]) {
-    const denied = await c.post('/users', { email: `by-${c.userId}@example.com`, password: 'x1234567', full_name: 'Nope' });
-    assert.equal(denied.status, 400);
-    assert.equal(denied.body.result, 'error');
-  }
+
+  const byMember = await member.post('/users', { email: 'm@example.com', password: 'x1234567', full_name: 'Nope Nope' });
+  assert.deepEqual([byMember.status, byMember.body.code, byMember.body.msg], [400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator']);
+  const guest = await t.createUser({ role: 'guest' });
+  assert.equal((await guest.post('/users', {})).body.code, 'UNAUTHORIZED_PRINCIPAL', 'role is checked before parameters');
+  const byAdmin = await admin.post('/users', { email: 'a@example.com', password: 'x1234567', full_name: 'Nope Nope' });
+  assert.deepEqual([byAdmin.status, byAdmin.body.msg], [400, 'User not authorized to create users']);
 });
 
-test('PATCH /users/{id}: administrators rename and change roles; owner rules hold', async () => {
+test('PATCH /users/{id}: administrators rename and change roles, with events and group moves', async () => {
   const target = await t.createUser({ name: 'Tom Target' });
-  const q = await openQueue(member, ['realm_user']);
-  const rename = await admin.patch(`/users/${target.userId}`, { full_name: 'Tom Renamed' });
-  assert.equal(rename.status, 200);
-  const promote = await admin.patch(`/users/${target.userId}`, { role: 300 });
-  assert.equal(promote.status, 200);
+  const groups = await groupIds(member);
+  const q = await openQueue(member, ['realm_user', 'user_group']);
+  assert.equal((await admin.patch(`/users/${target.userId}`, { full_name: 'Tom Renamed' })).status, 200);
+  assert.equal((await admin.patch(`/users/${target.userId}`, { role: 300 })).status, 200);
   const evs = await queuedEvents(member, q);
-  assert.deepEqual(evs.map((e) => e.person), [{ user_id: target.userId, full_name: 'Tom Renamed' }, { user_id: target.userId, role: 300 }]);
+  const userEvents = evs.filter((e) => e.type === 'realm_user');
+  assert.deepEqual(userEvents.map((e) => e.person), [{ user_id: target.userId, full_name: 'Tom Renamed' }, { user_id: target.userId, role: 300 }]);
+  const moves = evs.filter((e) => e.type === 'user_group').map((e) => [e.op, e.group_id, e.user_ids]);
+  assert.deepEqual(
+    moves.sort(),
+    [
+      ['add_members', groups['role:moderators'], [target.userId]],
+      ['remove_members', groups['role:fullmembers'], [target.userId]],
+      ['remove_members', groups['role:members'], [target.userId]],
+    ].sort(),
+  );
   const me = await target.get('/users/me');
   assert.equal(me.body.role, 300);
   assert.equal(me.body.full_name, 'Tom Renamed');
-  const groups = await target.get('/user_groups');
-  const moderators = groups.body.user_groups.find((g: any) => g.name === 'role:moderators');
-  assert.ok(moderators.members.includes(target.userId), 'the role changed the system group membership');
+  const moderators = (await target.get(`/user_groups/${groups['role:moderators']}/members`, { direct_member_only: true })).body.members;
+  assert.ok(moderators.includes(target.userId));
 
-  const byMember = await member.patch(`/users/${target.userId}`, { full_name: 'Hacked' });
-  assert.equal(byMember.status, 400);
-  const adminMakesOwner = await admin.patch(`/users/${target.userId}`, { role: 100 });
-  assert.equal(adminMakesOwner.status, 400);
-  const badRole = await admin.patch(`/users/${target.userId}`, { role: 250 });
-  assert.equal(badRole.status, 400);
-  const lastOwner = await t.owner.patch(`/users/${t.owner.userId}`, { role: 200 });
-  assert.equal(lastOwner.status, 400);
-  const ownerMakesOwner = await t.owner.patch(`/users/${target.userId}`, { role: 100 });
-  assert.equal(ownerMakesOwner.status, 200);
-  const missing = await admin.patch('/users/999999', { full_name: 'x' });
-  assert.equal(missing.status, 400);
-  const emptyName = await admin.patch(`/users/${member.userId}`, { full_name: '   ' });
-  assert.equal(emptyName.status, 400);
+  // Unchanged values and a blank name change nothing (Zulip ignores a blank name).
+  const q2 = await openQueue(member, ['realm_user']);
+  assert.equal((await admin.patch(`/users/${target.userId}`, { full_name: '   ', role: 300 })).status, 200);
+  assert.deepEqual(await queuedEvents(member, q2), []);
+  assert.equal((await admin.patch(`/users/${target.userId}`, { profile_data: [] })).status, 200);
 });
 
-test('POST /bots: the caller owns the bot, whose key works', async () => {
-  const q = await openQueue(member, ['realm_bot', 'realm_user']);
-  const res = await member.post('/bots', { full_name: 'Helper Bot', short_name: 'helper' });
-  assert.equal(res.status, 200);
-  assert.equal(typeof res.body.api_key, 'string');
-  const bot = await member.get(`/users/${res.body.user_id}`);
-  assert.equal(bot.body.user.is_bot, true);
-  assert.equal(bot.body.user.bot_owner_id, member.userId);
-  assert.equal(bot.body.user.bot_type, 1);
-  assert.match(bot.body.user.email, /^helper-bot@/);
-  const asBot = await new Client(t.url, bot.body.user.email, res.body.api_key, res.body.user_id).get('/users/me');
-  assert.equal(asBot.status, 200);
-  assert.equal(asBot.body.is_bot, true);
-  const evs = await queuedEvents(member, q);
-  assert.ok(evs.some((e) => e.type === 'realm_bot' && e.op === 'add' && e.bot.user_id === res.body.user_id && e.bot.owner_id === member.userId));
-  assert.ok(evs.some((e) => e.type === 'realm_user' && e.op === 'add' && e.person.user_id === res.body.user_id));
+test('PATCH /users/{id}: permissions and validation', async () => {
+  const target = await t.createUser({ name: 'Pat Target' });
+  const other = await t.createOrg('Third Place');
+  const check = async (c: Client, id: number, params: Record<string, unknown>, status: number, msg: string) => {
+    const res = await c.patch(`/users/${id}`, params as any);
+    assert.deepEqual([res.status, res.body.msg], [status, msg], JSON.stringify(params));
+  };
+  await check(member, target.userId, { full_name: 'Hacked Name' }, 400, 'Insufficient permission');
+  await check(admin, target.userId, { role: 100 }, 400, 'Must be an organization owner');
+  await check(admin, t.owner.userId, { role: 200 }, 400, 'Must be an organization owner');
+  await check(admin, target.userId, { role: 250 }, 400, 'Invalid role');
+  await check(admin, target.userId, { role: 'admin' }, 400, 'role is not an integer');
+  await check(t.owner, t.owner.userId, { role: 200 }, 400, 'The owner permission cannot be removed from the only organization owner.');
+  await check(admin, 999999, { full_name: 'Who Knows' }, 400, 'No such user');
+  await check(admin, other.owner.userId, { full_name: 'Foreign Name' }, 400, 'No such user');
+  await check(admin, target.userId, { full_name: 'x'.repeat(101) }, 400, 'Name too long!');
+  await check(admin, target.userId, { full_name: 'Agent|15' }, 400, 'Invalid format!');
+  await check(admin, target.userId, { profile_data: [{ id: 7, value: 'x' }] }, 400, 'Field id 7 not found.');
+  await check(admin, target.userId, { profile_data: '{"id": 1}' }, 400, 'profile_data is not a list');
+  assert.equal((await admin.patch('/users/abc', { full_name: 'Letters Path' })).body.msg, 'No such user');
 
-  const dup = await member.post('/bots', { full_name: 'Helper Again', short_name: 'helper' });
-  assert.equal(dup.status, 400);
-  const badType = await member.post('/bots', { full_name: 'Odd', short_name: 'odd', bot_type: 9 });
-  assert.equal(badType.status, 400);
-  const badShort = await member.post('/bots', { full_name: 'Odd', short_name: 'has space' });
-  assert.equal(badShort.status, 400);
-  const guest = await t.createUser({ role: 'guest' });
-  const byGuest = await guest.post('/bots', { full_name: 'Guest Bot', short_name: 'guestbot' });
-  assert.equal(byGuest.status, 400);
+  await check(t.owner, target.userId, { role: 100 }, 200, '');
+  await check(t.owner, t.owner.userId, { role: 200 }, 200, '');
+  const demoted = await t.owner.get('/users/me');
+  assert.equal(demoted.body.role, 200);
+  await check(target, t.owner.userId, { role: 100 }, 200, '');
 });
 
-test('GET /user_groups lists the system groups with their members', async () => {
-  const res = await member.get('/user_groups');
-  assert.equal(res.status, 200);
-  const names = res.body.user_groups.map((g: any) => g.name);
-  for (const n of ['role:internet', 'role:everyone', 'role:members', 'role:fullmembers', 'role:moderators', 'role:administrators', 'role:owners', 'role:nobody']) {
-    assert.ok(names.includes(n), n);
-  }
-  const byName = new Map(res.body.user_groups.map((g: any) => [g.name, g]));
-  const owners: any = byName.get('role:owners');
-  const admins: any = byName.get('role:administrators');
-  assert.ok(owners.members.includes(t.owner.userId));
-  assert.ok(admins.members.includes(admin.userId));
-  assert.deepEqual(admins.direct_subgroup_ids, [owners.id]);
-  assert.ok(res.body.user_groups.every((g: any) => g.is_system_group));
+test('PATCH /users/{id}: with require_unique_names, names may not repeat', async () => {
+  const a = await t.createUser({ name: 'Unique Una' });
+  const b = await t.createUser({ name: 'Unique Ben' });
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: true })).status, 200);
+  const clash = await admin.patch(`/users/${b.userId}`, { full_name: 'UNIQUE UNA' });
+  assert.deepEqual([clash.status, clash.body.msg], [400, 'Unique names required in this organization.']);
+  assert.equal((await admin.patch(`/users/${a.userId}`, { full_name: 'Unique Una' })).status, 200, 'keeping one’s own name is fine');
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: false })).status, 200);
 });
 
-test('deactivated accounts cannot authenticate', async () => {
+test('guests outside can_access_all_users_group see only people they share a channel with', async () => {
+  const guest = await t.createUser({ role: 'guest', name: 'Gus Guest' });
+  const friend = await t.createUser({ name: 'Fran Friend' });
+  const stranger = await t.createUser({ name: 'Stan Stranger' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'guest room' }], principals: [guest.userId, friend.userId] });
+  const groups = await groupIds(t.owner);
+  assert.equal((await guest.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), true, 'by default guests see everyone');
+
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groups['role:members'] } })).status, 200);
+  const ids = (await guest.get('/users')).body.members.map((u: any) => u.user_id);
+  assert.ok(ids.includes(guest.userId) && ids.includes(friend.userId));
+  assert.ok(!ids.includes(stranger.userId));
+  assert.deepEqual((await guest.get(`/users/${stranger.userId}`)).body, (await guest.get('/users/999999')).body);
+  assert.equal((await guest.get(`/users/${friend.userId}`)).status, 200);
+  assert.ok((await member.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), 'members still see everyone');
+
+  const q = await openQueue(guest, ['realm_user']);
+  await t.owner.post('/users', { email: 'hidden-newcomer@example.com', password: 'x1234567', full_name: 'Hidden Newcomer' });
+  assert.deepEqual(await queuedEvents(guest, q), [], 'the guest does not hear of people hidden from them');
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groups['role:everyone'] } })).status, 200);
+});
+
+test('deactivated accounts cannot authenticate and are listed inactive', async () => {
   const gone = await t.createUser({ name: 'Gone Soon' });
-  await t.server.services.database.transaction((tx) => tx.updateTable('users').set({ is_active: false }).where('id', '=', gone.userId).execute());
-  t.server.services.cache.invalidateUsers(t.realmId);
+  assert.equal((await admin.delete(`/users/${gone.userId}`)).status, 200);
   const res = await gone.get('/users/me');
   assert.equal(res.status, 401);
   assert.equal(res.body.code, 'USER_DEACTIVATED');
-  const list = await member.get('/users');
-  const entry = list.body.members.find((u: any) => u.user_id === gone.userId);
+  const entry = (await member.get('/users')).body.members.find((u: any) => u.user_id === gone.userId);
   assert.equal(entry.is_active, false);
+  assert.equal((await member.get(`/users/${gone.userId}`)).body.user.is_active, false);
 });

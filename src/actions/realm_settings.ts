@@ -1,88 +1,203 @@
-// PATCH /realm: organization administrators change organization settings, each validated.
+// PATCH /realm: organization administrators change organization settings (owners only for the
+// settings Zulip reserves to them), each validated, all applied in one transaction, with the
+// realm events Zulip sends for each.
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm, RealmGroupSettingName, RealmSettings } from '../store/realms.js';
-import { REALM_GROUP_SETTING_DEFAULTS, updateRealm } from '../store/realms.js';
+import { getRealm, REALM_GROUP_SETTING_DEFAULTS, updateRealm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { BadRequest, NotAllowed } from '../errors.js';
+import type { GroupGraph } from '../store/cache.js';
+import type { SystemGroupName } from '../store/groups.js';
+import { syncFullMembers } from '../store/groups.js';
+import { getStream } from '../store/channels.js';
+import { BadRequest, PermissionDenied } from '../errors.js';
 import type { Params } from '../http/params.js';
 import { groupSettingValue, parseGroupSettingUpdate, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
-import { isRealmAdmin } from './channel_access.js';
+import { requireRealmAdmin } from './users.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { renderMarkdown } from '../markdown/render.js';
 
-type Parsed = { kind: 'value'; key: string; value: unknown } | { kind: 'group'; key: RealmGroupSettingName; new: GroupSettingValue; old?: GroupSettingValue };
+export const MAX_REALM_NAME_LENGTH = 40;
+export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
+const MAX_WELCOME_MESSAGE_LENGTH = 8000;
+const MAX_JITSI_URL_LENGTH = 200;
+const ORG_TYPE_IDS = [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000];
+const CHANNEL_SETTINGS = ['moderation_request_channel_id', 'new_stream_announcements_stream_id', 'signup_announcements_stream_id', 'zulip_update_announcements_stream_id'];
 
-/** Plain settings: how to read each from the request, and whether its event is update_dict. */
-const PLAIN: Record<string, { read: (p: Params, name: string) => unknown; dict?: boolean }> = {
-  name: { read: (p, n) => p.optStr(n) },
-  description: { read: (p, n) => p.optStr(n), dict: true },
-  topics_policy: { read: (p, n) => p.optStr(n) },
-  enable_spectator_access: { read: (p, n) => p.optBool(n), dict: true },
-  waiting_period_threshold: { read: (p, n) => p.optInt(n), dict: true },
-  mandatory_topics: { read: (p, n) => p.optBool(n) },
-  invite_required: { read: (p, n) => p.optBool(n) },
-  allow_message_editing: { read: (p, n) => p.optBool(n), dict: true },
-  message_content_edit_limit_seconds: { read: (p, n) => limitSeconds(p, n), dict: true },
-  message_content_delete_limit_seconds: { read: (p, n) => limitSeconds(p, n), dict: true },
-  send_welcome_emails: { read: (p, n) => p.optBool(n) },
-  inline_image_preview: { read: (p, n) => p.optBool(n) },
-  inline_url_embed_preview: { read: (p, n) => p.optBool(n) },
-  require_unique_names: { read: (p, n) => p.optBool(n) },
-  name_changes_disabled: { read: (p, n) => p.optBool(n) },
-  email_changes_disabled: { read: (p, n) => p.optBool(n) },
-  avatar_changes_disabled: { read: (p, n) => p.optBool(n) },
-  enable_read_receipts: { read: (p, n) => p.optBool(n) },
-  default_language: { read: (p, n) => p.optStr(n) },
-  video_chat_provider: { read: (p, n) => p.optInt(n) },
-};
+type PlainValue = string | number | boolean | null;
+export type RealmChange =
+  | { kind: 'value'; key: string; value: PlainValue }
+  | { kind: 'group'; key: RealmGroupSettingName; new: GroupSettingValue; old?: GroupSettingValue };
 
-/** "unlimited" or a positive number of seconds (Zulip's edit/delete limits). */
-function limitSeconds(p: Params, name: string): number | null | undefined {
+const tooLong = (name: string, max: number) => new BadRequest(`${name} is too long (limit: ${max} characters)`);
+
+function oneOf<T extends PlainValue>(name: string, allowed: readonly T[]) {
+  return (v: PlainValue): PlainValue => {
+    if (!allowed.includes(v as T)) throw new BadRequest(`Invalid ${name}`);
+    return v;
+  };
+}
+
+/**
+ * A time limit: a positive number of seconds or "unlimited" (null). Zulip takes it as JSON, so
+ * the string may arrive quoted or bare.
+ */
+function readLimit(p: Params, name: string, unlimited: number | null): PlainValue | undefined {
   const raw = p.optStr(name);
   if (raw === undefined) return undefined;
-  if (raw === 'unlimited' || raw === '"unlimited"') return null;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0) throw new BadRequest(`Invalid ${name}`);
+  if (raw === 'unlimited' || raw === '"unlimited"') return unlimited;
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) <= 0) throw new BadRequest(`Bad value for '${name}': ${raw}`);
   return Number(raw);
 }
 
-function validate(key: string, value: unknown): unknown {
-  switch (key) {
-    case 'name': {
-      const v = String(value).trim();
-      if (!v) throw new BadRequest("Organization name can't be empty.");
-      if (v.length > 40) throw new BadRequest('Organization name is too long.');
-      return v;
-    }
-    case 'description':
-      if (String(value).length > 1000) throw new BadRequest('Organization description is too long.');
-      return value;
-    case 'topics_policy':
-      if (value !== 'allow_empty_topic' && value !== 'disable_empty_topic') throw new BadRequest('Invalid topics_policy');
-      return value;
-    case 'waiting_period_threshold':
-      if (typeof value !== 'number' || value < 0 || value > 1_000_000) throw new BadRequest('Invalid waiting_period_threshold');
-      return value;
-    case 'video_chat_provider':
-      if (![0, 1, 4].includes(value as number)) throw new BadRequest('Invalid video_chat_provider');
-      return value;
-    case 'default_language':
-      if (!/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(String(value))) throw new BadRequest(`Invalid language '${String(value)}'`);
-      return value;
-    default:
-      return value;
-  }
+/** How each plain setting is read and checked; `owner` marks Zulip's owner-only settings. */
+interface Spec {
+  read: (p: Params, name: string) => PlainValue | undefined;
+  check?: (v: PlainValue) => PlainValue;
+  owner?: boolean;
 }
+const bool: Spec['read'] = (p, n) => p.optBool(n);
+const int: Spec['read'] = (p, n) => p.optInt(n);
+const str: Spec['read'] = (p, n) => p.optStr(n);
 
+const PLAIN: Record<string, Spec> = {
+  name: {
+    read: str,
+    check: (v) => {
+      const name = String(v).trim();
+      if (!name) throw new BadRequest("Organization name can't be empty.");
+      if (name.length > MAX_REALM_NAME_LENGTH) throw tooLong('name', MAX_REALM_NAME_LENGTH);
+      return name;
+    },
+  },
+  description: {
+    read: str,
+    check: (v) => {
+      if (String(v).length > MAX_REALM_DESCRIPTION_LENGTH) throw tooLong('description', MAX_REALM_DESCRIPTION_LENGTH);
+      return v;
+    },
+  },
+  topics_policy: { read: str, check: oneOf('topics_policy', ['allow_empty_topic', 'disable_empty_topic']) },
+  // The setting topics_policy replaced (feature level 392); still accepted from older clients.
+  mandatory_topics: { read: bool },
+  enable_spectator_access: { read: bool },
+  waiting_period_threshold: {
+    read: int,
+    owner: true,
+    check: (v) => {
+      if ((v as number) < 0) throw new BadRequest('waiting_period_threshold is too small');
+      return v;
+    },
+  },
+  invite_required: { read: bool, owner: true },
+  emails_restricted_to_domains: { read: bool, owner: true },
+  disallow_disposable_email_addresses: { read: bool, owner: true },
+  allow_message_editing: { read: bool },
+  allow_edit_history: { read: bool },
+  message_content_edit_limit_seconds: { read: (p, n) => readLimit(p, n, null) },
+  message_content_delete_limit_seconds: { read: (p, n) => readLimit(p, n, null) },
+  move_messages_within_stream_limit_seconds: { read: (p, n) => readLimit(p, n, null) },
+  move_messages_between_streams_limit_seconds: { read: (p, n) => readLimit(p, n, null) },
+  message_retention_days: { read: (p, n) => readLimit(p, n, -1), owner: true },
+  message_edit_history_visibility_policy: { read: str, check: oneOf('message_edit_history_visibility_policy', ['all', 'moves', 'none']) },
+  send_welcome_emails: { read: bool },
+  inline_image_preview: { read: bool },
+  inline_url_embed_preview: { read: bool },
+  require_unique_names: { read: bool },
+  name_changes_disabled: { read: bool },
+  email_changes_disabled: { read: bool },
+  avatar_changes_disabled: { read: bool },
+  enable_read_receipts: { read: bool },
+  digest_emails_enabled: { read: bool },
+  digest_weekday: { read: int, check: oneOf('digest_weekday', [0, 1, 2, 3, 4, 5, 6]) },
+  message_content_allowed_in_email_notifications: { read: bool },
+  want_advertise_in_communities_directory: { read: bool },
+  enable_guest_user_indicator: { read: bool },
+  enable_guest_user_dm_warning: { read: bool },
+  require_e2ee_push_notifications: { read: bool },
+  default_code_block_language: { read: str },
+  default_language: {
+    read: str,
+    check: (v) => {
+      if (!/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(String(v))) throw new BadRequest(`Invalid language '${String(v)}'`);
+      return v;
+    },
+  },
+  video_chat_provider: { read: int },
+  giphy_rating: {
+    read: int,
+    check: (v) => {
+      if (![0, 1, 2, 3, 4, 5].includes(v as number)) throw new BadRequest(`Invalid giphy_rating ${String(v)}`);
+      return v;
+    },
+  },
+  jitsi_server_url: {
+    read: str,
+    check: (v) => {
+      const s = String(v).replace(/^"(.*)"$/, '$1');
+      if (s === 'default') return null;
+      if (s.length > MAX_JITSI_URL_LENGTH || !/^https?:\/\/[^\s/]+/.test(s)) throw new BadRequest('jitsi_server_url is not an allowed_type');
+      return s;
+    },
+  },
+  welcome_message_custom_text: {
+    read: str,
+    check: (v) => {
+      if (String(v).length > MAX_WELCOME_MESSAGE_LENGTH) throw tooLong('welcome_message_custom_text', MAX_WELCOME_MESSAGE_LENGTH);
+      return v;
+    },
+  },
+  org_type: { read: int, check: oneOf('org_type', ORG_TYPE_IDS) },
+  // A channel id, or a negative number for none (reported as -1).
+  ...Object.fromEntries(CHANNEL_SETTINGS.map((k) => [k, { read: int, check: (v: PlainValue) => ((v as number) < 0 ? -1 : v) }])),
+};
 
-/** Settings only organization owners may change (Zulip's owner-only permissions). */
-const OWNER_ONLY = new Set<string>(['can_create_web_public_channel_group', 'can_manage_all_groups', 'can_manage_billing_group', 'create_multiuse_invite_group']);
+/** Which group-setting values each permission may take (Zulip's GroupPermissionSetting). */
+interface GroupRule {
+  nobody: boolean;
+  everyone: boolean;
+  /** Only these system groups, never an anonymous group. */
+  systemOnly?: SystemGroupName[];
+}
+const GROUP_RULES: Record<RealmGroupSettingName, GroupRule> = {
+  can_access_all_users_group: { nobody: false, everyone: true, systemOnly: ['role:everyone', 'role:members'] },
+  can_add_custom_emoji_group: { nobody: true, everyone: false },
+  can_add_subscribers_group: { nobody: true, everyone: false },
+  can_create_bots_group: { nobody: true, everyone: false },
+  can_create_groups: { nobody: true, everyone: false },
+  can_create_private_channel_group: { nobody: true, everyone: false },
+  can_create_public_channel_group: { nobody: true, everyone: false },
+  can_create_web_public_channel_group: { nobody: true, everyone: false, systemOnly: ['role:moderators', 'role:administrators', 'role:owners', 'role:nobody'] },
+  can_create_write_only_bots_group: { nobody: true, everyone: false },
+  can_delete_any_message_group: { nobody: true, everyone: false },
+  can_delete_own_message_group: { nobody: true, everyone: true },
+  can_invite_users_group: { nobody: true, everyone: false },
+  can_manage_all_groups: { nobody: false, everyone: false },
+  can_manage_billing_group: { nobody: false, everyone: false },
+  can_mention_many_users_group: { nobody: true, everyone: true },
+  can_move_messages_between_channels_group: { nobody: true, everyone: false },
+  can_move_messages_between_topics_group: { nobody: true, everyone: true },
+  can_resolve_topics_group: { nobody: true, everyone: true },
+  can_set_delete_message_policy_group: { nobody: true, everyone: false },
+  can_set_topics_policy_group: { nobody: true, everyone: true },
+  can_summarize_topics_group: { nobody: true, everyone: true },
+  create_multiuse_invite_group: { nobody: true, everyone: false },
+  direct_message_initiator_group: { nobody: true, everyone: true },
+  direct_message_permission_group: { nobody: true, everyone: true },
+};
 
-export function parseRealmUpdate(params: Params): Parsed[] {
-  const out: Parsed[] = [];
+/** Group settings only organization owners may change. */
+const OWNER_ONLY_GROUPS = new Set<string>(['create_multiuse_invite_group', 'can_create_groups', 'can_invite_users_group', 'can_manage_all_groups', 'can_manage_billing_group']);
+
+/** Settings sent as realm/update_dict rather than realm/update (Zulip's historical exceptions). */
+const DICT_EVENT = new Set(['allow_message_editing', 'message_content_edit_limit_seconds']);
+
+export function parseRealmUpdate(params: Params): RealmChange[] {
+  const out: RealmChange[] = [];
   for (const [key, spec] of Object.entries(PLAIN)) {
     const value = spec.read(params, key);
-    if (value !== undefined) out.push({ kind: 'value', key, value: validate(key, value) });
+    if (value !== undefined) out.push({ kind: 'value', key, value: spec.check ? spec.check(value) : value });
   }
   for (const key of Object.keys(REALM_GROUP_SETTING_DEFAULTS) as RealmGroupSettingName[]) {
     const update = params.optJson(key, parseGroupSettingUpdate);
@@ -91,45 +206,124 @@ export function parseRealmUpdate(params: Params): Parsed[] {
   return out;
 }
 
-export async function updateRealmSettings(services: Services, caller: User, realm: Realm, changes: Parsed[]): Promise<void> {
-  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
-  for (const c of changes) if (OWNER_ONLY.has(c.key) && caller.role !== ROLE.owner) throw new NotAllowed('Must be an organization owner');
-  if (changes.length === 0) return;
+/** {direct_members: [], direct_subgroups: [g]} is the named group g itself. */
+function canonical(v: GroupSettingValue): GroupSettingValue {
+  return typeof v !== 'number' && v.direct_members.length === 0 && v.direct_subgroups.length === 1 ? v.direct_subgroups[0]! : v;
+}
+
+function checkGroupRule(graph: GroupGraph, key: RealmGroupSettingName, value: GroupSettingValue): void {
+  const rule = GROUP_RULES[key];
+  const refused = (groupId: number) => {
+    const g = graph.groups.get(groupId);
+    if (!g?.is_system_group) return false;
+    if (rule.systemOnly && !(rule.systemOnly as readonly string[]).includes(g.name)) return true;
+    return (g.name === 'role:nobody' && !rule.nobody) || (g.name === 'role:everyone' && !rule.everyone);
+  };
+  if (typeof value === 'number') {
+    const g = graph.groups.get(value);
+    if (rule.systemOnly && g?.named && !g.is_system_group) throw new BadRequest(`'${key}' must be a system user group.`);
+    if (refused(value)) throw new BadRequest(`'${key}' setting cannot be set to '${g!.name}' group.`);
+    return;
+  }
+  if (rule.systemOnly) throw new BadRequest(`'${key}' must be a system user group.`);
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0 && !rule.nobody) {
+    throw new BadRequest(`'${key}' setting cannot be set to 'role:nobody' group.`);
+  }
+  for (const sub of value.direct_subgroups) {
+    const g = graph.groups.get(sub);
+    if (g?.name === 'role:everyone' && !rule.everyone) throw new BadRequest(`'${key}' setting cannot be set to '${g.name}' group.`);
+  }
+}
+
+type Event = Record<string, unknown>;
+
+/** The event Zulip sends when this plain setting changes. */
+function eventFor(key: string, value: PlainValue, description?: string): Event {
+  if (key === 'description') return { type: 'realm', op: 'update_dict', property: 'default', data: { description: value, rendered_description: description } };
+  if (key === 'topics_policy') {
+    return { type: 'realm', op: 'update_dict', property: 'default', data: { topics_policy: value, mandatory_topics: value === 'disable_empty_topic' } };
+  }
+  if (DICT_EVENT.has(key)) return { type: 'realm', op: 'update_dict', property: 'default', data: { [key]: value } };
+  return { type: 'realm', op: 'update', property: key, value };
+}
+
+export async function updateRealmSettings(services: Services, caller: User, realm: Realm, requested: RealmChange[]): Promise<Record<string, unknown>> {
+  requireRealmAdmin(caller);
+  const ownerOnly = requested.some((c) => (c.kind === 'value' ? PLAIN[c.key]?.owner : OWNER_ONLY_GROUPS.has(c.key)));
+  if (ownerOnly && caller.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
+
+  // mandatory_topics is topics_policy spelled the old way; topics_policy wins when both are sent.
+  let changes = requested;
+  const legacy = changes.find((c) => c.key === 'mandatory_topics');
+  if (legacy) {
+    changes = changes.filter((c) => c.key !== 'mandatory_topics');
+    if (!changes.some((c) => c.key === 'topics_policy')) changes.push({ kind: 'value', key: 'topics_policy', value: legacy.kind === 'value' && legacy.value ? 'disable_empty_topic' : 'allow_empty_topic' });
+  }
+  const providers = [0, 1, ...(services.config.bigBlueButton ? [4] : [])];
+  for (const c of changes) {
+    if (c.key === 'video_chat_provider' && c.kind === 'value' && !providers.includes(c.value as number)) throw new BadRequest(`Invalid video_chat_provider ${String(c.value)}`);
+  }
+  if (changes.length === 0) return {};
+
   const graph = await services.cache.groupGraph(realm.id);
   const users = await services.cache.users(realm.id);
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  for (const c of changes) if (c.kind === 'group') checkGroupRule(graph, c.key, canonical(c.new));
   for (const c of changes) {
-    if (c.kind === 'group' && c.old !== undefined && !sameGroupSettingValue(c.old, groupSettingValue(graph, realm.settings[c.key]))) {
-      throw new BadRequest("'old' value does not match the expected value.");
-    }
+    if (c.kind !== 'value' || !CHANNEL_SETTINGS.includes(c.key) || (c.value as number) < 0) continue;
+    const stream = await getStream(services.database.db, realm.id, c.value as number);
+    if (!stream || stream.is_archived) throw new BadRequest('Invalid channel ID');
   }
-  await services.database.transaction(async (tx, onCommit) => {
-    const settings = { ...realm.settings } as Record<string, unknown>;
-    let name: string | undefined;
-    let description: string | undefined;
+
+  return services.database.transaction(async (tx, onCommit) => {
+    // Settings are one JSON column: start from the row as it is now, not the cached copy.
+    const fresh = (await getRealm(tx, realm.id)) ?? realm;
+    const settings = { ...fresh.settings } as Record<string, unknown>;
+    const current: Record<string, unknown> = { ...settings, name: fresh.name, description: fresh.description };
+    const data: Record<string, unknown> = {};
+    const events: Event[] = [];
     const now = nowSeconds();
+    let thresholdChanged = false;
     for (const c of changes) {
-      let eventValue: unknown;
-      if (c.kind === 'value') {
-        if (c.key === 'name') name = String(c.value);
-        else if (c.key === 'description') description = String(c.value);
-        else settings[c.key] = c.value;
-        eventValue = c.value;
-      } else {
-        const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, c.new, c.key, now, { allowInternet: false });
-        settings[c.key] = id;
-        eventValue = c.new;
+      if (c.kind === 'group') {
+        const currentValue = groupSettingValue(graph, fresh.settings[c.key]);
+        if (c.old !== undefined && !sameGroupSettingValue(canonical(c.old), currentValue)) throw new BadRequest("'old' value does not match the expected value.");
+        const wanted = canonical(c.new);
+        if (sameGroupSettingValue(wanted, currentValue)) continue;
+        settings[c.key] = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, wanted, c.key, now, { allowInternet: false });
+        data[c.key] = wanted;
+        events.push({ type: 'realm', op: 'update_dict', property: 'default', data: { [c.key]: wanted } });
+        continue;
       }
-      const dict = c.kind === 'group' || PLAIN[c.key]?.dict;
-      const event = dict
-        ? { type: 'realm', op: 'update_dict', property: 'default', data: { [c.key]: eventValue } }
-        : { type: 'realm', op: 'update', property: c.key, value: eventValue };
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event });
+      if (current[c.key] === c.value) continue;
+      let rendered: string | undefined;
+      if (c.key === 'description') rendered = renderMarkdown(String(c.value)).html;
+      if (c.key === 'topics_policy') settings.mandatory_topics = c.value === 'disable_empty_topic';
+      if (c.key === 'waiting_period_threshold') thresholdChanged = true;
+      if (c.key !== 'name' && c.key !== 'description') settings[c.key] = c.value;
+      current[c.key] = c.value;
+      // Zulip answers "updated" for text settings rather than echoing them.
+      data[c.key] = typeof c.value === 'string' ? 'updated' : c.value;
+      events.push(eventFor(c.key, c.value, rendered));
     }
-    await updateRealm(tx, realm.id, { name, description, settings: settings as RealmSettings });
+    if (events.length === 0) return data;
+    await updateRealm(tx, realm.id, {
+      name: current.name !== fresh.name ? String(current.name) : undefined,
+      description: current.description !== fresh.description ? String(current.description) : undefined,
+      settings: settings as RealmSettings,
+    });
+    for (const event of events) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event });
+    if (thresholdChanged) {
+      // The waiting period decides who is a full member: role:fullmembers follows it.
+      const moved = await syncFullMembers(tx, realm.id, Number(settings.waiting_period_threshold), now);
+      for (const [op, ids] of [['remove_members', moved.removed], ['add_members', moved.added]] as const) {
+        if (ids.length) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'user_group', op, group_id: moved.groupId, user_ids: ids } });
+      }
+    }
     onCommit(() => {
       services.cache.invalidateRealm(realm.id);
       services.cache.invalidateGroups(realm.id);
     });
+    return data;
   });
 }

@@ -9,7 +9,8 @@ import { defaultStreamIds } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
 import { listUserTopics } from '../store/user_topics.js';
 import { mutedUsersOf } from '../store/muted_users.js';
-import { formatUser } from '../http/shapes/users.js';
+import { formatUser, userForClient } from '../http/shapes/users.js';
+import { usersVisibleTo } from './users.js';
 import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
 import { subscriptionStateFor } from './channels.js';
@@ -72,7 +73,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
     state.onboarding_steps = [];
     state.navigation_tour_video_url = null;
   }
-  if (want('message')) state.max_message_id = await cache.maxMessageId(user.id);
+  if (want('message')) {
+    // Zulip reports -1 for a user with no messages yet.
+    const maxId = await cache.maxMessageId(user.id);
+    state.max_message_id = maxId > 0 ? maxId : -1;
+  }
   if (want('muted_topics')) state.muted_topics = [];
   if (want('muted_users')) state.muted_users = await mutedUsersOf(db, user.id);
   if (want('presence')) {
@@ -157,10 +162,13 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   if (want('realm_user')) {
     const viewerIsAdmin = isRealmAdmin(user);
+    // A guest the organization restricts sees only some users (can_access_all_users_group).
+    const visible = await usersVisibleTo(services, user, realm);
     const active: unknown[] = [];
     const inactive: unknown[] = [];
     for (const u of users.values()) {
-      const shaped = formatUser(u, { clientGravatar: o.clientGravatar, canSeeDeliveryEmail: viewerIsAdmin || u.id === user.id });
+      if (visible && !visible.has(u.id)) continue;
+      const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar });
       if (u.is_active) {
         delete shaped.is_active;
         active.push(shaped);

@@ -1,25 +1,27 @@
 // Writes to user accounts. insertAccount is the one place an account row is made (organization
 // owners, CLI users, POST /users, bots); the exported actions wrap it with permissions and events.
 import type { Executor } from '../store/db.js';
-import { insertUser, getUserByEmail, ROLE, userFromRow } from '../store/users.js';
+import { insertUser, getUserByEmail, ROLE, ROLE_VALUES, BOT_TYPE, updateUser, userFromRow, usersSharingChannelWith } from '../store/users.js';
+import type { User } from '../store/users.js';
 import { setSystemGroupMembership } from '../store/groups.js';
-import { BadRequest } from '../errors.js';
-import { generateApiKey } from '../lib/secrets.js';
+import { getRealm } from '../store/realms.js';
+import type { Realm } from '../store/realms.js';
+import { isUserInGroup, type GroupGraph } from '../store/cache.js';
+import { BadRequest, NotAllowed, NoSuchUser, PermissionDenied } from '../errors.js';
+import { generateApiKey, hashPassword } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
-import type { Realm } from '../store/realms.js';
-import type { User } from '../store/users.js';
-import { BOT_TYPE, updateUser, ROLE_VALUES } from '../store/users.js';
-import { isUserInGroup } from '../store/cache.js';
-import { hashPassword } from '../lib/secrets.js';
-import { NotAllowed, NoSuchUser } from '../errors.js';
-import { publishAfterCommit } from '../events/publish.js';
-import { formatUser } from '../http/shapes/users.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { canSeeDeliveryEmail, formatUser } from '../http/shapes/users.js';
+import { botDomain } from '../http/shapes/realm.js';
 import { isRealmAdmin } from './channel_access.js';
-import { realmUrl } from '../http/shapes/realm.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 export const MAX_NAME_LENGTH = 100;
+const MIN_NAME_LENGTH = 2;
+/** Characters Zulip refuses in names: they would confuse mention syntax. */
+const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
+const MIN_PASSWORD_LENGTH = 6;
 
 export function validateEmail(email: string): string {
   const e = email.trim();
@@ -27,12 +29,31 @@ export function validateEmail(email: string): string {
   return e;
 }
 
+/** Zulip's check_full_name: the rules for a name a person or a bot is given through the API. */
 export function validateFullName(name: string): string {
+  const n = name.trim();
+  if (n.length > MAX_NAME_LENGTH) throw new BadRequest('Name too long!');
+  if (n.length < MIN_NAME_LENGTH) throw new BadRequest('Name too short!');
+  if (/\p{C}/u.test(n) || NAME_INVALID_CHARS.some((c) => n.includes(c))) throw new BadRequest('Invalid characters in name!');
+  // "Name|15" would read as a mention of user 15 to careless mention parsers.
+  if (/\|\d+$/.test(name)) throw new BadRequest('Invalid format!');
+  return n;
+}
+
+/** With require_unique_names, no two accounts may share a name (compared case- and width-insensitively). */
+function checkUniqueName(realm: Realm, users: Iterable<User>, name: string, exceptId?: number): void {
+  if (!realm.settings.require_unique_names) return;
+  const norm = (s: string) => s.normalize('NFKC').toLowerCase();
+  const wanted = norm(name);
+  for (const u of users) if (u.id !== exceptId && norm(u.full_name) === wanted) throw new BadRequest('Unique names required in this organization.');
+}
+
+/** The looser check for accounts made by the operator (CLI, organization creation). */
+function cleanAccountName(name: string): string {
   const n = name.trim();
   if (!n) throw new BadRequest('Name too short!');
   if (n.length > MAX_NAME_LENGTH) throw new BadRequest('Name too long!');
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x1f\x7f]/.test(n)) throw new BadRequest('Invalid characters in name!');
+  if (/\p{Cc}/u.test(n)) throw new BadRequest('Invalid characters in name!');
   return n;
 }
 
@@ -53,8 +74,8 @@ export interface NewAccount {
 /** Inserts an account (inside the caller's transaction) and puts it in its role's system groups. */
 export async function insertAccount(tx: Executor, a: NewAccount) {
   const email = validateEmail(a.email);
-  const fullName = validateFullName(a.fullName);
-  if (!Object.values(ROLE).includes(a.role as never)) throw new BadRequest('Invalid role');
+  const fullName = cleanAccountName(a.fullName);
+  if (!ROLE_VALUES.includes(a.role)) throw new BadRequest('Invalid role');
   if (await getUserByEmail(tx, a.realmId, email)) throw new BadRequest(`Email '${email}' already in use`);
   const apiKey = generateApiKey();
   const id = await insertUser(tx, {
@@ -70,16 +91,45 @@ export async function insertAccount(tx: Executor, a: NewAccount) {
     bot_owner_id: a.botOwnerId ?? null,
     can_create_users: a.canCreateUsers ?? false,
   });
-  await setSystemGroupMembership(tx, a.realmId, id, a.role);
+  // A new account is a full member only when the organization has no waiting period.
+  const fullMember = a.role !== ROLE.member || ((await getRealm(tx, a.realmId))?.settings.waiting_period_threshold ?? 0) === 0;
+  await setSystemGroupMembership(tx, a.realmId, id, a.role, fullMember);
   return { id, email, api_key: apiKey };
 }
 
-// ---- actions behind the API ----
+// ---- who may see whom ----
 
+/** Whether the organization hides some users from guests (can_access_all_users_group). */
+function accessRestricted(graph: GroupGraph, realm: Realm): boolean {
+  return realm.settings.can_access_all_users_group !== graph.systemIds['role:everyone'];
+}
 
-/** Everyone active in the organization: the audience of realm_user events. */
-async function activeUserIds(services: Services, realmId: number): Promise<number[]> {
-  return [...(await services.cache.users(realmId)).values()].filter((u) => u.is_active).map((u) => u.id);
+/**
+ * The ids of the users the viewer may see, or null when the viewer may see everyone. A guest
+ * outside can_access_all_users_group sees themself, bots, and people sharing a channel with them.
+ * (Shared direct-message groups do not count here: the store does not index them by member.)
+ */
+export async function usersVisibleTo(services: Services, viewer: User, realm: Realm): Promise<Set<number> | null> {
+  if (viewer.role !== ROLE.guest) return null;
+  const graph = await services.cache.groupGraph(realm.id);
+  if (!accessRestricted(graph, realm) || isUserInGroup(graph, viewer.id, realm.settings.can_access_all_users_group)) return null;
+  const users = await services.cache.users(realm.id);
+  const sharing = await usersSharingChannelWith(services.database.db, viewer.id);
+  const out = new Set<number>([viewer.id]);
+  for (const u of users.values()) if (u.is_bot || (u.is_active && sharing.has(u.id))) out.add(u.id);
+  return out;
+}
+
+/**
+ * Active users who may see the target: the audience of realm_user events about it. A new
+ * account shares no channel yet, so hidden-from-guests organizations tell only non-guests.
+ */
+async function audienceFor(services: Services, realm: Realm, target: { id: number; is_bot: boolean }, isNew = false): Promise<User[]> {
+  const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active);
+  const graph = await services.cache.groupGraph(realm.id);
+  if (target.is_bot || !accessRestricted(graph, realm)) return users;
+  const sharing = isNew ? new Set<number>() : await usersSharingChannelWith(services.database.db, target.id);
+  return users.filter((u) => u.role !== ROLE.guest || u.id === target.id || sharing.has(u.id));
 }
 
 function afterUserChange(services: Services, realmId: number) {
@@ -87,58 +137,107 @@ function afterUserChange(services: Services, realmId: number) {
   services.cache.invalidateGroups(realmId);
 }
 
-/** POST /users: only callers Zulip lets create accounts (can_create_users). */
+/** realm_user add, with the real address only for those allowed to see it. */
+function publishUserAdded(services: Services, onCommit: OnCommit, realmId: number, user: User, audience: User[]): void {
+  const seeing = audience.filter((v) => canSeeDeliveryEmail(v, user)).map((v) => v.id);
+  const notSeeing = audience.filter((v) => !canSeeDeliveryEmail(v, user)).map((v) => v.id);
+  const person = (see: boolean) => formatUser(user, { includeCustomProfileFields: true, canSeeDeliveryEmail: see });
+  publishAfterCommit(services, onCommit, { realmId, userIds: seeing, event: { type: 'realm_user', op: 'add', person: person(true) } });
+  publishAfterCommit(services, onCommit, { realmId, userIds: notSeeing, event: { type: 'realm_user', op: 'add', person: person(false) } });
+}
+
+/** user_group events for a user's move between system groups (what Zulip sends on a role change). */
+function publishSystemGroupMoves(services: Services, onCommit: OnCommit, realmId: number, userId: number, moves: { removed: number[]; added: number[] }, audience: number[]) {
+  for (const groupId of moves.removed) {
+    publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'user_group', op: 'remove_members', group_id: groupId, user_ids: [userId] } });
+  }
+  for (const groupId of moves.added) {
+    publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [userId] } });
+  }
+}
+
+async function rowAsUser(tx: Executor, id: number): Promise<User> {
+  return userFromRow(await tx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+}
+
+export function requireRealmAdmin(caller: User): void {
+  if (!isRealmAdmin(caller)) throw new PermissionDenied('Must be an organization administrator');
+}
+
+/** Zulip's require_member_or_admin: no guests, no bots. */
+export function requireMemberOrAdmin(caller: User): void {
+  if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
+  if (caller.is_bot) throw new NotAllowed('This endpoint does not accept bot requests.');
+}
+
+// ---- actions behind the API ----
+
+/** POST /users: organization administrators who also hold can_create_users. */
 export async function createUserByApi(services: Services, caller: User, realm: Realm, a: { email: string; password: string; fullName: string }) {
+  requireRealmAdmin(caller);
   if (!caller.can_create_users) throw new NotAllowed('User not authorized to create users');
-  const email = validateEmail(a.email);
-  validateFullName(a.fullName);
-  if (!a.password) throw new BadRequest('Password must not be empty');
+  const users = await services.cache.users(realm.id);
+  const fullName = validateFullName(a.fullName);
+  checkUniqueName(realm, users.values(), fullName);
+  const email = a.email.trim();
+  if (!EMAIL_RE.test(email) || email.length > 254) throw new BadRequest('Bad name or username');
+  if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
+  if (a.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
   const passwordHash = await hashPassword(a.password);
-  const audience = await activeUserIds(services, realm.id);
+  const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
   return services.database.transaction(async (tx, onCommit) => {
-    const created = await insertAccount(tx, { realmId: realm.id, email, fullName: a.fullName, role: ROLE.member, passwordHash, now: nowSeconds() });
+    const created = await insertAccount(tx, { realmId: realm.id, email, fullName, role: ROLE.member, passwordHash, now: nowSeconds() });
+    const user = await rowAsUser(tx, created.id);
     onCommit(() => afterUserChange(services, realm.id));
-    const row = await tx.selectFrom('users').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
-    const person = formatUser(userFromRow(row), { includeCustomProfileFields: true });
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...audience, created.id], event: { type: 'realm_user', op: 'add', person } });
+    publishUserAdded(services, onCommit, realm.id, user, [...audience, user]);
     return { user_id: created.id };
   });
 }
 
-/** PATCH /users/{user_id}: organization administrators change a name or a role. */
+/** PATCH /users/{user_id}: administrators (or a bot's owner, for the bot's name) change a name or a role. */
 export async function updateUserByAdmin(services: Services, caller: User, realm: Realm, targetId: number, change: { fullName?: string; role?: number }) {
   const users = await services.cache.users(realm.id);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
-  if (!isRealmAdmin(caller)) throw new NotAllowed('Insufficient permission');
-  const fullName = change.fullName === undefined ? undefined : validateFullName(change.fullName);
-  const role = change.role;
+  const ownsBot = target.is_bot && target.bot_owner_id === caller.id;
+  if (!isRealmAdmin(caller) && !ownsBot) throw new NotAllowed('Insufficient permission');
+  const role = change.role !== undefined && change.role !== target.role ? change.role : undefined;
   if (role !== undefined) {
     if (!ROLE_VALUES.includes(role)) throw new BadRequest('Invalid role');
-    if ((role === ROLE.owner || target.role === ROLE.owner) && role !== target.role && caller.role !== ROLE.owner) {
-      throw new NotAllowed('Must be an organization owner');
-    }
-    if (target.role === ROLE.owner && role !== ROLE.owner) {
+    if ((role === ROLE.owner || target.role === ROLE.owner) && caller.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
+    requireRealmAdmin(caller);
+    if (target.role === ROLE.owner && !target.is_bot) {
       const owners = [...users.values()].filter((u) => u.is_active && !u.is_bot && u.role === ROLE.owner);
       if (owners.length <= 1) throw new BadRequest('The owner permission cannot be removed from the only organization owner.');
     }
   }
-  const audience = await activeUserIds(services, realm.id);
+  // Like Zulip, a blank name is ignored rather than refused: the request is an administrator's.
+  const raw = change.fullName;
+  const fullName = raw !== undefined && raw !== target.full_name && raw.trim() !== '' ? validateFullName(raw) : undefined;
+  if (fullName !== undefined) checkUniqueName(realm, users.values(), fullName, target.id);
+  if (role === undefined && (fullName === undefined || fullName === target.full_name)) return;
+
+  const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
+  const everyone = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  const botAudience = [...new Set([...[...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id), ...(target.bot_owner_id ? [target.bot_owner_id] : [])])];
   await services.database.transaction(async (tx, onCommit) => {
     if (fullName !== undefined && fullName !== target.full_name) {
       await updateUser(tx, target.id, { full_name: fullName });
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } } });
+      const person = { user_id: target.id, full_name: fullName };
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person } });
+      if (target.is_bot) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: botAudience, event: { type: 'realm_bot', op: 'update', bot: person } });
     }
-    if (role !== undefined && role !== target.role) {
+    if (role !== undefined) {
       await updateUser(tx, target.id, { role });
-      await setSystemGroupMembership(tx, realm.id, target.id, role);
+      const threshold = realm.settings.waiting_period_threshold;
+      const fullMember = nowSeconds() - target.date_joined >= threshold * 86400;
+      const moves = await setSystemGroupMembership(tx, realm.id, target.id, role, fullMember);
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, role } } });
+      publishSystemGroupMoves(services, onCommit, realm.id, target.id, moves, everyone);
     }
     onCommit(() => afterUserChange(services, realm.id));
   });
 }
-
-const SHORT_NAME_RE = /^[a-zA-Z0-9_.-]+$/;
 
 /** The object realm_bot events and /register's realm_bots carry. */
 export function formatBot(bot: User): Record<string, unknown> {
@@ -158,29 +257,32 @@ export function formatBot(bot: User): Record<string, unknown> {
   };
 }
 
-/** POST /bots: the caller creates and owns a bot. */
+/** Zulip's check_bot_creation_policy: generic bots need can_create_bots_group; webhook bots either group. */
+function mayCreateBot(graph: GroupGraph, realm: Realm, owner: User, botType: number): boolean {
+  if (isUserInGroup(graph, owner.id, realm.settings.can_create_bots_group)) return true;
+  return botType === BOT_TYPE.incoming_webhook && isUserInGroup(graph, owner.id, realm.settings.can_create_write_only_bots_group);
+}
+
+/** POST /bots: the caller creates and owns a bot (generic or incoming webhook). */
 export async function createBot(services: Services, owner: User, realm: Realm, b: { fullName: string; shortName: string; botType: number }) {
-  const graph = await services.cache.groupGraph(realm.id);
-  if (owner.role === ROLE.guest || owner.is_bot) throw new NotAllowed('Insufficient permission');
-  if (b.botType === BOT_TYPE.generic) {
-    if (!isUserInGroup(graph, owner.id, realm.settings.can_create_bots_group)) throw new NotAllowed('Insufficient permission');
-  } else if (b.botType === BOT_TYPE.incoming_webhook) {
-    if (!isUserInGroup(graph, owner.id, realm.settings.can_create_write_only_bots_group) && !isUserInGroup(graph, owner.id, realm.settings.can_create_bots_group)) {
-      throw new NotAllowed('Insufficient permission');
-    }
-  } else if (b.botType === BOT_TYPE.outgoing_webhook || b.botType === BOT_TYPE.embedded) {
-    throw new BadRequest('Outgoing webhook and embedded bots are not supported by this server');
-  } else {
-    throw new BadRequest('Invalid bot type');
-  }
+  requireMemberOrAdmin(owner);
+  const shortName = b.shortName.trim();
+  // The address's local part: Zulip appends "-bot" to whatever short name is given.
+  if (!shortName || !/^[A-Za-z0-9_.+-]+$/.test(shortName) || shortName.length > 64) throw new BadRequest('Bad name or username');
   const fullName = validateFullName(b.fullName);
-  let shortName = b.shortName.trim().toLowerCase();
-  if (!shortName || !SHORT_NAME_RE.test(shortName)) throw new BadRequest('Bad name or username');
-  if (!shortName.endsWith('-bot')) shortName += '-bot';
-  const domain = new URL(realmUrl(realm, services.config.externalUrl)).hostname;
-  const email = `${shortName}@${domain.includes('.') ? domain : `${domain}.localdomain`}`;
-  const audience = await activeUserIds(services, realm.id);
-  const admins = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active && isRealmAdmin(u)).map((u) => u.id);
+  const users = await services.cache.users(realm.id);
+  checkUniqueName(realm, users.values(), fullName);
+  const email = `${shortName}-bot@${botDomain(realm, services.config.externalUrl)}`;
+  if (b.botType === BOT_TYPE.embedded) throw new BadRequest('Embedded bots are not enabled.');
+  if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest('Username already in use');
+  if ([...users.values()].some((u) => u.is_active && u.full_name === fullName)) throw new BadRequest('Name is already in use.');
+  const graph = await services.cache.groupGraph(realm.id);
+  if (!mayCreateBot(graph, realm, owner, b.botType)) throw new NotAllowed('Insufficient permission');
+  if (b.botType === BOT_TYPE.outgoing_webhook) throw new BadRequest('Outgoing webhook bots are not supported by this server.');
+  if (b.botType !== BOT_TYPE.generic && b.botType !== BOT_TYPE.incoming_webhook) throw new BadRequest('Invalid bot type');
+
+  const admins = [...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id);
+  const audience = await audienceFor(services, realm, { id: 0, is_bot: true }, true);
   return services.database.transaction(async (tx, onCommit) => {
     if (await getUserByEmail(tx, realm.id, email)) throw new BadRequest('Username already in use');
     const created = await insertAccount(tx, {
@@ -194,11 +296,18 @@ export async function createBot(services: Services, owner: User, realm: Realm, b
       botType: b.botType,
       botOwnerId: owner.id,
     });
-    const row = await tx.selectFrom('users').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
-    const bot = userFromRow(row);
+    const bot = await rowAsUser(tx, created.id);
     onCommit(() => afterUserChange(services, realm.id));
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'add', person: formatUser(bot, { includeCustomProfileFields: true }) } });
+    publishUserAdded(services, onCommit, realm.id, bot, audience);
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'add', bot: formatBot(bot) } });
-    return { user_id: created.id, api_key: created.api_key };
+    const shaped = formatBot(bot);
+    return {
+      user_id: created.id,
+      api_key: created.api_key,
+      avatar_url: shaped.avatar_url,
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+    };
   });
 }

@@ -100,13 +100,53 @@ export function systemGroupsForRole(role: number, isFullMember = true): SystemGr
   return SYSTEM_GROUPS.filter((g) => (g.roles as readonly number[]).includes(role)).map((g) => g.name);
 }
 
-/** Puts a user in the system groups of their role, taking them out of the others. */
-export async function setSystemGroupMembership(db: Executor, realmId: number, userId: number, role: number): Promise<void> {
+/**
+ * Puts a user in the system groups of their role (role:fullmembers only when isFullMember),
+ * taking them out of the others; returns the system groups the user left and joined.
+ */
+export async function setSystemGroupMembership(
+  db: Executor,
+  realmId: number,
+  userId: number,
+  role: number,
+  isFullMember = true,
+): Promise<{ removed: number[]; added: number[] }> {
   const ids = await getSystemGroupIds(db, realmId);
   const allIds = Object.values(ids);
-  await db.deleteFrom('group_members').where('user_id', '=', userId).where('group_id', 'in', allIds).execute();
-  const rows = systemGroupsForRole(role).map((name) => ({ group_id: ids[name], user_id: userId }));
-  if (rows.length) await db.insertInto('group_members').values(rows).execute();
+  const before = new Set(
+    (await db.selectFrom('group_members').select('group_id').where('user_id', '=', userId).where('group_id', 'in', allIds).execute()).map((r) => r.group_id),
+  );
+  const after = new Set(systemGroupsForRole(role, isFullMember).map((name) => ids[name]));
+  const removed = [...before].filter((g) => !after.has(g));
+  const added = [...after].filter((g) => !before.has(g));
+  if (removed.length) await db.deleteFrom('group_members').where('user_id', '=', userId).where('group_id', 'in', removed).execute();
+  if (added.length) await db.insertInto('group_members').values(added.map((group_id) => ({ group_id, user_id: userId }))).execute();
+  return { removed, added };
+}
+
+/**
+ * Brings role:fullmembers in line with the waiting period: a member is a full member once their
+ * account is at least `thresholdDays` old. Returns the group id and the users added and removed.
+ */
+export async function syncFullMembers(
+  db: Executor,
+  realmId: number,
+  thresholdDays: number,
+  now: number,
+): Promise<{ groupId: number; added: number[]; removed: number[] }> {
+  const groupId = (await getSystemGroupIds(db, realmId))['role:fullmembers'];
+  const [members, current] = await Promise.all([
+    db.selectFrom('users').select(['id', 'date_joined']).where('realm_id', '=', realmId).where('role', '=', ROLE.member).execute(),
+    db.selectFrom('group_members').select('user_id').where('group_id', '=', groupId).execute(),
+  ]);
+  const cutoff = now - thresholdDays * 86400;
+  const should = new Set(members.filter((m) => Number(m.date_joined) <= cutoff).map((m) => m.id));
+  const have = new Set(current.map((r) => r.user_id));
+  const added = [...should].filter((u) => !have.has(u)).sort((a, b) => a - b);
+  const removed = [...have].filter((u) => !should.has(u)).sort((a, b) => a - b);
+  if (removed.length) await db.deleteFrom('group_members').where('group_id', '=', groupId).where('user_id', 'in', removed).execute();
+  if (added.length) await db.insertInto('group_members').values(added.map((user_id) => ({ group_id: groupId, user_id }))).execute();
+  return { groupId, added, removed };
 }
 
 export async function listGroups(db: Executor, realmId: number, opts: { named?: boolean } = {}): Promise<UserGroupRow[]> {

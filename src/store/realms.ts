@@ -73,7 +73,7 @@ export const REALM_GROUP_SETTING_DEFAULTS = {
   can_move_messages_between_topics_group: 'role:everyone',
   can_resolve_topics_group: 'role:everyone',
   can_set_delete_message_policy_group: 'role:moderators',
-  can_set_topics_policy_group: 'role:moderators',
+  can_set_topics_policy_group: 'role:members',
   can_summarize_topics_group: 'role:everyone',
   create_multiuse_invite_group: 'role:administrators',
   direct_message_initiator_group: 'role:everyone',

@@ -140,3 +140,20 @@ export async function updateUser(
   if (Object.keys(values).length === 0) return;
   await db.updateTable('users').set(values).where('id', '=', id).execute();
 }
+
+/**
+ * Users with an active subscription to a channel the given user is actively subscribed to: the
+ * people a guest without access to everyone may still see (Zulip's can_access_all_users_group).
+ */
+export async function usersSharingChannelWith(db: Executor, userId: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('subscriptions as mine')
+    .innerJoin('subscriptions as theirs', 'theirs.stream_id', 'mine.stream_id')
+    .select('theirs.user_id')
+    .distinct()
+    .where('mine.user_id', '=', userId)
+    .where('mine.active', '=', true)
+    .where('theirs.active', '=', true)
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
+}

@@ -1,4 +1,4 @@
-// Organization settings (PATCH /realm) and user groups (GET /user_groups).
+// Organization settings (PATCH /realm), linkifiers, code playgrounds, and the user-group list (GET /user_groups).
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
 import { BadRequest } from '../../errors.js';
@@ -6,6 +6,9 @@ import { addPlayground, removePlayground } from '../../actions/playgrounds.js';
 import { addLinkifier, removeLinkifier, reorderLinkifiers, updateLinkifier, type LinkifierInput } from '../../actions/linkifiers.js';
 import { linkifierForClient, listLinkifiers } from '../../store/linkifiers.js';
 import { check, type Params } from '../params.js';
+import { parseRealmUpdate, updateRealmSettings } from '../../actions/realm_settings.js';
+import { requireRealmAdmin } from '../../actions/users.js';
+import { userGroupsForClient } from '../shapes/groups.js';
 
 /** An empty example_input or reverse_template means none (null), as Zulip reads them. */
 function linkifierInput(params: Params): LinkifierInput {
@@ -21,13 +24,12 @@ function linkifierInput(params: Params): LinkifierInput {
     alternative_url_templates: params.optJson('alternative_url_templates', check.strList) ?? [],
   };
 }
-import { parseRealmUpdate, updateRealmSettings } from '../../actions/realm_settings.js';
-import { userGroupsForClient } from '../shapes/groups.js';
 
 export function registerRealmRoutes(r: Router): void {
   r.patch('/realm', async ({ params, services, user, realm }) => {
-    await updateRealmSettings(services, user, realm, parseRealmUpdate(params));
-    return {};
+    // Zulip refuses non-administrators before looking at any parameter.
+    requireRealmAdmin(user);
+    return updateRealmSettings(services, user, realm, parseRealmUpdate(params));
   });
 
   r.post('/realm/playgrounds', async ({ params, services, user, realm }) =>

@@ -4,8 +4,10 @@ import type { Router } from '../router.js';
 import { decodedPathPart, pathInt } from '../router.js';
 import { check } from '../params.js';
 import { NoSuchUser } from '../../errors.js';
-import { formatUser } from '../shapes/users.js';
-import { createBot, createUserByApi, updateUserByAdmin } from '../../actions/users.js';
+import { canSeeDeliveryEmail, formatUser, userForClient } from '../shapes/users.js';
+import { botDomain } from '../shapes/realm.js';
+import { createBot, createUserByApi, requireMemberOrAdmin, requireRealmAdmin, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
+import { BOT_TYPE, type User } from '../../store/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
 import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
 import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
@@ -23,42 +25,76 @@ function parseActions(v: unknown, name: string): DeactivationActions {
   return out;
 }
 
+/** Zulip's placeholder address for a user whose real one the viewer may not see. */
+function dummyEmailId(email: string, domain: string): number | undefined {
+  const m = /^user(\d{1,15})@(.+)$/i.exec(email);
+  return m && m[2]!.toLowerCase() === domain ? Number(m[1]) : undefined;
+}
+
+/** profile_data: custom profile fields are not modelled, so any field id is unknown. */
+function checkProfileData(v: unknown, name: string): void {
+  for (const [i, entry] of check.list(v, name).entries()) {
+    const o = check.object(entry, `${name}[${i}]`);
+    const id = check.int(o.id, `${name}[${i}]["id"]`);
+    throw new BadRequest(`Field id ${id} not found.`);
+  }
+}
+
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
     // avatar_url is always a URL here: the schema of this endpoint does not allow null.
-    const shaped = formatUser(user, { clientGravatar: false });
+    const shaped = formatUser(user, { clientGravatar: false, includeCustomProfileFields: true });
+    // This endpoint's object has no bot fields; a bot reads its own through GET /users/{id}.
     delete shaped.bot_type;
     delete shaped.bot_owner_id;
-    return { ...shaped, profile_data: {}, max_message_id: await services.cache.maxMessageId(user.id) };
+    shaped.profile_data ??= {};
+    const maxId = await services.cache.maxMessageId(user.id);
+    return { ...shaped, max_message_id: maxId > 0 ? maxId : -1 };
   });
 
-  r.get('/users', async ({ params, services, realm }) => {
+  r.get('/users', async ({ params, services, realm, user }) => {
     const clientGravatar = params.bool('client_gravatar', true);
     const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
     const ids = params.optJson('user_ids', check.intList);
     const users = await services.cache.users(realm.id);
-    const chosen = ids ? ids.map((id) => users.get(id)).filter((u) => u !== undefined) : [...users.values()];
-    if (ids && chosen.length !== new Set(ids).size) throw new NoSuchUser();
-    return { members: chosen.map((u) => formatUser(u, { clientGravatar, includeCustomProfileFields })) };
+    const visible = await usersVisibleTo(services, user, realm);
+    const canSee = (u: User) => visible === null || visible.has(u.id);
+    let chosen: User[];
+    if (ids) {
+      chosen = [...new Set(ids)].map((id) => users.get(id)).filter((u): u is User => u !== undefined && canSee(u));
+      if (chosen.length !== new Set(ids).size) throw new NoSuchUser();
+    } else {
+      chosen = [...users.values()].filter(canSee);
+    }
+    return { members: chosen.map((u) => userForClient(u, user, { clientGravatar, includeCustomProfileFields })) };
   });
 
+  // One path for GET /users/{user_id} and GET /users/{email}: a number is an id, anything else an address.
   r.get('/users/{user_id}', async (ctx) => {
-    const { params, services, realm, path } = ctx;
+    const { params, services, realm, path, user } = ctx;
     const clientGravatar = params.bool('client_gravatar', true);
     const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
     const users = await services.cache.users(realm.id);
-    let target;
-    if (/^\d+$/.test(path.user_id ?? '')) target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
-    else {
-      // The same path with an email: GET /users/{email}.
-      const email = decodedPathPart(ctx, 'user_id').toLowerCase();
-      target = [...users.values()].find((u) => u.email.toLowerCase() === email);
+    let target: User | undefined;
+    if (/^\d+$/.test(path.user_id ?? '')) {
+      target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
+    } else {
+      const email = decodedPathPart(ctx, 'user_id').trim().toLowerCase();
+      const dummyId = dummyEmailId(email, botDomain(realm, services.config.externalUrl));
+      // A real address finds only users whose address the caller may see, so lookups reveal nothing.
+      target =
+        dummyId !== undefined
+          ? users.get(dummyId)
+          : [...users.values()].find((u) => u.email.toLowerCase() === email && canSeeDeliveryEmail(user, u));
     }
-    if (!target) throw new NoSuchUser();
-    return { user: formatUser(target, { clientGravatar, includeCustomProfileFields }) };
+    const visible = target ? await usersVisibleTo(services, user, realm) : null;
+    if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
+    return { user: userForClient(target, user, { clientGravatar, includeCustomProfileFields }) };
   });
 
   r.post('/users', async ({ params, services, user, realm }) => {
+    // Zulip checks the caller's role before reading any parameter.
+    requireRealmAdmin(user);
     const email = params.str('email');
     const password = params.str('password');
     const fullName = params.str('full_name');
@@ -70,7 +106,7 @@ export function registerUserRoutes(r: Router): void {
     const id = pathInt(ctx, 'user_id', () => new NoSuchUser());
     const fullName = params.optStr('full_name');
     const role = params.optInt('role');
-    params.optJson('profile_data', check.list);
+    params.optJson('profile_data', checkProfileData);
     await updateUserByAdmin(services, user, realm, id, { fullName, role });
     return {};
   });
@@ -116,11 +152,10 @@ export function registerUserRoutes(r: Router): void {
   });
 
   r.post('/bots', async ({ params, services, user, realm }) => {
+    requireMemberOrAdmin(user);
     const fullName = params.str('full_name');
     const shortName = params.str('short_name');
-    const botType = params.optInt('bot_type') ?? 1;
-    params.accept('service_name', 'payload_url', 'interface_type', 'config_data');
+    const botType = params.optInt('bot_type') ?? BOT_TYPE.generic;
     return createBot(services, user, realm, { fullName, shortName, botType });
   });
-
 }

@@ -23,10 +23,21 @@ export function realmUrl(realm: Realm, externalUrl: string): string {
   return u.toString().replace(/\/$/, '');
 }
 
+/**
+ * The domain of bot addresses and of the placeholder addresses of hidden users: the
+ * organization's host when it can form an email address (Zulip's get_fake_email_domain), else a
+ * fixed local domain (an IP address or a single-label host cannot).
+ */
+export function botDomain(realm: Realm, externalUrl: string): string {
+  const host = new URL(realmUrl(realm, externalUrl)).hostname.toLowerCase();
+  const labels = host.split('.');
+  const validName = labels.length >= 2 && labels.every((l) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) && /^[a-z][a-z0-9-]*$/.test(labels.at(-1)!);
+  return validName ? host : 'localhost.localdomain';
+}
+
 export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: string, o: { bigBlueButton?: boolean } = {}): Record<string, unknown> {
   const s = realm.settings;
   const url = realmUrl(realm, externalUrl);
-  const host = new URL(url).hostname;
   const out: Record<string, unknown> = {
     realm_name: realm.name,
     realm_description: realm.description,
@@ -34,7 +45,7 @@ export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: s
     realm_uri: url,
     realm_url: url,
     realm_uuid: realmUuid(realm),
-    realm_bot_domain: host,
+    realm_bot_domain: botDomain(realm, externalUrl),
     realm_icon_url: `${externalUrl}/static/images/logo/zulip-icon-128x128.png`,
     realm_icon_source: s.icon_source,
     realm_logo_url: `${externalUrl}/static/images/logo/zulip-org-logo.svg`,

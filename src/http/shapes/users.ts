@@ -1,9 +1,37 @@
 // The user object of the API (GET /users, realm_users in /register, realm_user events).
 import { createHash } from 'node:crypto';
 import { ROLE, type User } from '../../store/users.js';
+import { USER_SETTING_DEFAULTS } from '../../lib/user_settings.js';
 
+/** Zulip's email_address_visibility values (a personal setting). */
+export const EMAIL_VISIBILITY = { everyone: 1, members: 2, admins: 3, nobody: 4, moderators: 5 } as const;
+
+/** Which email_address_visibility values let a viewer of each role see the real address. */
+const VISIBILITY_SEEN_BY_ROLE: Record<number, readonly number[]> = {
+  [ROLE.owner]: [1, 2, 3, 5],
+  [ROLE.administrator]: [1, 2, 3, 5],
+  [ROLE.moderator]: [1, 2, 5],
+  [ROLE.member]: [1, 2],
+  [ROLE.guest]: [1],
+};
+
+export function emailVisibilityOf(user: User): number {
+  const v = user.settings.email_address_visibility;
+  return typeof v === 'number' ? v : USER_SETTING_DEFAULTS.email_address_visibility;
+}
+
+/** Whether the viewer may see the target's real (delivery) email address. */
+export function canSeeDeliveryEmail(viewer: User, target: User): boolean {
+  if (viewer.id === target.id) return true;
+  return (VISIBILITY_SEEN_BY_ROLE[viewer.role] ?? []).includes(emailVisibilityOf(target));
+}
+
+/**
+ * The avatar URL; null when the client computes Gravatar URLs itself (client_gravatar), which
+ * Zulip allows only for users whose address everyone may see (the hash would reveal it).
+ */
 export function avatarUrl(user: User, clientGravatar: boolean): string | null {
-  if (clientGravatar && !user.is_bot) return null;
+  if (clientGravatar && emailVisibilityOf(user) === EMAIL_VISIBILITY.everyone) return null;
   const hash = createHash('md5').update(user.email.trim().toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
 }
@@ -27,6 +55,7 @@ export interface FormatUserOptions {
   includeCustomProfileFields?: boolean;
 }
 
+/** The user object; bot_type and bot_owner_id only for bots, profile_data only for humans. */
 export function formatUser(user: User, opts: FormatUserOptions = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {
     user_id: user.id,
@@ -36,14 +65,28 @@ export function formatUser(user: User, opts: FormatUserOptions = {}): Record<str
     is_active: user.is_active,
     ...roleFlags(user.role),
     is_bot: user.is_bot,
-    bot_type: user.bot_type,
     role: user.role,
     timezone: user.timezone,
     avatar_url: avatarUrl(user, opts.clientGravatar ?? false),
     avatar_version: user.avatar_version,
-    delivery_email: opts.canSeeDeliveryEmail === false && !user.is_bot ? null : user.email,
+    delivery_email: opts.canSeeDeliveryEmail === false ? null : user.email,
+    is_imported_stub: false,
   };
-  if (user.is_bot) out.bot_owner_id = user.bot_owner_id;
-  if (opts.includeCustomProfileFields && !user.is_bot) out.profile_data = {};
+  if (user.is_bot) {
+    out.bot_type = user.bot_type;
+    out.bot_owner_id = user.bot_owner_id;
+  } else if (opts.includeCustomProfileFields) {
+    // Custom profile fields are not modelled: every user has none.
+    out.profile_data = {};
+  }
   return out;
+}
+
+/** The user object as this viewer may see it (GET /users, realm_users of /register). */
+export function userForClient(
+  user: User,
+  viewer: User,
+  opts: { clientGravatar?: boolean; includeCustomProfileFields?: boolean } = {},
+): Record<string, unknown> {
+  return formatUser(user, { ...opts, canSeeDeliveryEmail: canSeeDeliveryEmail(viewer, user) });
 }
