@@ -1,5 +1,6 @@
-// Creating channels and subscribing users (POST /users/me/subscriptions), and the channel views
-// other code needs (what a user may see, the subscription state /register returns).
+// Creating channels and subscribing users (POST /users/me/subscriptions) with Zulip's permission
+// rules, defaults and events; the #general channel of a new server; and, re-exported from the
+// shapes, the subscription state POST /register returns.
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
@@ -7,60 +8,102 @@ import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { isUserInGroup } from '../store/cache.js';
+import type { Executor } from '../store/db.js';
 import {
-  allSubscriptionsOf,
-  getStreamByName,
+  activeUserSubscriberIds,
+  addSubscriptionRows,
+  defaultStreamIds,
+  getStreamsByNames,
   insertStream,
-  listRealmStreams,
   setDefaultStream,
   STREAM_GROUP_SETTINGS,
-  subscriberIdsByStream,
+  subscriptionRows,
   subscriptionsOf,
-  upsertSubscriptions,
+  usedColorsByUser,
   type Stream,
   type StreamGroupSetting,
   type Subscription,
 } from '../store/channels.js';
-import { BadRequest, NotAllowed } from '../errors.js';
+import { BadRequest, IncompatibleParameters, NotAllowed, PermissionDenied } from '../errors.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
-import { formatStream, formatSubscription } from '../http/shapes/channels.js';
+import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/channels.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { getChannelFolder } from './channel_folders.js';
+import { publishAfterCommit } from '../events/publish.js';
+
+export { subscriptionStateFor, usersWhoCanSee, type SubscriptionState } from '../http/shapes/channels.js';
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
 
-/** Zulip's palette for new subscriptions, picked in turn. */
-const COLORS = [
+/** Zulip's palette for new subscriptions (STREAM_ASSIGNMENT_COLORS). */
+export const SUBSCRIPTION_COLORS = [
   '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e', '#c2726a',
   '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063', '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4',
   '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
 ];
 
+/** The palette color a channel falls back to once a user has used every color. */
 export function colorFor(streamId: number): string {
-  return COLORS[streamId % COLORS.length]!;
+  return SUBSCRIPTION_COLORS[streamId % SUBSCRIPTION_COLORS.length]!;
 }
 
+/**
+ * Colors for a user's new subscriptions, as Zulip picks them: a requested color if any, else the
+ * palette's colors the user does not use yet, in order; when none is left, one chosen by channel id.
+ */
+export function pickColors(used: ReadonlySet<string>, streamIds: readonly number[], requested: ReadonlyMap<number, string>): Map<number, string> {
+  const taken = new Set(used);
+  const out = new Map<number, string>();
+  const rest: number[] = [];
+  for (const id of [...streamIds].sort((a, b) => a - b)) {
+    const color = requested.get(id);
+    if (color === undefined) rest.push(id);
+    else {
+      out.set(id, color);
+      taken.add(color);
+    }
+  }
+  const available = SUBSCRIPTION_COLORS.filter((c) => !taken.has(c));
+  rest.forEach((id, i) => out.set(id, available[i] ?? colorFor(id)));
+  return out;
+}
+
+/** Whether a code point is one Zulip refuses in names: controls, surrogates, noncharacters. */
+function isUnprintable(cp: number): boolean {
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return true;
+  if (cp >= 0xd800 && cp <= 0xdfff) return true;
+  if (cp >= 0xfdd0 && cp <= 0xfdef) return true;
+  return (cp & 0xfffe) === 0xfffe;
+}
+
+/** Zulip counts characters as code points. */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** A channel name as Zulip accepts it: trimmed, non-empty, at most 60 characters, printable. */
 export function validateChannelName(raw: string): string {
   const name = raw.trim();
   if (!name) throw new BadRequest("Channel name can't be empty.");
-  if (name.length > MAX_CHANNEL_NAME_LENGTH) throw new BadRequest(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f || (c >= 0xfdd0 && c <= 0xfdef) || c === 0xfffe || c === 0xffff) {
-      throw new BadRequest(`Invalid character in channel name, at position ${i + 1}.`);
-    }
+  if (codePointLength(name) > MAX_CHANNEL_NAME_LENGTH) throw new BadRequest(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
+  let position = 0;
+  for (const ch of name) {
+    position++;
+    if (isUnprintable(ch.codePointAt(0)!)) throw new BadRequest(`Invalid character in channel name, at position ${position}.`);
   }
   return name;
 }
 
 export function validateChannelDescription(raw: string): string {
-  if (raw.length > MAX_CHANNEL_DESCRIPTION_LENGTH) {
+  if (codePointLength(raw) > MAX_CHANNEL_DESCRIPTION_LENGTH) {
     throw new BadRequest(`Channel description too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters).`);
   }
   // Zulip keeps descriptions on one line.
-  return raw.replace(/\r?\n/g, ' ');
+  return raw.replace(/\n/g, ' ');
 }
 
 export interface ChannelOptions {
@@ -68,17 +111,26 @@ export interface ChannelOptions {
   isWebPublic: boolean;
   historyPublicToSubscribers: boolean | undefined;
   isDefaultStream: boolean;
+  /** null: the organization's default; -1: unlimited. */
   messageRetentionDays: number | null;
-  topicsPolicy: string;
+  topicsPolicy: string | undefined;
   folderId: number | null;
   groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>>;
 }
 
+export interface ChannelSpec {
+  name: string;
+  description?: string;
+  color?: string;
+}
+
 export interface SubscribeRequest {
-  channels: Array<{ name: string; description?: string }>;
-  /** Users to subscribe; undefined means the caller. */
+  channels: ChannelSpec[];
+  /** Users to subscribe; undefined or empty means the caller. */
   principals: User[] | undefined;
   authorizationErrorsFatal: boolean;
+  /** Whether to DM users others subscribed (Confab has no Notification Bot: none is ever sent). */
+  sendNewSubscriptionMessages?: boolean;
   options: ChannelOptions;
 }
 
@@ -89,138 +141,14 @@ export interface SubscribeResult {
   new_subscription_messages_sent?: boolean;
 }
 
-/** Users in the organization who may see a channel, and so get its stream and peer events. */
-export function usersWhoCanSee(graph: GroupGraph, users: Iterable<User>, stream: Stream, subscriberIds: ReadonlySet<number>): number[] {
-  const out: number[] = [];
-  for (const u of users) {
-    if (!u.is_active || u.realm_id !== stream.realm_id) continue;
-    if (channelAccess(graph, u, stream, subscriberIds.has(u.id)).metadata) out.push(u.id);
-  }
-  return out;
-}
+/** Settings Zulip never lets role:everyone (guests included) hold. */
+const NO_EVERYONE: ReadonlySet<StreamGroupSetting> = new Set(['can_add_subscribers_group', 'can_administer_channel_group', 'can_subscribe_group']);
+const DELETE_SETTINGS: ReadonlySet<StreamGroupSetting> = new Set(['can_delete_any_message_group', 'can_delete_own_message_group']);
 
-function canCreate(graph: GroupGraph, realm: Realm, user: User, o: ChannelOptions): boolean {
-  const s = realm.settings;
-  if (o.isWebPublic) return s.enable_spectator_access && isUserInGroup(graph, user.id, s.can_create_web_public_channel_group);
-  return isUserInGroup(graph, user.id, o.inviteOnly ? s.can_create_private_channel_group : s.can_create_public_channel_group);
-}
-
-function canSubscribeOthers(graph: GroupGraph, realm: Realm, user: User, stream: Stream | undefined): boolean {
-  if (user.role === ROLE.guest) return false;
-  if (isUserInGroup(graph, user.id, realm.settings.can_add_subscribers_group)) return true;
-  return stream !== undefined && isUserInGroup(graph, user.id, stream.can_add_subscribers_group);
-}
-
-export async function subscribeToChannels(services: Services, caller: User, realm: Realm, req: SubscribeRequest): Promise<SubscribeResult> {
-  const { cache, database } = services;
-  const graph = await cache.groupGraph(realm.id);
-  const users = await cache.users(realm.id);
-  const principals = req.principals ?? [caller];
-  const othersIncluded = principals.some((p) => p.id !== caller.id);
-  if (req.options.isDefaultStream && !isRealmAdmin(caller)) throw new NotAllowed('Insufficient permission');
-  if (req.options.historyPublicToSubscribers === false && !req.options.inviteOnly) {
-    throw new BadRequest('Invalid parameters: public channels must have history available to subscribers.');
-  }
-  if (req.options.isWebPublic && req.options.inviteOnly) throw new BadRequest('A web-public channel cannot be private.');
-
-  // Sort the requested names into existing channels the caller may use and ones to create.
-  const seen = new Set<string>();
-  const existing: Stream[] = [];
-  const toCreate: Array<{ name: string; description: string }> = [];
-  const unauthorized: string[] = [];
-  for (const spec of req.channels) {
-    const name = validateChannelName(spec.name);
-    if (seen.has(name.toLowerCase())) continue;
-    seen.add(name.toLowerCase());
-    const stream = await getStreamByName(database.db, realm.id, name);
-    if (!stream) {
-      toCreate.push({ name, description: validateChannelDescription(spec.description ?? '') });
-      continue;
-    }
-    const subs = await subscriberIdsByStream(database.db, [stream.id]);
-    const access = channelAccess(graph, caller, stream, subs.get(stream.id)!.includes(caller.id));
-    const allowed = access.content && (!othersIncluded || canSubscribeOthers(graph, realm, caller, stream)) && !stream.is_archived;
-    if (!allowed) {
-      if (req.authorizationErrorsFatal) {
-        if (access.metadata && othersIncluded && access.content) throw new NotAllowed('Insufficient permission');
-        throw new BadRequest(`Unable to access channel (${access.metadata ? stream.name : name}).`);
-      }
-      unauthorized.push(access.metadata ? stream.name : name);
-      continue;
-    }
-    existing.push(stream);
-  }
-  if (toCreate.length && !canCreate(graph, realm, caller, req.options)) throw new NotAllowed('Insufficient permission');
-  if (toCreate.length && req.options.folderId !== null) {
-    const folder = await getChannelFolder(database.db, realm.id, req.options.folderId);
-    if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
-  }
-  if (toCreate.length && othersIncluded && !canSubscribeOthers(graph, realm, caller, undefined)) throw new NotAllowed('Insufficient permission');
-
-  const now = nowSeconds();
-  const realmUserIds = new Set(users.keys());
-  const rendered = new Map(toCreate.map((c) => [c.name, renderMarkdown(c.description).html]));
-  const result = await database.transaction(async (tx, onCommit) => {
-    const created: Stream[] = [];
-    for (const spec of toCreate) {
-      const settings = await channelGroupSettings(tx, graph, realmUserIds, realm.id, caller, req.options.groupSettings, now);
-      const row: Omit<Stream, 'id' | 'first_message_id'> = {
-        realm_id: realm.id,
-        name: spec.name,
-        description: spec.description,
-        rendered_description: rendered.get(spec.name) ?? '',
-        invite_only: req.options.inviteOnly,
-        is_web_public: req.options.isWebPublic,
-        history_public_to_subscribers: req.options.historyPublicToSubscribers ?? true,
-        date_created: now,
-        creator_id: caller.id,
-        message_retention_days: req.options.messageRetentionDays,
-        is_archived: false,
-        folder_id: req.options.folderId,
-        topics_policy: req.options.topicsPolicy,
-        ...settings,
-      };
-      const id = await insertStream(tx, row);
-      if (req.options.isDefaultStream) await setDefaultStream(tx, realm.id, id, true);
-      created.push({ ...row, id, first_message_id: null });
-    }
-    const all = [...existing, ...created];
-    const before = await subscriberIdsByStream(tx, all.map((s) => s.id));
-    const subscribed: Record<string, string[]> = {};
-    const already: Record<string, string[]> = {};
-    const added = new Map<number, number[]>();
-    for (const stream of all) {
-      const current = new Set(before.get(stream.id) ?? []);
-      const fresh = principals.filter((p) => !current.has(p.id)).map((p) => p.id);
-      for (const p of principals) {
-        const bucket = current.has(p.id) ? already : subscribed;
-        (bucket[String(p.id)] ??= []).push(stream.name);
-      }
-      await upsertSubscriptions(tx, realm.id, stream.id, fresh, () => colorFor(stream.id));
-      added.set(stream.id, fresh);
-    }
-    return { created, all, before, added, subscribed, already };
-  });
-  if (result.created.length) cache.invalidateGroups(realm.id);
-  await emitSubscriptionEvents(services, realm, result.created, result.all, result.before, result.added);
-  const out: SubscribeResult = { subscribed: result.subscribed, already_subscribed: result.already };
-  if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized;
-  out.new_subscription_messages_sent = false;
-  return out;
-}
-
-/** The stored group ids of a new channel's permission settings, from the request or Zulip's defaults. */
-async function channelGroupSettings(
-  tx: Parameters<typeof storeGroupSettingValue>[0],
-  graph: GroupGraph,
-  realmUserIds: ReadonlySet<number>,
-  realmId: number,
-  creator: User,
-  given: Partial<Record<StreamGroupSetting, GroupSettingValue>>,
-  now: number,
-): Promise<Record<StreamGroupSetting, number>> {
+/** Zulip's defaults for a new channel; can_administer_channel_group is the creator alone. */
+function defaultGroupSettings(graph: GroupGraph, creator: User): Record<StreamGroupSetting, GroupSettingValue> {
   const ids = graph.systemIds;
-  const defaults: Record<StreamGroupSetting, GroupSettingValue> = {
+  return {
     can_add_subscribers_group: ids['role:nobody'],
     can_administer_channel_group: { direct_members: [creator.id], direct_subgroups: [] },
     can_create_topic_group: ids['role:everyone'],
@@ -228,121 +156,295 @@ async function channelGroupSettings(
     can_delete_own_message_group: ids['role:nobody'],
     can_move_messages_out_of_channel_group: ids['role:nobody'],
     can_move_messages_within_channel_group: ids['role:nobody'],
-    can_remove_subscribers_group: ids['role:nobody'],
+    can_remove_subscribers_group: ids['role:administrators'],
     can_resolve_topics_group: ids['role:nobody'],
     can_send_message_group: ids['role:everyone'],
     can_subscribe_group: ids['role:nobody'],
   };
-  const out = {} as Record<StreamGroupSetting, number>;
+}
+
+/** The named group a value stands for, when it is one (an id, or one subgroup and no members). */
+function namedGroupOf(value: GroupSettingValue): number | undefined {
+  if (typeof value === 'number') return value;
+  return value.direct_members.length === 0 && value.direct_subgroups.length === 1 ? value.direct_subgroups[0] : undefined;
+}
+
+/** Checks a new channel's requested permission settings against Zulip's per-setting rules. */
+function checkGroupSettings(graph: GroupGraph, realm: Realm, caller: User, o: ChannelOptions, history: boolean): void {
+  const nobody = graph.systemIds['role:nobody'];
   for (const key of STREAM_GROUP_SETTINGS) {
-    out[key] = await storeGroupSettingValue(tx, graph, realmUserIds, realmId, given[key] ?? defaults[key], key, now);
-  }
-  return out;
-}
-
-async function emitSubscriptionEvents(
-  services: Services,
-  realm: Realm,
-  created: Stream[],
-  all: Stream[],
-  before: Map<number, number[]>,
-  added: Map<number, number[]>,
-): Promise<void> {
-  if (!created.length && ![...added.values()].some((a) => a.length)) return;
-  const graph = await services.cache.groupGraph(realm.id);
-  const users = [...(await services.cache.users(realm.id)).values()];
-  // Called after the commit: the events describe committed state.
-  const publish = (userIds: number[], event: Record<string, unknown>) => {
-    if (userIds.length) services.bus.publish({ realmId: realm.id, userIds, event });
-  };
-  const createdIds = new Set(created.map((s) => s.id));
-  const newSubsByUser = new Map<number, Stream[]>();
-  for (const stream of all) {
-    const subscribers = new Set([...(before.get(stream.id) ?? []), ...(added.get(stream.id) ?? [])]);
-    const fresh = added.get(stream.id) ?? [];
-    const viewers = usersWhoCanSee(graph, users, stream, subscribers);
-    if (createdIds.has(stream.id)) publish(viewers, { type: 'stream', op: 'create', streams: [formatStream(stream, graph, subscribers.size)] });
-    for (const u of fresh) (newSubsByUser.get(u) ?? newSubsByUser.set(u, []).get(u)!).push(stream);
-    const freshSet = new Set(fresh);
-    const peers = viewers.filter((u) => !freshSet.has(u));
-    if (fresh.length && peers.length) publish(peers, { type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: fresh });
-  }
-  // Each new subscriber hears of their own subscriptions, with the full objects.
-  const streamIds = [...new Set([...newSubsByUser.values()].flat().map((s) => s.id))];
-  const subscribers = await subscriberIdsByStream(services.database.db, streamIds);
-  for (const [userId, streams] of newSubsByUser) {
-    const rows = await subscriptionsOf(services.database.db, userId, streams.map((s) => s.id));
-    const subs = streams.map((s) => formatSubscription(s, rows.get(s.id)!, graph, subscribers.get(s.id) ?? []));
-    publish([userId], { type: 'subscription', op: 'add', subscriptions: subs });
+    const value = o.groupSettings[key];
+    if (value === undefined) continue;
+    const named = namedGroupOf(value);
+    const name = named === undefined ? undefined : graph.groups.get(named)?.name;
+    if (name === 'role:internet' || (name === 'role:everyone' && NO_EVERYONE.has(key))) {
+      throw new BadRequest(`'${key}' setting cannot be set to '${name}' group.`);
+    }
+    const isNobody = named === nobody || (typeof value !== 'number' && !value.direct_members.length && !value.direct_subgroups.length);
+    if (DELETE_SETTINGS.has(key) && !isNobody && !isUserInGroup(graph, caller.id, realm.settings.can_set_delete_message_policy_group)) {
+      throw new NotAllowed('Insufficient permission');
+    }
+    // Protected history means new subscribers cannot see old topics, so anyone must be able to start one.
+    if (key === 'can_create_topic_group' && !history && value !== graph.systemIds['role:everyone']) {
+      throw new IncompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
+    }
   }
 }
 
-export interface SubscriptionState {
-  subscriptions: Record<string, unknown>[];
-  unsubscribed: Record<string, unknown>[];
-  never_subscribed: Record<string, unknown>[];
-  streams: Record<string, unknown>[];
+/** Zulip's check_channel_creation_permissions, in its order. */
+function checkCreationPermissions(graph: GroupGraph, realm: Realm, caller: User, o: ChannelOptions): void {
+  const s = realm.settings;
+  const can = (groupId: number) => isUserInGroup(graph, caller.id, groupId);
+  if (o.inviteOnly && !can(s.can_create_private_channel_group)) throw new NotAllowed('Insufficient permission');
+  if (!o.inviteOnly && !can(s.can_create_public_channel_group)) throw new NotAllowed('Insufficient permission');
+  if (o.isDefaultStream && !isRealmAdmin(caller)) throw new NotAllowed('Insufficient permission');
+  if (o.inviteOnly && o.isDefaultStream) throw new BadRequest('A default channel cannot be private.');
+  if (o.isWebPublic) {
+    if (!s.enable_spectator_access) throw new BadRequest('Web-public channels are not enabled.');
+    if (!can(s.can_create_web_public_channel_group)) throw new NotAllowed('Insufficient permission');
+  }
+  if (o.messageRetentionDays !== null && caller.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
+}
+
+/** May the caller add other users to this existing channel (to which they have content access)? */
+function canAddSubscribers(graph: GroupGraph, realm: Realm, caller: User, stream: Stream): boolean {
+  if (caller.role === ROLE.guest) return false;
+  if (isRealmAdmin(caller)) return true;
+  const can = (groupId: number) => isUserInGroup(graph, caller.id, groupId);
+  return can(realm.settings.can_add_subscribers_group) || can(stream.can_administer_channel_group) || can(stream.can_add_subscribers_group);
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 /**
- * The channels a user may see, split as /register reports them, in a fixed number of queries:
- * their subscription rows, every channel of the organization, and the subscriber lists.
+ * POST /users/me/subscriptions. Two requests racing to create the same channel or subscription
+ * collide on a unique index; the loser runs once more and then finds what the winner wrote.
  */
-export async function subscriptionStateFor(services: Services, user: User, o: { includeSubscribers: boolean }): Promise<SubscriptionState> {
-  const db = services.database.db;
-  const graph = await services.cache.groupGraph(user.realm_id);
-  const [streams, subRows] = await Promise.all([listRealmStreams(db, user.realm_id), allSubscriptionsOf(db, user.id)]);
-  const mine = new Map<number, Subscription>(subRows.map((s) => [s.stream_id, s]));
-  const visible = streams.filter((s) => channelAccess(graph, user, s, mine.get(s.id)?.active ?? false).metadata);
-  const subscriberLists = await subscriberIdsByStream(db, visible.map((s) => s.id));
-  const state: SubscriptionState = { subscriptions: [], unsubscribed: [], never_subscribed: [], streams: [] };
-  for (const stream of visible) {
-    const subscribers = subscriberLists.get(stream.id) ?? [];
-    const sub = mine.get(stream.id);
-    // Subscriber lists go only where the user may see them: everyone for public channels, subscribers otherwise.
-    const showSubscribers = o.includeSubscribers ? subscribers : undefined;
-    if (!stream.is_archived) state.streams.push(formatStream(stream, graph, subscribers.length));
-    if (sub?.active) state.subscriptions.push(formatSubscription(stream, sub, graph, showSubscribers));
-    else if (sub) state.unsubscribed.push(formatSubscription(stream, sub, graph, showSubscribers));
-    else {
-      const shaped = formatStream(stream, graph, subscribers.length);
-      if (showSubscribers) shaped.subscribers = showSubscribers;
-      state.never_subscribed.push(shaped);
-    }
+export async function subscribeToChannels(services: Services, caller: User, realm: Realm, req: SubscribeRequest): Promise<SubscribeResult> {
+  try {
+    return await subscribeOnce(services, caller, realm, req);
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+    return subscribeOnce(services, caller, realm, req);
   }
-  return state;
 }
 
-/** Channels the user may see (metadata access), with whether they are subscribed. */
-export async function visibleChannels(services: Services, user: User): Promise<Array<{ stream: Stream; subscribed: boolean; contentAccess: boolean }>> {
-  const db = services.database.db;
-  const graph = await services.cache.groupGraph(user.realm_id);
-  const [streams, subRows] = await Promise.all([listRealmStreams(db, user.realm_id), allSubscriptionsOf(db, user.id)]);
-  const active = new Set(subRows.filter((s) => s.active).map((s) => s.stream_id));
-  const out = [];
-  for (const stream of streams) {
-    const access = channelAccess(graph, user, stream, active.has(stream.id));
-    if (access.metadata) out.push({ stream, subscribed: active.has(stream.id), contentAccess: access.content });
+async function subscribeOnce(services: Services, caller: User, realm: Realm, req: SubscribeRequest): Promise<SubscribeResult> {
+  const { cache, database } = services;
+  const o = req.options;
+  if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
+  const graph = await cache.groupGraph(realm.id);
+  const principals = req.principals?.length ? req.principals : [caller];
+  const subscribingOthers = principals.some((p) => p.id !== caller.id);
+
+  const named = req.channels.map((spec) => ({ ...spec, name: validateChannelName(spec.name) }));
+  if (o.topicsPolicy !== undefined && o.topicsPolicy !== 'inherit' && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) {
+    throw new NotAllowed('Insufficient permission');
+  }
+  if (o.folderId !== null) {
+    const folder = await getChannelFolder(database.db, realm.id, o.folderId);
+    if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+  }
+
+  const { keys, byKey: found } = await getStreamsByNames(database.db, realm.id, named.map((s) => s.name));
+  // One entry per channel, whatever the case of the names asked for: the first spelling wins.
+  const specs = new Map<string, ChannelSpec>();
+  named.forEach((spec, i) => specs.has(keys[i]!) || specs.set(keys[i]!, spec));
+  const existing: Stream[] = [];
+  const toCreate: ChannelSpec[] = [];
+  const specOf = new Map<number, ChannelSpec>();
+  for (const [key, spec] of specs) {
+    const stream = found.get(key);
+    if (!stream) toCreate.push(spec);
+    else {
+      existing.push(stream);
+      specOf.set(stream.id, spec);
+    }
+  }
+  // Zulip forces shared history on public channels and protects it by default on private ones.
+  const history = o.inviteOnly ? (o.historyPublicToSubscribers ?? false) : true;
+  if (toCreate.length) {
+    if (o.isWebPublic && o.inviteOnly) throw new BadRequest('Invalid parameters');
+    checkGroupSettings(graph, realm, caller, o, history);
+    checkCreationPermissions(graph, realm, caller, o);
+  }
+
+  const callerSubs = await subscriptionsOf(database.db, caller.id, existing.map((s) => s.id));
+  const unauthorized: Stream[] = [];
+  const authorized: Stream[] = [];
+  let cannotAdd = false;
+  for (const stream of existing) {
+    if (!channelAccess(graph, caller, stream, callerSubs.get(stream.id)?.active ?? false).content) unauthorized.push(stream);
+    else if (subscribingOthers && !canAddSubscribers(graph, realm, caller, stream)) cannotAdd = true;
+    else authorized.push(stream);
+  }
+  if (unauthorized.length && req.authorizationErrorsFatal) throw new BadRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
+  if (cannotAdd) throw new NotAllowed('Insufficient permission');
+
+  const users = await cache.users(realm.id);
+  const renderCtx = toCreate.length ? { users: [...users.values()].filter((u) => u.is_active), linkifiers: await cache.linkifiers(realm.id) } : {};
+  const now = nowSeconds();
+  const result = await database.transaction(async (tx, onCommit) => {
+    const overlay = overlayGraph(graph);
+    const created: Stream[] = [];
+    for (const spec of toCreate) {
+      const description = spec.description ?? '';
+      const settings = await storeChannelGroupSettings(tx, overlay, new Set(users.keys()), realm.id, caller, o.groupSettings, now);
+      const row: Omit<Stream, 'id' | 'first_message_id'> = {
+        realm_id: realm.id,
+        name: spec.name,
+        description,
+        rendered_description: description ? renderMarkdown(description, renderCtx).html : '',
+        invite_only: o.inviteOnly,
+        is_web_public: o.isWebPublic,
+        history_public_to_subscribers: history,
+        date_created: now,
+        creator_id: caller.id,
+        message_retention_days: o.messageRetentionDays,
+        is_archived: false,
+        folder_id: o.folderId,
+        topics_policy: o.topicsPolicy ?? 'inherit',
+        ...settings,
+      };
+      const id = await insertStream(tx, row);
+      if (o.isDefaultStream) await setDefaultStream(tx, realm.id, id, true);
+      created.push({ ...row, id, first_message_id: null });
+      specOf.set(id, spec);
+    }
+    const requestedColors = new Map<number, string>();
+    for (const stream of [...authorized, ...created]) {
+      const color = specOf.get(stream.id)?.color;
+      if (color !== undefined) requestedColors.set(stream.id, color);
+    }
+    const outcome = await writeSubscriptions(tx, realm.id, [...authorized, ...created], principals, requestedColors);
+    const defaults = created.length && o.isDefaultStream ? await defaultStreamIds(tx, realm.id) : undefined;
+    for (const e of subscriptionEvents(overlay, [...users.values()], created, outcome, defaults)) {
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: e.userIds, event: e.event });
+    }
+    if (overlay.groups.size !== graph.groups.size) onCommit(() => cache.invalidateGroups(realm.id));
+    return outcome;
+  });
+
+  const out: SubscribeResult = { subscribed: {}, already_subscribed: {} };
+  for (const p of principals) {
+    for (const stream of result.targets) {
+      const bucket = result.added.get(stream.id)?.has(p.id) ? out.subscribed : out.already_subscribed;
+      (bucket[String(p.id)] ??= []).push(stream.name);
+    }
+  }
+  if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized.map((s) => s.name);
+  if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = false;
+  return out;
+}
+
+/** A copy of the group graph that can take the anonymous groups a transaction creates. */
+function overlayGraph(graph: GroupGraph): GroupGraph {
+  return { groups: new Map(graph.groups), members: new Map(graph.members), subgroups: new Map(graph.subgroups), systemIds: graph.systemIds };
+}
+
+/** Stores each permission setting of a new channel (new anonymous groups also go into `overlay`). */
+async function storeChannelGroupSettings(
+  tx: Executor,
+  overlay: GroupGraph,
+  realmUserIds: ReadonlySet<number>,
+  realmId: number,
+  creator: User,
+  given: Partial<Record<StreamGroupSetting, GroupSettingValue>>,
+  now: number,
+): Promise<Record<StreamGroupSetting, number>> {
+  const defaults = defaultGroupSettings(overlay, creator);
+  const out = {} as Record<StreamGroupSetting, number>;
+  for (const key of STREAM_GROUP_SETTINGS) {
+    const value = given[key] ?? defaults[key];
+    const id = await storeGroupSettingValue(tx, overlay, realmUserIds, realmId, value, key, now, { allowInternet: false });
+    if (!overlay.groups.has(id) && typeof value !== 'number') {
+      overlay.groups.set(id, {
+        id, realm_id: realmId, name: '', description: '', is_system_group: false, named: false, deactivated: false, date_created: now, creator_id: null,
+        can_add_members_group: null, can_join_group: null, can_leave_group: null, can_manage_group: null, can_mention_group: null, can_remove_members_group: null,
+      });
+      overlay.members.set(id, new Set(value.direct_members));
+      overlay.subgroups.set(id, [...value.direct_subgroups]);
+    }
+    out[key] = id;
   }
   return out;
 }
 
-/** First start of a server: a #general channel that everyone joins by default. */
+/** Subscribes the users to the channels with a fixed number of statements. */
+async function writeSubscriptions(
+  tx: Executor,
+  realmId: number,
+  targets: Stream[],
+  principals: User[],
+  requestedColors: ReadonlyMap<number, string>,
+): Promise<SubscriptionOutcome> {
+  const streamIds = targets.map((s) => s.id);
+  const userIds = principals.map((p) => p.id);
+  // One after another: a transaction runs on one connection.
+  const rows = await subscriptionRows(tx, userIds, streamIds);
+  const before = await activeUserSubscriberIds(tx, streamIds);
+  const used = await usedColorsByUser(tx, userIds);
+  const existing = new Map(rows.map((r) => [`${r.user_id}:${r.stream_id}`, r]));
+  const added = new Map<number, Set<number>>(streamIds.map((id) => [id, new Set()]));
+  const fresh: Array<{ userId: number; streamId: number; color: string }> = [];
+  const reactivate: number[] = [];
+  const newRows = new Map<string, Subscription>();
+  for (const user of principals) {
+    const missing = streamIds.filter((id) => !existing.has(`${user.id}:${id}`));
+    const colors = pickColors(used.get(user.id) ?? new Set(), missing, requestedColors);
+    for (const streamId of streamIds) {
+      const key = `${user.id}:${streamId}`;
+      const row = existing.get(key);
+      if (row?.active) continue;
+      added.get(streamId)!.add(user.id);
+      if (row) {
+        reactivate.push(row.id);
+        newRows.set(key, { ...row, active: true });
+      } else {
+        const color = colors.get(streamId)!;
+        fresh.push({ userId: user.id, streamId, color });
+        newRows.set(key, {
+          id: 0, realm_id: realmId, user_id: user.id, stream_id: streamId, active: true, color, is_muted: false, pin_to_top: false,
+          desktop_notifications: null, audible_notifications: null, push_notifications: null, email_notifications: null, wildcard_mentions_notify: null,
+        });
+      }
+    }
+  }
+  await addSubscriptionRows(tx, realmId, fresh, reactivate);
+  const changed = streamIds.filter((id) => added.get(id)!.size > 0);
+  const after = changed.length ? await activeUserSubscriberIds(tx, streamIds) : before;
+  return { targets, added, before, after, rows: newRows };
+}
+
+/** Zulip's description of the channel a new organization starts with. */
+const GENERAL_DESCRIPTION = 'Everyone is added to this channel by default. Welcome! :octopus:';
+
+/** First start of a server: a default #general channel, public, with the owner subscribed. */
+export async function createDefaultChannels(services: Services, realmId: number, ownerId: number): Promise<void> {
+  const realm = await services.cache.realm(realmId);
+  const owner = await services.cache.user(realmId, ownerId);
+  if (!realm || !owner) throw new Error(`createDefaultChannels: no organization ${realmId} with owner ${ownerId}`);
+  await createGeneralChannel(services, realm, owner);
+}
+
 export async function createGeneralChannel(services: Services, realm: Realm, owner: User): Promise<void> {
   await subscribeToChannels(services, owner, realm, {
-    channels: [{ name: 'general', description: 'Everyone is added to this channel by default.' }],
+    channels: [{ name: 'general', description: GENERAL_DESCRIPTION }],
     principals: undefined,
     authorizationErrorsFatal: true,
+    sendNewSubscriptionMessages: false,
     options: {
       inviteOnly: false,
       isWebPublic: false,
       historyPublicToSubscribers: true,
       isDefaultStream: true,
       messageRetentionDays: null,
-      topicsPolicy: 'inherit',
+      topicsPolicy: undefined,
       folderId: null,
       groupSettings: {},
     },
   });
 }
-

@@ -2,6 +2,16 @@
 import type { Executor } from './db.js';
 import type { Row, StreamTable, SubscriptionTable } from './schema.js';
 import { STREAM_GROUP_SETTINGS } from './migrations.js';
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * A name lower-cased by the database itself, as the unique index on lower(name) does: SQLite's
+ * lower() folds only ASCII, PostgreSQL's follows its locale, and JavaScript's toLowerCase matches
+ * neither exactly. Comparing both sides in SQL keeps lookups and the index in agreement.
+ */
+function dbLower(name: string): RawBuilder<string> {
+  return sql<string>`lower(cast(${name} as text))`;
+}
 
 export type StreamGroupSetting = (typeof STREAM_GROUP_SETTINGS)[number];
 export { STREAM_GROUP_SETTINGS };
@@ -48,7 +58,7 @@ export async function getStreamByName(db: Executor, realmId: number, name: strin
     .selectFrom('streams')
     .selectAll()
     .where('realm_id', '=', realmId)
-    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', dbLower(name)))
     .executeTakeFirst();
   return row ? streamFromRow(row) : undefined;
 }
@@ -199,4 +209,100 @@ export async function subscriberCounts(db: Executor, streamIds: readonly number[
 export async function allSubscriptionsOf(db: Executor, userId: number): Promise<Subscription[]> {
   const rows = await db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).orderBy('stream_id').execute();
   return rows.map(subscriptionFromRow);
+}
+
+// ---- batched reads and writes for subscribing many users to many channels ----
+
+/**
+ * Channels of the organization with any of these names, compared case-insensitively the way the
+ * database's unique index compares them. `keys[i]` is the comparison key of `names[i]`, and
+ * `byKey` holds the channels found under their keys. Two queries, however many names.
+ */
+export async function getStreamsByNames(
+  db: Executor,
+  realmId: number,
+  names: readonly string[],
+): Promise<{ keys: string[]; byKey: Map<string, Stream> }> {
+  const byKey = new Map<string, Stream>();
+  if (names.length === 0) return { keys: [], byKey };
+  const keyRow = await sql<Record<string, string>>`select ${sql.join(names.map((n, i) => sql`${dbLower(n)} as ${sql.ref(`k${i}`)}`))}`.execute(db);
+  const keys = names.map((_, i) => String(keyRow.rows[0]![`k${i}`]));
+  const rows = await db
+    .selectFrom('streams')
+    .selectAll()
+    .select((eb) => eb.fn<string>('lower', ['name']).as('name_key'))
+    .where('realm_id', '=', realmId)
+    .where((eb) => eb(eb.fn('lower', ['name']), 'in', [...new Set(keys)]))
+    .execute();
+  for (const r of rows) {
+    const { name_key, ...stream } = r;
+    byKey.set(name_key, streamFromRow(stream));
+  }
+  return { keys, byKey };
+}
+
+/** The colors each user already uses for their channels (active or not), to pick unused ones. */
+export async function usedColorsByUser(db: Executor, userIds: readonly number[]): Promise<Map<number, Set<string>>> {
+  const out = new Map<number, Set<string>>(userIds.map((id) => [id, new Set()]));
+  if (userIds.length === 0) return out;
+  const rows = await db.selectFrom('subscriptions').select(['user_id', 'color']).where('user_id', 'in', userIds).execute();
+  for (const r of rows) out.get(r.user_id)?.add(r.color);
+  return out;
+}
+
+/** Subscription rows of these users to these channels, active or not. */
+export async function subscriptionRows(db: Executor, userIds: readonly number[], streamIds: readonly number[]): Promise<Subscription[]> {
+  if (userIds.length === 0 || streamIds.length === 0) return [];
+  const rows = await db.selectFrom('subscriptions').selectAll().where('stream_id', 'in', streamIds).where('user_id', 'in', userIds).execute();
+  return rows.map(subscriptionFromRow);
+}
+
+/** Creates the given subscriptions and re-activates the given inactive ones, in two statements. */
+export async function addSubscriptionRows(
+  db: Executor,
+  realmId: number,
+  fresh: ReadonlyArray<{ userId: number; streamId: number; color: string }>,
+  reactivateIds: readonly number[],
+): Promise<void> {
+  if (reactivateIds.length) await db.updateTable('subscriptions').set({ active: true }).where('id', 'in', reactivateIds).execute();
+  if (fresh.length) {
+    await db
+      .insertInto('subscriptions')
+      .values(fresh.map((f) => ({ realm_id: realmId, user_id: f.userId, stream_id: f.streamId, active: true, color: f.color, is_muted: false, pin_to_top: false })))
+      .execute();
+  }
+}
+
+/** Active subscribers of many channels who are active users, by channel id (Zulip counts only those). */
+export async function activeUserSubscriberIds(db: Executor, streamIds: readonly number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>(streamIds.map((id) => [id, []]));
+  if (streamIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('subscriptions')
+    .innerJoin('users', 'users.id', 'subscriptions.user_id')
+    .select(['subscriptions.stream_id as stream_id', 'subscriptions.user_id as user_id'])
+    .where('subscriptions.stream_id', 'in', streamIds)
+    .where('subscriptions.active', '=', true)
+    .where('users.is_active', '=', true)
+    .orderBy('subscriptions.user_id')
+    .execute();
+  for (const r of rows) out.get(r.stream_id)?.push(r.user_id);
+  return out;
+}
+
+/** Counts of active subscribers who are active users, by channel id. */
+export async function activeUserSubscriberCounts(db: Executor, streamIds: readonly number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(streamIds.map((id) => [id, 0]));
+  if (streamIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('subscriptions')
+    .innerJoin('users', 'users.id', 'subscriptions.user_id')
+    .select((eb) => ['subscriptions.stream_id as stream_id', eb.fn.countAll<number>().as('n')])
+    .where('subscriptions.stream_id', 'in', streamIds)
+    .where('subscriptions.active', '=', true)
+    .where('users.is_active', '=', true)
+    .groupBy('subscriptions.stream_id')
+    .execute();
+  for (const r of rows) out.set(r.stream_id, Number(r.n));
+  return out;
 }

@@ -2,18 +2,18 @@
 // one channel, a channel's id by name.
 import type { AuthedContext, Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check } from '../params.js';
-import { BadRequest, InvalidStreamId } from '../../errors.js';
-import { STREAM_GROUP_SETTINGS, defaultStreamIds, getStream, getStreamByName, subscriberCounts, subscriberIdsByStream, subscriptionsOf, type StreamGroupSetting } from '../../store/channels.js';
+import { check, type Params } from '../params.js';
+import { BadRequest, InvalidStreamId, NoSuchUser } from '../../errors.js';
+import { STREAM_GROUP_SETTINGS, activeUserSubscriberCounts, getStream, getStreamByName, isSubscribed, type StreamGroupSetting } from '../../store/channels.js';
 import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
-import { subscribeToChannels, subscriptionStateFor, visibleChannels, type ChannelOptions } from '../../actions/channels.js';
-import { channelAccess, isRealmAdmin } from '../../actions/channel_access.js';
+import { codePointLength, MAX_CHANNEL_DESCRIPTION_LENGTH, subscribeToChannels, type ChannelOptions, type ChannelSpec } from '../../actions/channels.js';
+import { channelAccess } from '../../actions/channel_access.js';
 import { unsubscribe } from '../../actions/unsubscribe.js';
 import { archiveChannel, updateChannel, type ChannelUpdate } from '../../actions/channel_update.js';
 
 import { channelTopics } from '../../queries/topics.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateSubscriptionProperties } from '../../actions/subscription_properties.js';
-import { formatStream } from '../shapes/channels.js';
+import { formatStream, listChannelsFor, subscriptionStateFor } from '../shapes/channels.js';
 import type { User } from '../../store/users.js';
 
 /** folder_id: a folder's id, or null for none. */
@@ -24,37 +24,78 @@ function folderIdValue(v: unknown, name: string): number | null {
 
 const TOPICS_POLICIES = new Set(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']);
 
-function channelSpecs(v: unknown, name: string): Array<{ name: string; description?: string }> {
+/**
+ * A string parameter Zulip declares as JSON (topics_policy, message_retention_days): clients send
+ * it JSON-encoded ("\"unlimited\"") or bare (unlimited); numbers come back as their text.
+ */
+function jsonOrBareString(params: Params, name: string): string | undefined {
+  const raw = params.optStr(name);
+  if (raw === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(raw);
+    if (typeof v === 'string' || typeof v === 'number') return String(v);
+  } catch {
+    /* not JSON: the bare value */
+  }
+  return raw;
+}
+
+function topicsPolicyParam(params: Params): string | undefined {
+  const policy = jsonOrBareString(params, 'topics_policy');
+  if (policy !== undefined && !TOPICS_POLICIES.has(policy)) throw new BadRequest('Invalid topics_policy');
+  return policy;
+}
+
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+function channelSpecs(v: unknown, name: string): ChannelSpec[] {
   const list = check.list(v, name);
   return list.map((item, i) => {
-    const o = check.object(item, `${name}[${i}]`);
-    const n = check.str(o.name, `${name}[${i}]["name"]`);
-    const d = o.description === undefined ? undefined : check.str(o.description, `${name}[${i}]["description"]`);
-    return d === undefined ? { name: n } : { name: n, description: d };
+    const at = `${name}[${i}]`;
+    const o = check.object(item, at);
+    const spec: ChannelSpec = { name: check.str(o.name, `${at}["name"]`) };
+    if (o.description !== undefined && o.description !== null) {
+      const d = check.str(o.description, `${at}["description"]`);
+      if (codePointLength(d) > MAX_CHANNEL_DESCRIPTION_LENGTH) {
+        throw new BadRequest(`${at}["description"] is too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters)`);
+      }
+      // Zulip keeps descriptions on one line.
+      spec.description = d.replace(/\n/g, ' ');
+    }
+    if (o.color !== undefined && o.color !== null) {
+      const c = check.str(o.color, `${at}["color"]`);
+      if (!HEX_COLOR.test(c)) throw new BadRequest(`${at}["color"] is not a valid hex color code`);
+      spec.color = c;
+    }
+    return spec;
   });
 }
 
-/** principals: user ids or emails; every one must be an active user of the organization. */
+/**
+ * principals: a list of user ids or one of emails (not mixed); every one an active user of the
+ * organization. Anything else is Zulip's "No such user", whichever organization it belongs to.
+ */
 async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
   if (!Array.isArray(raw)) throw new BadRequest('principals is not a list');
+  const ints = raw.every((p) => typeof p === 'number' && Number.isSafeInteger(p));
+  const strs = raw.every((p) => typeof p === 'string');
+  if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
   const users = await ctx.services.cache.users(ctx.realm.id);
   const byEmail = new Map([...users.values()].map((u) => [u.email.toLowerCase(), u]));
   const out = new Map<number, User>();
-  for (const p of raw) {
-    let user: User | undefined;
-    if (typeof p === 'number' && Number.isSafeInteger(p)) user = users.get(p);
-    else if (typeof p === 'string') user = byEmail.get(p.toLowerCase());
-    else throw new BadRequest('principals is not a list of user IDs or emails');
-    if (!user || !user.is_active) throw new BadRequest(typeof p === 'number' ? `No such user` : `No such user`);
+  for (const p of raw as Array<number | string>) {
+    const user = typeof p === 'number' ? users.get(p) : byEmail.get(p.trim().toLowerCase());
+    if (!user || !user.is_active) throw new NoSuchUser();
     out.set(user.id, user);
   }
   return [...out.values()];
 }
 
+/** message_retention_days: a positive number of days, "unlimited" (-1) or "realm_default" (null). */
 function retentionDays(v: string | undefined): number | null {
   if (v === undefined || v === 'realm_default') return null;
   if (v === 'unlimited' || v === 'forever') return -1;
-  if (!/^\d+$/.test(v) || Number(v) <= 0) throw new BadRequest('Bad value for \'message_retention_days\': ' + v);
+  if (!/^\d+$/.test(v) || Number(v) <= 0 || !Number.isSafeInteger(Number(v))) throw new BadRequest(`Bad value for 'message_retention_days': ${v}`);
   return Number(v);
 }
 
@@ -64,9 +105,6 @@ export function registerChannelRoutes(r: Router): void {
     const channels = params.json('subscriptions', channelSpecs);
     const principalsRaw = params.optJson('principals', (v) => v);
     const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
-    const topicsPolicy = params.optStr('topics_policy') ?? 'inherit';
-    if (!TOPICS_POLICIES.has(topicsPolicy)) throw new BadRequest('Invalid topics_policy');
-    const folderId = params.optJson('folder_id', folderIdValue) ?? null;
     const groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
     for (const key of STREAM_GROUP_SETTINGS) {
       const value = params.optJson(key, parseGroupSettingValue);
@@ -77,17 +115,18 @@ export function registerChannelRoutes(r: Router): void {
       isWebPublic: params.bool('is_web_public', false),
       historyPublicToSubscribers: params.optBool('history_public_to_subscribers'),
       isDefaultStream: params.bool('is_default_stream', false),
-      messageRetentionDays: retentionDays(params.optStr('message_retention_days')),
-      topicsPolicy,
-      folderId,
+      messageRetentionDays: retentionDays(jsonOrBareString(params, 'message_retention_days')),
+      topicsPolicy: topicsPolicyParam(params),
+      folderId: params.optJson('folder_id', folderIdValue) ?? null,
       groupSettings,
     };
+    // Confab posts no Notification Bot announcements; the parameter is understood and has no effect.
     params.optBool('announce');
-    params.optBool('send_new_subscription_messages');
     return subscribeToChannels(services, user, realm, {
       channels,
       principals,
       authorizationErrorsFatal: params.bool('authorization_errors_fatal', true),
+      sendNewSubscriptionMessages: params.bool('send_new_subscription_messages', true),
       options,
     });
   });
@@ -126,43 +165,26 @@ export function registerChannelRoutes(r: Router): void {
   });
 
   r.get('/users/me/subscriptions', async ({ params, services, user }) => {
-    const includeSubscribers = params.bool('include_subscribers', false);
+    const raw = params.optStr('include_subscribers');
+    if (raw !== undefined && raw !== 'true' && raw !== 'false' && raw !== 'partial') throw new BadRequest('Invalid include_subscribers');
+    const includeSubscribers = raw === 'partial' ? 'partial' : raw === 'true';
     const state = await subscriptionStateFor(services, user, { includeSubscribers });
     return { subscriptions: state.subscriptions };
   });
 
-  r.get('/streams', async ({ params, services, user, realm }) => {
-    const includePublic = params.bool('include_public', true);
-    const includeWebPublic = params.bool('include_web_public', false);
-    const includeSubscribed = params.bool('include_subscribed', true);
-    const excludeArchived = params.bool('exclude_archived', true);
-    const includeAll = params.bool('include_all', false) || params.bool('include_all_active', false);
-    const includeDefault = params.bool('include_default', false);
-    const includeOwnerSubscribed = params.bool('include_owner_subscribed', false);
-    const includeCanAccessContent = params.bool('include_can_access_content', false);
-    if (includeAll && !isRealmAdmin(user)) throw new BadRequest('User not authorized for this query');
-    const visible = await visibleChannels(services, user);
-    const defaults = new Set(await defaultStreamIds(services.database.db, realm.id));
-    let ownerSubscribed = new Set<number>();
-    if (includeOwnerSubscribed && user.is_bot && user.bot_owner_id !== null) {
-      ownerSubscribed = new Set([...(await subscriptionsOf(services.database.db, user.bot_owner_id)).values()].filter((s) => s.active).map((s) => s.stream_id));
-    }
-    const chosen = visible.filter(({ stream, subscribed, contentAccess }) => {
-      if (excludeArchived && stream.is_archived) return false;
-      if (includeAll) return true;
-      if (includeSubscribed && subscribed) return true;
-      if (includePublic && !stream.invite_only && user.role !== 600) return true;
-      if (includeWebPublic && stream.is_web_public) return true;
-      if (includeDefault && defaults.has(stream.id)) return true;
-      if (includeOwnerSubscribed && ownerSubscribed.has(stream.id)) return true;
-      if (includeCanAccessContent && contentAccess) return true;
-      return false;
+  r.get('/streams', async ({ params, services, user }) => {
+    const streams = await listChannelsFor(services, user, {
+      includePublic: params.bool('include_public', true),
+      includeWebPublic: params.bool('include_web_public', false),
+      includeSubscribed: params.bool('include_subscribed', true),
+      excludeArchived: params.bool('exclude_archived', true),
+      // include_all_active is the deprecated spelling of include_all.
+      includeAll: params.bool('include_all', false) || params.bool('include_all_active', false),
+      includeDefault: params.bool('include_default', false),
+      includeOwnerSubscribed: params.bool('include_owner_subscribed', false),
+      includeCanAccessContent: params.bool('include_can_access_content', false),
     });
-    const counts = await subscriberCounts(services.database.db, chosen.map((c) => c.stream.id));
-    const graph = await services.cache.groupGraph(realm.id);
-    return {
-      streams: chosen.map(({ stream }) => ({ ...formatStream(stream, graph, counts.get(stream.id) ?? 0), is_default: defaults.has(stream.id) })),
-    };
+    return { streams };
   });
 
   r.patch('/streams/{stream_id}', async (ctx) => {
@@ -173,10 +195,9 @@ export function registerChannelRoutes(r: Router): void {
       const update = params.optJson(key, parseGroupSettingUpdate);
       if (update) groupSettings[key] = update;
     }
-    const topicsPolicy = params.optStr('topics_policy');
-    if (topicsPolicy !== undefined && !TOPICS_POLICIES.has(topicsPolicy)) throw new BadRequest('Invalid topics_policy');
+    const topicsPolicy = topicsPolicyParam(params);
     const folderId = params.optJson('folder_id', folderIdValue);
-    const retention = params.optStr('message_retention_days');
+    const retention = jsonOrBareString(params, 'message_retention_days');
     await updateChannel(ctx.services, ctx.user, ctx.realm, id, {
       description: params.optStr('description'),
       newName: params.optStr('new_name'),
@@ -202,11 +223,11 @@ export function registerChannelRoutes(r: Router): void {
     const { services, user, realm } = ctx;
     const id = pathInt(ctx, 'stream_id', () => new InvalidStreamId());
     const stream = await getStream(services.database.db, realm.id, id);
-    if (!stream) throw new InvalidStreamId();
-    const subscribers = (await subscriberIdsByStream(services.database.db, [id])).get(id) ?? [];
     const graph = await services.cache.groupGraph(realm.id);
-    if (!channelAccess(graph, user, stream, subscribers.includes(user.id)).metadata) throw new InvalidStreamId();
-    return { stream: formatStream(stream, graph, subscribers.length) };
+    // A channel the caller may not see answers exactly like one that does not exist.
+    if (!stream || !channelAccess(graph, user, stream, await isSubscribed(services.database.db, user.id, id)).metadata) throw new InvalidStreamId();
+    const counts = await activeUserSubscriberCounts(services.database.db, [id]);
+    return { stream: formatStream(stream, graph, counts.get(id) ?? 0) };
   });
 
   r.get('/users/me/{stream_id}/topics', async (ctx) => {
@@ -218,12 +239,11 @@ export function registerChannelRoutes(r: Router): void {
 
   r.get('/get_stream_id', async ({ params, services, user, realm }) => {
     const name = params.str('stream');
-    const stream = await getStreamByName(services.database.db, realm.id, name);
     const invalid = new BadRequest(`Invalid channel name '${name}'`);
+    const stream = await getStreamByName(services.database.db, realm.id, name.trim());
     if (!stream) throw invalid;
-    const subscribers = (await subscriberIdsByStream(services.database.db, [stream.id])).get(stream.id) ?? [];
     const graph = await services.cache.groupGraph(realm.id);
-    if (!channelAccess(graph, user, stream, subscribers.includes(user.id)).metadata) throw invalid;
+    if (!channelAccess(graph, user, stream, await isSubscribed(services.database.db, user.id, stream.id)).metadata) throw invalid;
     return { stream_id: stream.id };
   });
 }
