@@ -1,19 +1,36 @@
-// POST /messages/flags: the viewer's own flags on messages they can read.
-import { sql } from 'kysely';
+// POST /messages/flags: the viewer's own flags on messages they can read, following Zulip's
+// do_update_message_flags.
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { FLAG_BITS, getMessages, insertUserMessages, updateFlag, type FlagName } from '../store/messages.js';
-import { getStreamsByIds, subscriptionsOf } from '../store/channels.js';
+import type { Executor } from '../store/db.js';
+import type { GroupGraph } from '../store/cache.js';
+import { FLAG_BITS, flagsFor, getMessages, insertUserMessages, type FlagName, type MessageRow } from '../store/messages.js';
+import { getStreamsByIds, subscriptionsOf, type Subscription } from '../store/channels.js';
+import { listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 
 /** Flags a user may set or clear; the rest are the server's to decide. */
 const EDITABLE: ReadonlySet<string> = new Set(['read', 'starred', 'collapsed']);
+/** Zulip's other flags: known, but not the user's to change. */
 const NON_EDITABLE: ReadonlySet<string> = new Set([
-  'mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned', 'has_alert_word', 'historical',
+  'has_alert_word',
+  'mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'group_mentioned',
+  'historical',
+  'force_expand',
+  'force_collapse',
 ]);
+
+/**
+ * The flags a message has for a reader without a row of their own (reading a channel's history):
+ * Zulip simulates exactly these, so changing a flag to this value needs no row.
+ */
+const HISTORICAL_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
 
 export function checkEditableFlag(flag: string): FlagName {
   if (EDITABLE.has(flag)) return flag as FlagName;
@@ -21,76 +38,118 @@ export function checkEditableFlag(flag: string): FlagName {
   throw new BadRequest(`Invalid flag: '${flag}'`);
 }
 
-export async function updateMessageFlags(
-  services: Services,
-  user: User,
-  realm: Realm,
-  messageIds: number[],
-  op: 'add' | 'remove',
-  flag: FlagName,
-): Promise<{ messages: number[]; ignored_because_not_subscribed_channels?: number[] }> {
-  const db = services.database.db;
-  const ids = [...new Set(messageIds)];
-  const existing = ids.length
-    ? await db.selectFrom('user_messages').select(['message_id']).where('user_id', '=', user.id).where('message_id', 'in', ids).execute()
-    : [];
-  const have = new Set(existing.map((r) => r.message_id));
-  const missing = ids.filter((id) => !have.has(id));
+export interface FlagsResult {
+  messages: number[];
+  ignored_because_not_subscribed_channels?: number[];
+}
 
-  // Messages without a row of the user's: readable only through channel history; Zulip then
-  // gives the user a row flagged historical so the flag has somewhere to live.
-  const historical: number[] = [];
-  if (missing.length) {
-    const rows = await getMessages(db, realm.id, missing);
-    if (rows.length !== missing.length) throw new InvalidMessage();
-    const streams = new Map((await getStreamsByIds(db, realm.id, [...new Set(rows.map((m) => m.stream_id ?? -1))])).map((s) => [s.id, s]));
-    const subs = await subscriptionsOf(db, user.id, [...streams.keys()]);
-    const graph = await services.cache.groupGraph(realm.id);
-    for (const m of rows) {
-      const stream = m.stream_id === null ? undefined : streams.get(m.stream_id);
-      const ok = stream && stream.history_public_to_subscribers && channelAccess(graph, user, stream, subs.get(stream.id)?.active ?? false).content;
-      if (!ok) throw new InvalidMessage();
-      historical.push(m.id);
-    }
-  }
+/**
+ * Adds or removes a flag. Ids whose flag already has the wanted value are skipped; a message
+ * the user reads through channel history gets its row (flagged historical) when the change needs
+ * one, which requires access to it. Unread messages must be in subscribed channels, so marking
+ * unread skips messages of other channels and reports those channels.
+ */
+export async function updateMessageFlags(services: Services, user: User, realm: Realm, messageIds: number[], op: 'add' | 'remove', flag: FlagName): Promise<FlagsResult> {
   const bit = FLAG_BITS[flag];
+  const target = op === 'add' ? bit : 0;
+  const markingUnread = flag === 'read' && op === 'remove';
+  // Read before the transaction: inside it only the transaction handle may be used.
+  const graph = await services.cache.groupGraph(realm.id);
   return services.database.transaction(async (tx, onCommit) => {
-    if (historical.length && !(flag === 'read' && op === 'add')) {
-      await insertUserMessages(tx, historical.map((message_id) => ({ user_id: user.id, message_id, flags: FLAG_BITS.read | FLAG_BITS.historical })));
+    let ids = [...new Set(messageIds)];
+    let ignoredChannels: number[] = [];
+    if (markingUnread && ids.length) {
+      const streamMessages = await tx
+        .selectFrom('messages')
+        .select(['id', 'stream_id'])
+        .where('realm_id', '=', realm.id)
+        .where('id', 'in', ids)
+        .where('recipient_type', '=', 'stream')
+        .execute();
+      const channelIds = [...new Set(streamMessages.map((m) => m.stream_id!))];
+      const subs = await subscriptionsOf(tx, user.id, channelIds);
+      const skipped = new Set(streamMessages.filter((m) => !subs.get(m.stream_id!)?.active).map((m) => m.id));
+      ignoredChannels = channelIds.filter((id) => !subs.get(id)?.active).sort((a, b) => a - b);
+      ids = ids.filter((id) => !skipped.has(id));
     }
-    const changed = await updateFlag(tx, user.id, ids, bit, op === 'add');
+    const current = await flagsFor(tx, user.id, ids);
+    const changed = ids.filter((id) => ((current.get(id) ?? HISTORICAL_FLAGS) & bit) !== target);
+    const historical = changed.filter((id) => !current.has(id));
+    if (historical.length && (HISTORICAL_FLAGS & bit) !== target) {
+      await checkHistoryAccess(tx, graph, user, realm, historical);
+      const flags = (HISTORICAL_FLAGS & ~bit) | target;
+      await insertUserMessages(tx, historical.map((message_id) => ({ user_id: user.id, message_id, flags })), true);
+    }
+    const existing = changed.filter((id) => current.has(id));
+    for (let i = 0; i < existing.length; i += 5000) {
+      await tx
+        .updateTable('user_messages')
+        .set({ flags: (eb) => (op === 'add' ? eb('flags', '|', bit) : eb('flags', '&', ~bit)) })
+        .where('user_id', '=', user.id)
+        .where('message_id', 'in', existing.slice(i, i + 5000))
+        .execute();
+    }
     const event: Record<string, unknown> = { type: 'update_message_flags', op, operation: op, flag, messages: changed, all: false };
-    if (flag === 'read' && op === 'remove') event.message_details = await messageDetails(tx, user, realm, changed);
+    if (markingUnread) event.message_details = await unreadDetails(tx, user, realm, changed);
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [user.id], event });
-    const out: { messages: number[]; ignored_because_not_subscribed_channels?: number[] } = { messages: changed };
-    if (flag === 'read' && op === 'remove') out.ignored_because_not_subscribed_channels = [];
+    const out: FlagsResult = { messages: changed };
+    if (markingUnread) out.ignored_because_not_subscribed_channels = ignoredChannels;
     return out;
   });
 }
 
-/** What a client needs to put messages back into its unread counts. */
-async function messageDetails(tx: Parameters<typeof getMessages>[0], user: User, realm: Realm, ids: number[]) {
+/**
+ * Messages without a row of the user's are readable only as channel history: a message of a
+ * channel whose history is open to subscribers, which the user may read. Anything else (another
+ * organization's message, a direct message, a missing id) makes the whole request invalid.
+ */
+async function checkHistoryAccess(tx: Executor, graph: GroupGraph, user: User, realm: Realm, ids: number[]): Promise<void> {
+  const rows = await getMessages(tx, realm.id, ids);
+  if (rows.length !== ids.length || rows.some((m) => m.stream_id === null)) throw new InvalidMessage();
+  const streamIds = [...new Set(rows.map((m) => m.stream_id!))];
+  const [streams, subs] = await Promise.all([getStreamsByIds(tx, realm.id, streamIds), subscriptionsOf(tx, user.id, streamIds)]);
+  const readable = new Set(
+    streams.filter((s) => s.history_public_to_subscribers && channelAccess(graph, user, s, subs.get(s.id)?.active ?? false).content).map((s) => s.id),
+  );
+  if (rows.some((m) => !readable.has(m.stream_id!))) throw new InvalidMessage();
+}
+
+/** Whether a channel message counts as muted for the reader (channel and topic visibility). */
+function isMutedFor(m: MessageRow, sub: Subscription | undefined, topicPolicy: number): boolean {
+  if (sub?.is_muted) return topicPolicy !== VISIBILITY.unmuted && topicPolicy !== VISIBILITY.followed;
+  return topicPolicy === VISIBILITY.muted;
+}
+
+/** What clients need to put messages marked unread back into their unread counts (message_details). */
+async function unreadDetails(tx: Executor, user: User, realm: Realm, ids: number[]): Promise<Record<string, Record<string, unknown>>> {
+  const details: Record<string, Record<string, unknown>> = {};
+  if (ids.length === 0) return details;
   const rows = await getMessages(tx, realm.id, ids);
   const groupIds = [...new Set(rows.filter((m) => m.dm_group_id !== null).map((m) => m.dm_group_id!))];
-  const groups = groupIds.length
-    ? await tx.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('id', 'in', groupIds).execute()
-    : [];
+  const streamIds = [...new Set(rows.filter((m) => m.stream_id !== null).map((m) => m.stream_id!))];
+  const [groups, flags, subs, topics] = await Promise.all([
+    groupIds.length ? tx.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('id', 'in', groupIds).execute() : Promise.resolve([]),
+    flagsFor(tx, user.id, ids),
+    subscriptionsOf(tx, user.id, streamIds),
+    streamIds.length ? listUserTopics(tx, user.id) : Promise.resolve([]),
+  ]);
   const members = new Map(groups.map((g) => [g.id, g.user_ids_key.split(',').map(Number)]));
-  const flags = ids.length
-    ? new Map(
-        (await tx.selectFrom('user_messages').select(['message_id', 'flags']).where('user_id', '=', user.id).where('message_id', 'in', ids).where(sql<boolean>`1 = 1`).execute()).map((r) => [r.message_id, r.flags]),
-      )
-    : new Map<number, number>();
-  const details: Record<string, Record<string, unknown>> = {};
+  const policyOf = new Map(topics.map((t) => [`${t.stream_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   for (const m of rows) {
     const f = flags.get(m.id) ?? 0;
-    const mentioned = (f & (FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned)) !== 0;
+    let entry: Record<string, unknown>;
+    let muted = false;
     if (m.recipient_type === 'stream') {
-      details[String(m.id)] = { type: 'stream', mentioned, stream_id: m.stream_id, topic: m.topic, unmuted_stream_msg: false };
+      muted = isMutedFor(m, subs.get(m.stream_id!), policyOf.get(`${m.stream_id}:${m.topic.toLowerCase()}`) ?? VISIBILITY.inherit);
+      entry = { type: 'stream', stream_id: m.stream_id, topic: m.topic, unmuted_stream_msg: !muted };
     } else {
-      const others = (members.get(m.dm_group_id!) ?? []).filter((id) => id !== user.id);
-      details[String(m.id)] = { type: 'private', mentioned, user_ids: others };
+      const others = (members.get(m.dm_group_id!) ?? []).filter((id) => id !== user.id).sort((a, b) => a - b);
+      entry = { type: 'private', user_ids: others };
     }
+    // Personal mentions always count; wildcard mentions only where the reader has not muted them.
+    const wildcard = (f & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+    if ((f & (FLAG_BITS.mentioned | FLAG_BITS.group_mentioned)) !== 0 || (wildcard && !muted)) entry.mentioned = true;
+    details[String(m.id)] = entry;
   }
   return details;
 }

@@ -5,16 +5,16 @@ import type { DB } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import type { User } from '../store/users.js';
-import { getStream, getStreamByName, streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
-import { FLAG_BITS, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
-import { isUserInGroup } from '../store/cache.js';
+import { BOT_TYPE, type User } from '../store/users.js';
+import { getStream, getStreamByName, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
+import { FLAG_BITS, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
+import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
-import { renderMarkdown, type WildcardKind } from '../markdown/render.js';
+import { renderMarkdown, type LinkifierRule, type MentionGroup, type Rendered } from '../markdown/render.js';
 import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
-import { subscriptionsOf } from '../store/channels.js';
 import { mutersOf } from '../store/muted_users.js';
 import { alertWordsFor, containsAlertWord } from './alert_words.js';
+import { usersVisibleTo } from './users.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -36,23 +36,22 @@ export interface SendRequest {
   localId?: string;
 }
 
-/** Zulip marks a message read for its sender only when a full UI client sent it. */
+/** Zulip's heuristic: a message starts read for its sender only when a full UI client sent it. */
 export function defaultReadBySender(clientName: string): boolean {
   const c = clientName.toLowerCase();
-  return (
-    ['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android', 'zulipflutter'].includes(c) ||
-    c.includes('desktop app')
-  );
+  return ['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android'].includes(c) || c.includes('desktop app');
 }
 
-/** Zulip truncates over-long content and topics rather than refusing them. */
+/** Zulip truncates over-long content and topics rather than refusing them; lengths count code points. */
 function truncate(s: string, max: number, marker: string): string {
-  return s.length <= max ? s : s.slice(0, max - marker.length) + marker;
+  if (s.length <= max) return s;
+  const points = Array.from(s);
+  return points.length <= max ? s : points.slice(0, max - marker.length).join('') + marker;
 }
 
 export function normalizeContent(raw: string): string {
-  const content = raw.trimEnd();
-  if (!content.trim()) throw new BadRequest('Message must not be empty');
+  const content = raw.trimEnd().replace(/^\n+/, '');
+  if (!content) throw new BadRequest('Message must not be empty');
   if (content.includes('\u0000')) throw new BadRequest('Message must not contain null bytes');
   return truncate(content, MAX_MESSAGE_LENGTH, '\n[message truncated]');
 }
@@ -74,31 +73,46 @@ function effectiveTopicsPolicy(stream: Stream, realm: Realm): string {
   return realm.settings.topics_policy;
 }
 
-/** The channel to send to, checked, with its subscribers (who receive the message). */
+/**
+ * The channel to send to, checked as Zulip's access_stream_for_send_message does, with its
+ * subscribers. A bot may post where its owner is subscribed or allowed to post.
+ */
 async function resolveStream(
   services: Services,
   sender: User,
   realm: Realm,
   target: Extract<SendTarget, { kind: 'stream' }>,
+  users: Map<number, User>,
+  graph: GroupGraph,
 ): Promise<{ stream: Stream; subscribers: number[] }> {
   const db = services.database.db;
-  const stream = target.streamId !== undefined ? await getStream(db, realm.id, target.streamId) : await getStreamByName(db, realm.id, target.streamName!);
-  const missing = () => (target.streamId !== undefined ? new StreamIdDoesNotExist(target.streamId) : new StreamDoesNotExist(target.streamName!));
-  if (!stream) throw missing();
-  const graph = await services.cache.groupGraph(realm.id);
-  const subscribers = await subscriberIds(db, stream.id);
-  const access = channelAccess(graph, sender, stream, subscribers.includes(sender.id));
-  if (!access.metadata) throw missing();
-  if (!access.content) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
-  if (stream.is_archived) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
-  if (!isUserInGroup(graph, sender.id, stream.can_send_message_group)) {
-    throw new BadRequest('You do not have permission to post in this channel.');
+  let stream: Stream | undefined;
+  let missing: () => Error;
+  if (target.streamId !== undefined) {
+    const id = target.streamId;
+    stream = await getStream(db, realm.id, id);
+    missing = () => new StreamIdDoesNotExist(id);
+  } else {
+    const name = target.streamName!.trim();
+    if (!name) throw new BadRequest("Channel name can't be empty.");
+    stream = await getStreamByName(db, realm.id, name);
+    missing = () => new StreamDoesNotExist(name);
   }
+  // A channel the sender may not see is reported exactly like a missing one.
+  if (!stream) throw missing();
+  const subscribers = await subscriberIds(db, stream.id);
+  const subscribed = new Set(subscribers);
+  const owner = sender.is_bot && sender.bot_owner_id !== null ? users.get(sender.bot_owner_id) : undefined;
+  const viaOwner = owner !== undefined && subscribed.has(owner.id);
+  const access = channelAccess(graph, sender, stream, subscribed.has(sender.id));
+  if (!access.metadata && !viaOwner) throw missing();
+  const mayPost = (u: User) => isUserInGroup(graph, u.id, stream.can_send_message_group);
+  if (!mayPost(sender) && !(owner && mayPost(owner))) throw new BadRequest('You do not have permission to post in this channel.');
+  if (stream.is_archived || (!access.content && !viaOwner)) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
   return { stream, subscribers };
 }
 
-async function resolveDirectRecipients(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'direct' }>): Promise<User[]> {
-  const users = await services.cache.users(realm.id);
+async function resolveDirectRecipients(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'direct' }>, users: Map<number, User>): Promise<User[]> {
   const out = new Map<number, User>();
   if (target.userIds) {
     for (const id of target.userIds) {
@@ -115,28 +129,63 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
     }
   }
   if (out.size === 0) throw new BadRequest('Message must have recipients');
+  // A guest who may see only some users may write only to those.
+  const visible = await usersVisibleTo(services, sender, realm);
+  if (visible && [...out.keys()].some((id) => !visible.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
   for (const u of out.values()) {
-    if (!u.is_active && u.id !== sender.id) throw new BadRequest(`'${u.email}' is no longer using Zulip.`);
+    if (!u.is_active) throw new BadRequest(`'${u.email}' is no longer using Zulip.`);
   }
   // The sender in the list counts only when they are the only recipient (a note to self).
   if (out.size > 1) out.delete(sender.id);
   return [...out.values()];
 }
 
+/** The organization's direct-message policy: who may take part, and who may start a conversation. */
+async function checkDirectMessagePermission(services: Services, sender: User, realm: Realm, recipients: User[], participants: number[], graph: GroupGraph): Promise<void> {
+  if (sender.is_bot || recipients.every((u) => u.is_bot || u.id === sender.id)) return;
+  const allowed = realm.settings.direct_message_permission_group;
+  if (![sender, ...recipients].some((u) => isUserInGroup(graph, u.id, allowed))) {
+    if (allowed === graph.systemIds['role:nobody']) throw new BadRequest('Direct messages are disabled in this organization.');
+    throw new BadRequest('This conversation does not include any users who can authorize it.');
+  }
+  if (isUserInGroup(graph, sender.id, realm.settings.direct_message_initiator_group)) return;
+  // Those who may not start conversations may still reply in existing ones.
+  const db = services.database.db;
+  const groupId = await findDmGroup(db, realm.id, participants);
+  const earlier = groupId === undefined ? undefined : await db.selectFrom('messages').select('id').where('dm_group_id', '=', groupId).limit(1).executeTakeFirst();
+  if (!earlier) throw new BadRequest('You do not have permission to initiate direct message conversations.');
+}
+
 /** Above this many subscribers (or topic participants), wildcard mentions need permission. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 /** Zulip's rule: mentioning everyone in a big channel or topic needs can_mention_many_users_group. */
-async function checkWildcardPermission(services: Services, sender: User, realm: Realm, wildcard: WildcardKind, subscribers: number, participants: number): Promise<void> {
-  if (wildcard === null) return;
-  const count = wildcard === 'stream' ? subscribers : participants;
-  if (count <= WILDCARD_MENTION_THRESHOLD) return;
-  const graph = await services.cache.groupGraph(realm.id);
+function checkWildcardPermission(graph: GroupGraph, sender: User, realm: Realm, rendered: Rendered, subscribers: number, participants: number): void {
   if (isUserInGroup(graph, sender.id, realm.settings.can_mention_many_users_group)) return;
-  if (wildcard === 'stream') {
+  if (rendered.streamWildcard && subscribers > WILDCARD_MENTION_THRESHOLD) {
     throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
   }
-  throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+  if (rendered.topicWildcard && participants > WILDCARD_MENTION_THRESHOLD) {
+    throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+  }
+}
+
+/** Groups a message may mention by name: named, user-made and active. */
+function mentionableGroups(graph: GroupGraph): MentionGroup[] {
+  return [...graph.groups.values()].filter((g) => g.named && !g.is_system_group && !g.deactivated).map((g) => ({ id: g.id, name: g.name }));
+}
+
+/** The users a message mentions: by name, or as members of mentioned groups the sender may mention. */
+function mentionedUsers(graph: GroupGraph, sender: User, rendered: Rendered): Set<number> {
+  const out = new Set(rendered.mentionedUserIds);
+  for (const groupId of rendered.mentionedGroupIds) {
+    const group = graph.groups.get(groupId)!;
+    if (group.can_mention_group !== null && !isUserInGroup(graph, sender.id, group.can_mention_group)) {
+      throw new BadRequest(`You are not allowed to mention user group '${group.name}'.`);
+    }
+    for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
+  }
+  return out;
 }
 
 /** A message checked and rendered, ready to be written: what a send and a scheduled delivery share. */
@@ -144,50 +193,62 @@ export interface PreparedMessage {
   sender: User;
   realm: Realm;
   content: string;
-  rendered: ReturnType<typeof renderMarkdown>;
+  rendered: Rendered;
   stream: Stream | undefined;
   topic: string;
   /** Direct messages: every participant, the sender included. */
   dmParticipants: number[];
-  /** Everyone who gets a flags row: recipients and the sender. */
+  /** Everyone who gets a flags row: recipients, the sender, and mentioned generic bots. */
   everyone: Set<number>;
   flagsOf: (userId: number) => number;
   clientName: string;
-  /** The organization's users, as loaded for rendering. */
+  /** The organization's users and linkifiers, as loaded for rendering. */
   users: Map<number, User>;
+  linkifiers: readonly LinkifierRule[];
 }
 
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
 export async function prepareMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<PreparedMessage> {
   const content = normalizeContent(req.content);
-  const users = await services.cache.users(realm.id);
-  const rendered = renderMarkdown(content, { users: users.values(), linkifiers: await services.cache.linkifiers(realm.id) });
+  const [users, graph, linkifiers] = await Promise.all([services.cache.users(realm.id), services.cache.groupGraph(realm.id), services.cache.linkifiers(realm.id)]);
+  const rendered = renderMarkdown(content, { users: users.values(), groups: mentionableGroups(graph), linkifiers });
+  const mentioned = mentionedUsers(graph, sender, rendered);
 
   let recipientUserIds: number[];
   let stream: Stream | undefined;
   let topic = '';
   let dmParticipants: number[] = [];
+  let topicParticipantIds: Set<number> | undefined;
   if (req.target.kind === 'stream') {
-    const resolved = await resolveStream(services, sender, realm, req.target);
-    stream = resolved.stream;
     if (req.target.topic === undefined) throw new BadRequest('Missing topic');
+    const resolved = await resolveStream(services, sender, realm, req.target, users, graph);
+    stream = resolved.stream;
     topic = normalizeTopic(req.target.topic);
     const policy = effectiveTopicsPolicy(stream, realm);
-    if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest('Topics are required in this organization.');
-    if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest('Only the general chat topic is allowed in this channel.');
+    if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`);
+    if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
     // Deactivated accounts keep their subscriptions but receive nothing.
     recipientUserIds = resolved.subscribers.filter((id) => users.get(id)?.is_active);
+    if (rendered.topicWildcard) {
+      // The topic's participants: everyone who has posted in it, and now the sender.
+      topicParticipantIds = new Set(await topicParticipants(services.database.db, stream.id, topic));
+      topicParticipantIds.add(sender.id);
+    }
+    checkWildcardPermission(graph, sender, realm, rendered, recipientUserIds.length, topicParticipantIds?.size ?? 0);
   } else {
-    const recipients = await resolveDirectRecipients(services, sender, realm, req.target);
+    const recipients = await resolveDirectRecipients(services, sender, realm, req.target, users);
     dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
+    await checkDirectMessagePermission(services, sender, realm, recipients, dmParticipants, graph);
     recipientUserIds = dmParticipants;
   }
   const everyone = new Set(recipientUserIds);
   everyone.add(sender.id);
-  const readBySender = req.readBySender ?? (defaultReadBySender(req.clientName) || sender.is_bot);
-  const topicWildcardUsers =
-    rendered.wildcard === 'topic' && stream ? new Set(await topicParticipants(services.database.db, stream.id, topic)) : undefined;
-  if (stream) await checkWildcardPermission(services, sender, realm, rendered.wildcard, recipientUserIds.length, topicWildcardUsers?.size ?? 0);
+  // Generic bots that are mentioned receive the message, as in Zulip.
+  for (const id of mentioned) {
+    const u = users.get(id);
+    if (u?.is_active && u.is_bot && u.bot_type === BOT_TYPE.generic) everyone.add(id);
+  }
+  const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
 
   // Messages from a user someone muted arrive read for them.
   const muters = await mutersOf(services.database.db, sender.id);
@@ -199,13 +260,13 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   const flagsOf = (userId: number): number => {
     let flags = 0;
     if ((userId === sender.id && readBySender) || muters.has(userId)) flags |= FLAG_BITS.read;
-    if (rendered.mentionedUserIds.has(userId)) flags |= FLAG_BITS.mentioned;
-    if (rendered.wildcard === 'stream' || (rendered.wildcard === 'topic' && !stream)) flags |= FLAG_BITS.stream_wildcard_mentioned;
-    if (topicWildcardUsers?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+    if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
+    if (rendered.streamWildcard) flags |= FLAG_BITS.stream_wildcard_mentioned;
+    if (topicParticipantIds?.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
     if (alerted.has(userId)) flags |= FLAG_BITS.has_alert_word;
     return flags;
   };
-  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users };
+  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users, linkifiers };
 }
 
 export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
@@ -225,7 +286,7 @@ export async function commitMessage(
 ): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   const { sender, realm, stream, topic, content, rendered, dmParticipants, everyone, flagsOf } = m;
   const now = nowSeconds();
-  const users = await services.cache.users(realm.id);
+  const users = m.users;
   return services.database.transaction(async (tx, onCommit) => {
     if (o.alsoInTransaction) await o.alsoInTransaction(tx);
     const visibility = stream ? await automaticVisibility(tx, m) : new Map<number, number>();
@@ -269,7 +330,7 @@ export async function commitMessage(
       users,
       new Map(stream ? [[stream.id, stream.name]] : []),
       new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants]] : []),
-      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
+      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },
     );
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,

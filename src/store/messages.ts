@@ -36,13 +36,23 @@ export function dmKey(userIds: Iterable<number>): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
 }
 
-/** The direct-message group of exactly these participants, created on first use. */
+/**
+ * The direct-message group of exactly these participants, created on first use (with its
+ * recipients row). Two first messages racing on PostgreSQL both succeed: the loser's insert
+ * does nothing and it reads the winner's group.
+ */
 export async function getOrCreateDmGroup(db: Executor, realmId: number, userIds: number[]): Promise<{ id: number; recipientId: number; key: string }> {
   const key = dmKey(userIds);
   let group = await db.selectFrom('direct_message_groups').select('id').where('realm_id', '=', realmId).where('user_ids_key', '=', key).executeTakeFirst();
   if (!group) {
-    group = await db.insertInto('direct_message_groups').values({ realm_id: realmId, user_ids_key: key }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('recipients').values({ realm_id: realmId, type: RECIPIENT_DIRECT_GROUP, type_id: group.id }).execute();
+    const created = await db
+      .insertInto('direct_message_groups')
+      .values({ realm_id: realmId, user_ids_key: key })
+      .onConflict((oc) => oc.columns(['realm_id', 'user_ids_key']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (created) await db.insertInto('recipients').values({ realm_id: realmId, type: RECIPIENT_DIRECT_GROUP, type_id: created.id }).execute();
+    group = created ?? (await db.selectFrom('direct_message_groups').select('id').where('realm_id', '=', realmId).where('user_ids_key', '=', key).executeTakeFirstOrThrow());
   }
   const recipient = await db.selectFrom('recipients').select('id').where('type', '=', RECIPIENT_DIRECT_GROUP).where('type_id', '=', group.id).executeTakeFirstOrThrow();
   return { id: group.id, recipientId: recipient.id, key };
@@ -60,9 +70,15 @@ export async function insertMessage(db: Executor, m: NewMessage): Promise<number
   return row.id;
 }
 
-/** One multi-row insert for every recipient of a message (chunked to stay under bind limits). */
-export async function insertUserMessages(db: Executor, rows: Array<{ user_id: number; message_id: number; flags: number }>): Promise<void> {
-  for (let i = 0; i < rows.length; i += 5000) await db.insertInto('user_messages').values(rows.slice(i, i + 5000)).execute();
+/**
+ * One multi-row insert for every recipient of a message (chunked to stay under bind limits).
+ * `ignoreExisting` skips rows a concurrent request already made (historical rows).
+ */
+export async function insertUserMessages(db: Executor, rows: Array<{ user_id: number; message_id: number; flags: number }>, ignoreExisting = false): Promise<void> {
+  for (let i = 0; i < rows.length; i += 5000) {
+    const q = db.insertInto('user_messages').values(rows.slice(i, i + 5000));
+    await (ignoreExisting ? q.onConflict((oc) => oc.columns(['user_id', 'message_id']).doNothing()) : q).execute();
+  }
 }
 
 export async function getMessages(db: Executor, realmId: number, ids: readonly number[]): Promise<MessageRow[]> {

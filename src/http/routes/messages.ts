@@ -1,64 +1,97 @@
 // Messages: send, render, fetch a window or one message, change flags.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check } from '../params.js';
-import { BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
+import { check, type Params } from '../params.js';
+import { BadNarrow, BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
 import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } from '../../actions/messages.js';
 import { checkEditableFlag, updateMessageFlags } from '../../actions/message_flags.js';
 import { accessibleMessage, deleteMessage, editMessage, messageHistory } from '../../actions/message_edit.js';
 import { renderMarkdown } from '../../markdown/render.js';
-import { parseNarrow, resolveNarrow } from '../../queries/narrow.js';
+import { parseNarrow, resolveNarrow, type RawTerm, type Term } from '../../queries/narrow.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
-import { formatMessages } from '../shapes/messages.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, formatMessages } from '../shapes/messages.js';
 
 const STREAM_TYPES = new Set(['stream', 'channel']);
 const DIRECT_TYPES = new Set(['private', 'direct']);
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: anchors above it mean "newest". */
+const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 
 /** `to` of a channel message: a name (plain or JSON string), an id, or a one-element list of either. */
 function channelTarget(raw: string): { streamId?: number; streamName?: string } {
-  let v: unknown = raw;
+  let v: unknown;
   try {
     v = JSON.parse(raw);
   } catch {
     return { streamName: raw };
   }
   if (Array.isArray(v)) {
-    if (v.length !== 1) throw new BadRequest('Invalid channel name or ID');
+    if (v.length !== 1) throw new BadRequest('Expected exactly one channel');
     v = v[0];
   }
   if (typeof v === 'number' && Number.isSafeInteger(v)) return { streamId: v };
   if (typeof v === 'string') return { streamName: v };
-  throw new BadRequest('Invalid channel name or ID');
+  throw new BadRequest('Invalid data type for channel');
 }
 
-/** `to` of a direct message: a JSON list of user ids or of emails, or comma-separated emails. */
+/**
+ * `to` of a direct message: a JSON list of user ids or of emails, or emails separated by commas
+ * (plain or as a JSON string). The first element decides which kind the list must be.
+ */
 function directTarget(raw: string): { userIds?: number[]; emails?: string[] } {
   let v: unknown;
   try {
     v = JSON.parse(raw);
   } catch {
-    return { emails: raw.split(',').map((s) => s.trim()).filter(Boolean) };
+    v = raw;
   }
-  if (typeof v === 'number') v = [v];
-  if (typeof v === 'string') return { emails: v.split(',').map((s) => s.trim()).filter(Boolean) };
-  if (!Array.isArray(v)) throw new BadRequest('Invalid user ID or email list');
-  if (v.every((x) => typeof x === 'number' && Number.isSafeInteger(x))) return { userIds: v as number[] };
-  if (v.every((x) => typeof x === 'string')) return { emails: v as string[] };
-  throw new BadRequest('Recipient lists may contain emails or user IDs, but not both.');
+  if (typeof v === 'string') v = v.split(',');
+  if (!Array.isArray(v)) throw new BadRequest('Invalid data type for recipients');
+  if (v.length === 0) return { userIds: [] };
+  const mixed = () => new BadRequest('Recipient lists may contain emails or user IDs, but not both.');
+  if (typeof v[0] === 'string') {
+    if (!v.every((x) => typeof x === 'string')) throw mixed();
+    return { emails: [...new Set((v as string[]).map((e) => e.trim()))].filter(Boolean) };
+  }
+  if (typeof v[0] !== 'number' || !Number.isSafeInteger(v[0])) throw new BadRequest('Invalid data type for recipients');
+  if (!v.every((x) => typeof x === 'number' && Number.isSafeInteger(x))) throw mixed();
+  return { userIds: [...new Set(v as number[])] };
 }
 
+/** Zulip's parse_anchor_value; use_first_unread_anchor (the legacy spelling) wins over anchor. */
 function parseAnchor(raw: string | undefined, useFirstUnread: boolean): Anchor {
-  if (raw === undefined) {
-    if (useFirstUnread) return 'first_unread';
-    throw new MissingArgument('anchor');
-  }
+  if (useFirstUnread) return 'first_unread';
+  if (raw === undefined) throw new MissingArgument('anchor');
   if (raw === 'newest' || raw === 'oldest' || raw === 'first_unread') return raw;
-  if (/^-?\d+$/.test(raw.trim())) {
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n)) throw new BadRequest('Invalid anchor');
-    return Math.max(0, n);
+  if (!/^\s*-?\d+\s*$/.test(raw)) throw new BadRequest('Invalid anchor');
+  const n = Number(raw);
+  if (n <= 0) return 0;
+  return n >= LARGER_THAN_MAX_MESSAGE_ID ? 'newest' : n;
+}
+
+function nonNegative(params: Params, name: string): number {
+  const n = params.optInt(name) ?? 0;
+  if (n < 0) throw new BadRequest(`${name} is too small`);
+  return n;
+}
+
+/**
+ * Narrow terms as Zulip cleans them before use: legacy [operator, operand] pairs must be two
+ * strings, and a topic named like the empty topic's display name means the empty topic.
+ */
+function cleanNarrow(v: unknown, name: string): RawTerm[] {
+  if (Array.isArray(v)) {
+    for (const t of v) {
+      if (Array.isArray(t) && (t.length !== 2 || t.some((x) => typeof x !== 'string'))) throw new BadRequest(`Invalid ${name}: element is not a string pair`);
+    }
   }
-  throw new BadRequest('Invalid anchor');
+  return parseNarrow(v).map((t) => ((t.operator === 'topic' || t.operator === 'subject') && t.operand === EMPTY_TOPIC_DISPLAY_NAME ? { ...t, operand: '' } : t));
+}
+
+/** Zulip refuses a narrow that asks for channel messages and direct messages at once. */
+function checkNarrowKinds(terms: Term[]): void {
+  const channel = terms.some((t) => t.kind === 'channel');
+  const direct = terms.some((t) => t.kind === 'dm' || (t.kind === 'is' && t.what === 'dm'));
+  if (channel && direct) throw new BadNarrow('Invalid narrow operator: No message can be both a channel message and direct message');
 }
 
 export function registerMessageRoutes(r: Router): void {
@@ -71,11 +104,13 @@ export function registerMessageRoutes(r: Router): void {
     const queueId = params.optStr('queue_id');
     const localId = params.optStr('local_id');
     const readBySender = params.optBool('read_by_sender');
-    if ((queueId === undefined) !== (localId === undefined)) throw new BadRequest('Missing queue_id or local_id');
+    // Local echo needs both: the queue to tell, and the id the client gave its copy.
+    if (queueId !== undefined && localId === undefined) throw new MissingArgument('local_id');
+    if (localId !== undefined && queueId === undefined) throw new MissingArgument('queue_id');
     let target: SendTarget;
     if (STREAM_TYPES.has(type)) target = { kind: 'stream', ...channelTarget(toRaw), topic: topicParam ?? subject };
     else if (DIRECT_TYPES.has(type)) target = { kind: 'direct', ...directTarget(toRaw) };
-    else throw new BadRequest('Invalid message type');
+    else throw new BadRequest('Invalid type');
     return sendMessage(services, user, realm, { target, content, clientName, readBySender, queueId, localId });
   });
 
@@ -88,24 +123,25 @@ export function registerMessageRoutes(r: Router): void {
 
   r.get('/messages', async ({ params, services, user, realm }) => {
     const anchor = parseAnchor(params.optStr('anchor'), params.bool('use_first_unread_anchor', false));
-    const numBefore = params.int('num_before');
-    const numAfter = params.int('num_after');
-    if (numBefore < 0 || numAfter < 0) throw new BadRequest('Invalid num_before or num_after');
-    if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw new BadRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+    const numBefore = nonNegative(params, 'num_before');
+    const numAfter = nonNegative(params, 'num_after');
     const includeAnchor = params.bool('include_anchor', true);
+    if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw new BadRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     const applyMarkdown = params.bool('apply_markdown', true);
     const clientGravatar = params.bool('client_gravatar', true);
     const allowEmptyTopicName = params.bool('allow_empty_topic_name', false);
     const messageIds = params.optJson('message_ids', check.intList);
-    const narrowRaw = params.optJson('narrow', parseNarrow) ?? [];
+    const narrowRaw = params.optJson('narrow', cleanNarrow) ?? [];
     if (messageIds !== undefined) throw new IncompatibleParameters(['message_ids']);
     const terms = await resolveNarrow(services, user, narrowRaw);
+    checkNarrowKinds(terms);
     const result = await fetchMessages(services, user, { anchor, numBefore, numAfter, includeAnchor, terms });
     const messages = await formatMessages(services, realm, result.rows, { applyMarkdown, clientGravatar, allowEmptyTopicName });
     return {
       anchor: result.anchor,
       found_anchor: result.found_anchor,
-      found_oldest: result.found_oldest,
+      // Zulip: an anchor at 0 (oldest, or any id below 1) has nothing before it.
+      found_oldest: result.found_oldest || anchor === 0,
       found_newest: result.found_newest,
       history_limited: result.history_limited,
       messages,
@@ -119,7 +155,7 @@ export function registerMessageRoutes(r: Router): void {
     const allowEmptyTopicName = params.bool('allow_empty_topic_name', false);
     // The same access rule as a fetch: the viewer's own row, or open channel history.
     const row = await accessibleMessage(services, user, id);
-    const [message] = await formatMessages(services, realm, [row], { applyMarkdown, clientGravatar: false, allowEmptyTopicName });
+    const [message] = await formatMessages(services, realm, [row], { applyMarkdown, clientGravatar: true, allowEmptyTopicName });
     return { raw_content: row.content, message };
   });
 
@@ -151,9 +187,10 @@ export function registerMessageRoutes(r: Router): void {
 
   r.post('/messages/flags', async ({ params, services, user, realm }) => {
     const messages = params.json('messages', check.intList);
+    // Zulip checks the flag before the operation.
+    const flag = checkEditableFlag(params.str('flag'));
     const op = params.str('op');
     if (op !== 'add' && op !== 'remove') throw new BadRequest(`Invalid message flag operation: '${op}'`);
-    const flag = checkEditableFlag(params.str('flag'));
     return updateMessageFlags(services, user, realm, messages, op, flag);
   });
 }

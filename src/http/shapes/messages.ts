@@ -5,6 +5,7 @@ import type { Realm } from '../../store/realms.js';
 import type { User } from '../../store/users.js';
 import { dmGroupMembers, flagNames, type MessageRow } from '../../store/messages.js';
 import { getStreamsByIds } from '../../store/channels.js';
+import { topicLinks, type LinkifierRule } from '../../markdown/render.js';
 import { avatarUrl } from './users.js';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
@@ -14,10 +15,77 @@ export interface MessageShapeOptions {
   clientGravatar: boolean;
   /** false: show the empty topic as realm_empty_topic_display_name, for clients that predate it. */
   allowEmptyTopicName: boolean;
+  /** The organization's linkifiers, for topic_links (none: an empty list). */
+  linkifiers?: readonly LinkifierRule[];
+}
+
+/** One entry of a message's stored edit history (message_edit.ts writes them oldest first). */
+interface EditEntry {
+  timestamp: number;
+  user_id: number | null;
+  prev_content?: string;
+  prev_rendered_content?: string;
+  prev_topic?: string;
+  topic?: string;
+  prev_stream?: number;
+  stream?: number;
 }
 
 function displayUser(u: User) {
   return { id: u.id, email: u.email, full_name: u.full_name, is_mirror_dummy: false };
+}
+
+const isMove = (e: EditEntry) => e.prev_topic !== undefined || e.prev_stream !== undefined;
+
+/** Resolving or unresolving a topic (adding or removing Zulip's "✔ " prefix) is not a move. */
+function isResolveOnly(e: EditEntry): boolean {
+  if (e.prev_stream !== undefined || e.prev_topic === undefined || e.topic === undefined) return false;
+  const bare = (t: string) => t.replace(/^✔ /, '');
+  return bare(e.prev_topic) === bare(e.topic) && e.prev_topic !== e.topic;
+}
+
+/**
+ * edit_history (newest first, as the organization lets members see it), last_edit_timestamp (the
+ * last content edit) and last_moved_timestamp (the last move other than resolving).
+ */
+function editFields(m: MessageRow, realm: Realm, o: MessageShapeOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let history: EditEntry[] = [];
+  if (m.edit_history) {
+    try {
+      history = JSON.parse(m.edit_history) as EditEntry[];
+    } catch {
+      history = [];
+    }
+  }
+  if (history.length === 0) {
+    if (m.last_edit_time !== null) out.last_edit_timestamp = m.last_edit_time;
+    return out;
+  }
+  const newestFirst = [...history].reverse();
+  const lastEdit = newestFirst.find((e) => e.prev_content !== undefined);
+  const lastMove = newestFirst.find((e) => isMove(e) && !isResolveOnly(e));
+  if (lastEdit) out.last_edit_timestamp = lastEdit.timestamp;
+  if (lastMove) out.last_moved_timestamp = lastMove.timestamp;
+  const policy = realm.settings.allow_edit_history ? realm.settings.message_edit_history_visibility_policy : 'none';
+  if (policy === 'none') return out;
+  const topicName = (t: string) => (t === '' && !o.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : t);
+  const visible: Record<string, unknown>[] = [];
+  for (const e of newestFirst) {
+    const entry: Record<string, unknown> = { timestamp: e.timestamp, user_id: e.user_id };
+    if (policy === 'all' && e.prev_content !== undefined) {
+      entry.prev_content = e.prev_content;
+      if (e.prev_rendered_content !== undefined) entry.prev_rendered_content = e.prev_rendered_content;
+    }
+    if (e.prev_topic !== undefined) entry.prev_topic = topicName(e.prev_topic);
+    if (e.topic !== undefined) entry.topic = topicName(e.topic);
+    if (e.prev_stream !== undefined) entry.prev_stream = e.prev_stream;
+    if (e.stream !== undefined) entry.stream = e.stream;
+    // With the "moves" policy, content-only edits are left out entirely.
+    if (policy === 'all' || isMove(e)) visible.push(entry);
+  }
+  if (visible.length) out.edit_history = visible;
+  return out;
 }
 
 /** The message without viewer-specific parts (flags), in the form events and fetches share. */
@@ -28,8 +96,10 @@ export function shapeMessage(
   streamNames: Map<number, string>,
   dmMembers: Map<number, number[]>,
   o: MessageShapeOptions,
+  avatarOf: (sender: User) => string | null = (sender) => avatarUrl(sender, o.clientGravatar),
 ): Record<string, unknown> {
   const sender = users.get(m.sender_id);
+  const isStream = m.recipient_type === 'stream';
   const topic = m.topic === '' && !o.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
   const out: Record<string, unknown> = {
     id: m.id,
@@ -39,38 +109,38 @@ export function shapeMessage(
     recipient_id: m.recipient_id,
     timestamp: m.date_sent,
     client: m.sending_client,
-    subject: m.recipient_type === 'stream' ? topic : '',
-    topic_links: [],
+    subject: isStream ? topic : '',
+    topic_links: isStream && m.topic ? topicLinks(m.topic, o.linkifiers ?? []) : [],
     is_me_message: /^\/me( |$)/.test(m.content),
     reactions: [],
     submessages: [],
     sender_full_name: sender?.full_name ?? '',
     sender_email: sender?.email ?? '',
     sender_realm_str: realm.string_id,
-    avatar_url: sender ? avatarUrl(sender, o.clientGravatar) : null,
-    type: m.recipient_type === 'stream' ? 'stream' : 'private',
+    avatar_url: sender ? avatarOf(sender) : null,
+    type: isStream ? 'stream' : 'private',
   };
-  if (m.recipient_type === 'stream') {
+  if (isStream) {
     out.display_recipient = streamNames.get(m.stream_id!) ?? '';
     out.stream_id = m.stream_id;
   } else {
     const members = dmMembers.get(m.dm_group_id!) ?? [];
     out.display_recipient = members.map((id) => users.get(id)).filter((u): u is User => !!u).map(displayUser);
   }
-  if (m.last_edit_time !== null) out.last_edit_timestamp = m.last_edit_time;
-  return out;
+  return Object.assign(out, editFields(m, realm, o));
 }
 
-/** Looks up what shaping needs for a batch of messages: channel names and DM participants. */
+/** Looks up what shaping needs for a batch of messages: channel names, DM participants, linkifiers. */
 export async function shapeContext(services: Services, realm: Realm, rows: MessageRow[]) {
   const streamIds = [...new Set(rows.filter((m) => m.stream_id !== null).map((m) => m.stream_id!))];
   const groupIds = [...new Set(rows.filter((m) => m.dm_group_id !== null).map((m) => m.dm_group_id!))];
-  const [streams, dmMembers, users] = await Promise.all([
+  const [streams, dmMembers, users, linkifiers] = await Promise.all([
     getStreamsByIds(services.database.db, realm.id, streamIds),
     dmGroupMembers(services.database.db, groupIds),
     services.cache.users(realm.id),
+    rows.some((m) => m.topic !== '') ? services.cache.linkifiers(realm.id) : Promise.resolve([]),
   ]);
-  return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users };
+  return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users, linkifiers };
 }
 
 export async function formatMessages(
@@ -80,5 +150,12 @@ export async function formatMessages(
   o: MessageShapeOptions,
 ): Promise<Record<string, unknown>[]> {
   const ctx = await shapeContext(services, realm, rows);
-  return rows.map((m) => ({ ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, o), flags: flagNames(m.flags) }));
+  const options = { ...o, linkifiers: o.linkifiers ?? ctx.linkifiers };
+  // Each sender's avatar URL is computed once however many of their messages the page holds.
+  const avatars = new Map<number, string | null>();
+  const avatarOf = (sender: User) => {
+    if (!avatars.has(sender.id)) avatars.set(sender.id, avatarUrl(sender, o.clientGravatar));
+    return avatars.get(sender.id)!;
+  };
+  return rows.map((m) => ({ ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, options, avatarOf), flags: flagNames(m.flags) }));
 }
