@@ -66,6 +66,16 @@ export class Client {
     return this.request('DELETE', path, params);
   }
 
+  /** A multipart/form-data request, as clients send file uploads. */
+  upload(path: string, files: Array<{ field?: string; name: string; type?: string; data: Buffer | string }>, fields: Record<string, string> = {}, method = 'POST') {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    for (const f of files) form.append(f.field ?? 'file', new Blob([typeof f.data === 'string' ? f.data : new Uint8Array(f.data)], { type: f.type ?? 'application/octet-stream' }), f.name);
+    const h: Record<string, string> = { 'User-Agent': this.userAgent };
+    if (this.apiKey) h.Authorization = this.authHeader;
+    return rawRequest(this.baseUrl, method, path, { headers: h, body: form });
+  }
+
   request(method: string, path: string, params?: Record<string, Value | undefined>, headers: Record<string, string> = {}) {
     const h: Record<string, string> = { 'User-Agent': this.userAgent, ...headers };
     if (this.apiKey) h.Authorization = this.authHeader;
@@ -83,7 +93,7 @@ export async function rawRequest(
   baseUrl: string,
   method: string,
   path: string,
-  init: { headers?: Record<string, string>; body?: string } = {},
+  init: { headers?: Record<string, string>; body?: string | FormData } = {},
 ): Promise<ApiResponse> {
   const fullPath = path.startsWith('/api/') || path.startsWith('http') ? path : `/api/v1${path}`;
   const res = await fetch(new URL(fullPath, baseUrl), { method, headers: init.headers, body: init.body });

@@ -133,3 +133,29 @@ test('fetch_api_key: an address with accounts in two organizations logs in where
   assert.equal((await login()).body.user_id, made.a.id, 'the root organization without a subdomain');
   assert.equal((await login(`${realm!.string_id}.localhost`)).body.user_id, made.b.id, 'the organization at the subdomain');
 });
+
+test('multipart/form-data fields are parameters like form fields; a broken multipart body is a 400', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'uploads here' }] });
+  const sent = await t.owner.upload('/messages', [{ name: 'note.txt', data: 'ignored by this endpoint' }], {
+    type: 'stream',
+    to: 'uploads here',
+    topic: 'multipart',
+    content: 'sent as multipart',
+  });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const got = await t.owner.get(`/messages/${sent.body.id}`);
+  assert.equal(got.body.message.content, '<p>sent as multipart</p>');
+
+  const broken = await rawRequest(t.url, 'POST', '/messages', {
+    headers: { Authorization: t.owner.authHeader, 'Content-Type': 'multipart/form-data; boundary=xyz' },
+    body: '--xyz\r\nContent-Disposition: form-data; name="type"\r\n\r\nstream\r\n--xy',
+  });
+  assert.equal(broken.status, 400);
+  assert.equal(broken.body.result, 'error');
+  const noBoundary = await rawRequest(t.url, 'POST', '/messages', {
+    headers: { Authorization: t.owner.authHeader, 'Content-Type': 'multipart/form-data' },
+    body: 'x',
+  });
+  assert.equal(noBoundary.status, 400);
+  assert.equal(noBoundary.body.result, 'error');
+});

@@ -9,6 +9,7 @@ import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './route
 import { RateLimitExceeded } from './rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerPages } from './pages.js';
+import { registerMultipart } from './multipart.js';
 
 function errorBody(err: ApiError) {
   return err.toBody();
@@ -37,7 +38,8 @@ export function buildHttpServer(services: Services): FastifyInstance {
   });
 
   app.register(formbody, { parser: (s) => parseQuery(s) });
-  // Bodies of other types (text/plain, multipart we do not handle yet) are read as no parameters.
+  registerMultipart(app);
+  // Bodies of other types (text/plain, …) are read as no parameters.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
