@@ -27,7 +27,7 @@ test('add, list, render with, reorder, edit and delete linkifiers, with events',
   assert.equal(res.status, 200);
   const id = res.body.id;
   const list = (await member.get('/realm/linkifiers')).body.linkifiers;
-  assert.deepEqual(list, [{ id, pattern: issue.pattern, url_template: issue.url_template }]);
+  assert.deepEqual(list, [{ id, ...issue, alternative_url_templates: [] }]);
   const rendered = await member.post('/messages/render', { content: 'Fixed in #42, see `#7` and [#9](https://x.example.com).' });
   assert.equal(rendered.body.rendered, '<p>Fixed in <a href="https://github.com/zulip/zulip/issues/42">#42</a>, see <code>#7</code> and <a href="https://x.example.com">#9</a>.</p>');
   const second = await t.owner.post('/realm/filters', { pattern: 'PR(?P<num>[0-9]+)', url_template: 'https://example.com/pull/{num}' });
@@ -39,6 +39,8 @@ test('add, list, render with, reorder, edit and delete linkifiers, with events',
   const stored = await t.server.services.database.db.selectFrom('linkifiers').select(['example_input', 'reverse_template']).where('id', '=', id).executeTakeFirstOrThrow();
   assert.equal(stored.example_input, null, 'an empty string resets to null');
   assert.equal(stored.reverse_template, null);
+  const listed = (await member.get('/realm/linkifiers')).body.linkifiers.find((l: any) => l.id === id);
+  assert.deepEqual([listed.example_input, listed.reverse_template], [null, null], 'and is listed as null');
   assert.equal((await member.post('/messages/render', { content: 'see T5' })).body.rendered, '<p>see <a href="https://tickets.example.com/5">T5</a></p>');
   const legacy = await member.get('/realm/filters');
   assert.deepEqual(legacy.body.filters.map((f: any) => f[2]), [second.body.id, id]);
@@ -46,6 +48,7 @@ test('add, list, render with, reorder, edit and delete linkifiers, with events',
   assert.equal((await t.owner.delete(`/realm/filters/${id}`)).status, 400);
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.deepEqual(evs.map((e: any) => e.realm_linkifiers.length), [1, 2, 2, 2, 1]);
+  assert.deepEqual(evs[0].realm_linkifiers[0], { id, ...issue, alternative_url_templates: [] }, 'events carry the level-494 fields');
   const sent = await member.post('/messages', { type: 'direct', to: [t.owner.userId], content: 'look at PR77' });
   const m = await member.get(`/messages/${sent.body.id}`);
   assert.match(m.body.message.content, /<a href="https:\/\/example\.com\/pull\/77">PR77<\/a>/);

@@ -45,6 +45,9 @@ test('video calls: a Jitsi room when configured, a clear error otherwise', async
   assert.equal(res.status, 200);
   assert.match(res.body.url, /^https:\/\/jitsi\.example\.com\/[0-9a-f]{24}/);
   assert.notEqual((await member.post('/calls/videocall/create')).body.url, res.body.url, 'a new room each time');
+  const reg = await member.post('/register', { fetch_event_types: ['video_calls'] });
+  assert.equal(reg.body.has_videocall_token, false, 'Jitsi needs no per-user token, so nobody holds one');
+  assert.equal(reg.body.has_zoom_token, false);
   const bare = await startTestServer();
   try {
     const none = await bare.owner.post('/calls/videocall/create');

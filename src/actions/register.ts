@@ -95,9 +95,12 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('stop_words')) state.stop_words = [];
   if (want('user_status')) state.user_status = {};
   if (want('user_topic')) state.user_topics = await listUserTopics(db, user.id);
-  // has_videocall_token (level 493) is left out: the shared OpenAPI description (level 469) forbids
-  // properties it does not list in this response, and CI checks against it.
-  if (want('video_calls')) state.has_zoom_token = false;
+  if (want('video_calls')) {
+    // No configured provider needs a per-user OAuth token (Jitsi needs none, BigBlueButton and
+    // Nextcloud Talk are signed by the server), so no user ever holds one.
+    state.has_zoom_token = false;
+    state.has_videocall_token = false;
+  }
   if (want('giphy')) state.giphy_api_key = '';
   if (want('tenor')) state.tenor_api_key = '';
   if (want('device')) state.devices = {};

@@ -22,11 +22,14 @@ export async function listLinkifiers(db: Executor, realmId: number): Promise<Lin
   }));
 }
 
-/**
- * The linkifier as the API lists it. The founding document's newer fields (example_input,
- * reverse_template, alternative_url_templates) are stored and validated but not listed: the shared
- * OpenAPI description (level 469) forbids them in these objects, and CI checks against it.
- */
-export function linkifierForClient(l: Linkifier): { id: number; pattern: string; url_template: string } {
-  return { id: l.id, pattern: l.pattern, url_template: l.url_template };
+/** The linkifier as the API lists it, with the founding document's newer fields (level 494). */
+export function linkifierForClient(l: Linkifier) {
+  return {
+    id: l.id,
+    pattern: l.pattern,
+    url_template: l.url_template,
+    example_input: l.example_input,
+    reverse_template: l.reverse_template,
+    alternative_url_templates: l.alternative_url_templates,
+  };
 }
