@@ -1,0 +1,113 @@
+// Links: the organization's linkifiers, Zulip's text for empty link labels, and links into the
+// organization itself written relative to it.
+import type { StateCore, Token } from 'markdown-it';
+import { expandTemplate } from '../lib/uri_templates.js';
+import { envOf, type LinkifierRule } from './env.js';
+import { getParser } from './parser.js';
+
+/** The earliest linkifier match in a text, by the organization's order when two start together. */
+function firstLinkifierMatch(text: string, rules: readonly LinkifierRule[]) {
+  let best: { start: number; end: number; url: string } | undefined;
+  for (const rule of rules) {
+    const m = rule.re.matcher(text);
+    if (!m.find()) continue;
+    const start = m.start();
+    if (best && start >= best.start) continue;
+    const vars: Record<string, string> = {};
+    for (const name of Object.keys(rule.re.namedGroups())) vars[name] = m.group(name) ?? '';
+    const url = expandTemplate(rule.template, vars);
+    if (m.end() > start) best = { start, end: m.end(), url };
+  }
+  return best;
+}
+
+/** Core rule: text outside links and code that a linkifier matches becomes a link. */
+export function linkifierRule(state: StateCore): void {
+  const rules = envOf(state).linkifiers;
+  if (!rules || rules.length === 0) return;
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    const out: Token[] = [];
+    let linkDepth = 0;
+    for (const tok of block.children) {
+      if (tok.type === 'link_open') linkDepth++;
+      if (tok.type === 'link_close') linkDepth--;
+      if (tok.type !== 'text' || linkDepth > 0) {
+        out.push(tok);
+        continue;
+      }
+      let rest = tok.content;
+      for (let guard = 0; rest && guard < 1000; guard++) {
+        const m = firstLinkifierMatch(rest, rules);
+        if (!m) break;
+        if (m.start > 0) {
+          const t = new state.Token('text', '', 0);
+          t.content = rest.slice(0, m.start);
+          out.push(t);
+        }
+        const open = new state.Token('link_open', 'a', 1);
+        open.attrs = [['href', m.url]];
+        const text = new state.Token('text', '', 0);
+        text.content = rest.slice(m.start, m.end);
+        out.push(open, text, new state.Token('link_close', 'a', -1));
+        rest = rest.slice(m.end);
+      }
+      if (rest) {
+        const t = new state.Token('text', '', 0);
+        t.content = rest;
+        out.push(t);
+      }
+    }
+    block.children = out;
+  }
+}
+
+/** Core rule: [](url) and [  ](url) show the URL as their text, as Zulip renders them. */
+export function emptyLinkTextRule(state: StateCore): void {
+  for (const block of state.tokens) {
+    const children = block.children;
+    if (block.type !== 'inline' || !children) continue;
+    for (let i = 0; i < children.length; i++) {
+      const open = children[i]!;
+      if (open.type !== 'link_open') continue;
+      const next = children[i + 1];
+      const href = String(open.attrGet('href') ?? '');
+      if (next?.type === 'link_close') {
+        const text = new state.Token('text', '', 0);
+        text.content = href;
+        children.splice(i + 1, 0, text);
+      } else if (next?.type === 'text' && next.content.trim() === '' && children[i + 2]?.type === 'link_close') {
+        next.content = href;
+      }
+    }
+  }
+}
+
+/**
+ * The topic_links of a message: linkifier matches in the topic (earlier linkifiers win overlaps)
+ * and then plain URLs, in the order they appear. Linkifier matches are found left to right
+ * without overlap, so the work is linear in the topic for each linkifier.
+ */
+export function topicLinks(topic: string, linkifiers: readonly LinkifierRule[]): Array<{ text: string; url: string }> {
+  if (!topic) return [];
+  const found: Array<{ start: number; end: number; text: string; url: string }> = [];
+  const overlaps = (s: number, e: number) => found.some((f) => s < f.end && f.start < e);
+  for (const rule of linkifiers) {
+    const m = rule.re.matcher(topic);
+    let guard = 0;
+    while (m.find() && guard++ < 100) {
+      const start = m.start();
+      const end = m.end();
+      if (end <= start || overlaps(start, end)) continue;
+      const vars: Record<string, string> = {};
+      for (const name of Object.keys(rule.re.namedGroups())) vars[name] = m.group(name) ?? '';
+      found.push({ start, end, text: topic.slice(start, end), url: expandTemplate(rule.template, vars) });
+    }
+  }
+  const linkify = (getParser() as unknown as { linkify: { match(t: string): Array<{ index: number; lastIndex: number; url: string; text: string }> | null } }).linkify;
+  for (const l of linkify.match(topic) ?? []) {
+    if (!overlaps(l.index, l.lastIndex)) found.push({ start: l.index, end: l.lastIndex, text: l.text, url: l.url });
+  }
+  return found.sort((a, b) => a.start - b.start).map((f) => ({ text: f.text, url: f.url }));
+}
+
