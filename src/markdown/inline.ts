@@ -3,6 +3,8 @@
 // distance from its start, so a line costs time linear in its length.
 import type { StateInline } from 'markdown-it';
 import { envOf, escapeHtml, type MentionUser } from './env.js';
+import { renderTex, texError } from './tex.js';
+import { parseGlobalTime } from './times.js';
 
 const STREAM_WILDCARDS = new Set(['all', 'everyone', 'stream', 'channel']);
 const TOPIC_WILDCARDS = new Set(['topic']);
@@ -167,5 +169,51 @@ export function backticksRule(state: StateInline, silent: boolean): boolean {
   }
   if (!silent) state.pending += marker;
   state.pos = pos;
+  return true;
+}
+
+/** $$…$$ on one line: inline TeX, typeset by KaTeX (or shown as an error), no Markdown inside. */
+export function texInlineRule(state: StateInline, silent: boolean): boolean {
+  const src = state.src;
+  const start = state.pos;
+  if (src.charCodeAt(start) !== 0x24 || src.charCodeAt(start + 1) !== 0x24) return false;
+  // Zulip needs $$ at the start or after a non-word character, and something between the fences.
+  if (start > 0 && /[\w$]/.test(src[start - 1]!)) return false;
+  let end = start + 2;
+  for (; end < state.posMax; end++) {
+    const c = src.charCodeAt(end);
+    if (c === 0x0a) return false;
+    if (c === 0x5c /* \ */) {
+      end++;
+      continue;
+    }
+    if (c === 0x24 && src.charCodeAt(end + 1) === 0x24) break;
+  }
+  if (end >= state.posMax || end === start + 2) return false;
+  // A closing run longer than $$ ends with its last two dollars ($$x\$$$ is x\$).
+  while (src.charCodeAt(end + 2) === 0x24) end++;
+  if (!silent) {
+    const tex = src.slice(start + 2, end);
+    pushHtml(state, renderTex(tex, false) ?? texError(tex, false));
+  }
+  state.pos = end + 2;
+  return true;
+}
+
+/** <time:…>: a global time (see times.ts); an unparseable one stays as typed, Markdown and all. */
+export function timeRule(state: StateInline, silent: boolean): boolean {
+  const src = state.src;
+  const start = state.pos;
+  if (src.charCodeAt(start) !== 0x3c || !src.startsWith('<time:', start)) return false;
+  const end = src.indexOf('>', start + 6);
+  if (end < 0 || end >= state.posMax) return false;
+  const text = src.slice(start + 6, end);
+  if (text.includes('\n')) return false;
+  if (!silent) {
+    const datetime = parseGlobalTime(text);
+    if (datetime) pushHtml(state, `<time datetime="${datetime}">${escapeHtml(text)}</time>`);
+    else state.pending += src.slice(start, end + 1);
+  }
+  state.pos = end + 1;
   return true;
 }

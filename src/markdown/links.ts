@@ -62,22 +62,36 @@ export function linkifierRule(state: StateCore): void {
   }
 }
 
-/** Core rule: [](url) and [  ](url) show the URL as their text, as Zulip renders them. */
+/** A URL that is a scheme and nothing else (foo://): Zulip does not link it. */
+const BARE_SCHEME = /^[a-z][a-z0-9+.-]*:\/*$/i;
+
+/**
+ * Core rule: [](url) and [  ](url) show the URL as their text, as Zulip renders them, unless the
+ * URL is a bare scheme, which stays as typed.
+ */
 export function emptyLinkTextRule(state: StateCore): void {
   for (const block of state.tokens) {
     const children = block.children;
     if (block.type !== 'inline' || !children) continue;
     for (let i = 0; i < children.length; i++) {
       const open = children[i]!;
-      if (open.type !== 'link_open') continue;
+      if (open.type !== 'link_open' || open.markup === 'linkify') continue;
       const next = children[i + 1];
       const href = String(open.attrGet('href') ?? '');
+      const emptyText = next?.type === 'link_close' ? '' : next?.type === 'text' && next.content.trim() === '' && children[i + 2]?.type === 'link_close' ? next.content : null;
+      if (emptyText === null) continue;
+      if (BARE_SCHEME.test(href)) {
+        const text = new state.Token('text', '', 0);
+        text.content = `[${emptyText}](${href})`;
+        children.splice(i, emptyText ? 3 : 2, text);
+        continue;
+      }
       if (next?.type === 'link_close') {
         const text = new state.Token('text', '', 0);
         text.content = href;
         children.splice(i + 1, 0, text);
-      } else if (next?.type === 'text' && next.content.trim() === '' && children[i + 2]?.type === 'link_close') {
-        next.content = href;
+      } else {
+        next!.content = href;
       }
     }
   }
@@ -111,3 +125,18 @@ export function topicLinks(topic: string, linkifiers: readonly LinkifierRule[]):
   return found.sort((a, b) => a.start - b.start).map((f) => ({ text: f.text, url: f.url }));
 }
 
+
+/** Core rule: links into the organization's own fragment URLs become relative (#narrow/…), as Zulip writes them. */
+export function localLinkRule(state: StateCore): void {
+  const realm = envOf(state).realmUrl;
+  if (!realm) return;
+  const prefix = `${realm}/#`;
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    for (const tok of block.children) {
+      if (tok.type !== 'link_open') continue;
+      const href = String(tok.attrGet('href') ?? '');
+      if (href.startsWith(prefix)) tok.attrSet('href', href.slice(prefix.length - 1));
+    }
+  }
+}
