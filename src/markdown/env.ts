@@ -30,6 +30,19 @@ export interface RenderContext {
   camo?: { url: string; key: string };
   /** The sender's translate_emoticons setting: :) becomes 🙂. */
   translateEmoticons?: boolean;
+  /**
+   * Channels the content links to (#**name**) that the sender may see, by the name as typed, and
+   * the newest message id of linked topics, keyed "channelId\0lowercase topic".
+   */
+  channels?: Map<string, LinkableChannel>;
+  topicLatest?: Map<string, number>;
+  /** The organization's active custom emoji, by name. */
+  realmEmoji?: Iterable<{ name: string; source_url: string }>;
+}
+
+export interface LinkableChannel {
+  id: number;
+  name: string;
 }
 
 export type WildcardKind = 'stream' | 'topic' | null;
@@ -60,6 +73,9 @@ export interface RenderEnv {
   realmUrl: string | undefined;
   camo: { url: string; key: string } | undefined;
   translateEmoticons: boolean;
+  realmEmoji: Map<string, { name: string; source_url: string }>;
+  channels: Map<string, LinkableChannel>;
+  topicLatest: Map<string, number>;
 }
 
 export function escapeHtml(s: string): string {

@@ -7,6 +7,8 @@ import { audioOrLink, previewRule } from './previews.js';
 import { backticksRule, delRule, mentionRule, texInlineRule, timeRule, underscoreRule } from './inline.js';
 import { emptyLinkTextRule, linkifierRule, localLinkRule } from './links.js';
 import { zulipFenceRule } from './fences.js';
+import { channelLinkRule } from './channel_links.js';
+import { emojiNameRule, unicodeEmojiRule } from './emoji.js';
 import { emptyBlockquoteRule, singleLineStrongRule, strongOutsideEmRule, trailingSpaceRule } from './fixups.js';
 import { codeBlock } from './code.js';
 
@@ -19,6 +21,11 @@ function buildParser(): Parser {
   // Like Zulip, .py and .md name files far more often than sites.
   const linkifyOptions = (md.linkify as unknown as { __opts__: { tlds: string[] } }).__opts__;
   md.linkify.tlds(linkifyOptions.tlds.filter((tld) => tld !== 'py' && tld !== 'md'), false);
+  // Every link linkify can find has a dot before a host character or a "://": texts without one
+  // skip its (costly, Unicode-wide) fuzzy scan.
+  const linkify = md.linkify as unknown as { test(text: string): boolean };
+  const fullTest = linkify.test.bind(linkify);
+  linkify.test = (text: string) => /\.[^\s.]|:\/\//.test(text) && fullTest(text);
   md.disable(['reference', 'strikethrough', 'autolink']);
   // A linkified URL is shown as typed (markdown-it would percent-decode it).
   md.normalizeLinkText = (text) => text;
@@ -27,6 +34,8 @@ function buildParser(): Parser {
   md.block.ruler.before('fence', 'zulip_fence', zulipFenceRule, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
   md.inline.ruler.at('backticks', backticksRule);
   md.inline.ruler.before('emphasis', 'zulip_mention', mentionRule);
+  md.inline.ruler.before('emphasis', 'zulip_channel_link', channelLinkRule);
+  md.inline.ruler.before('emphasis', 'zulip_emoji', emojiNameRule);
   md.inline.ruler.before('escape', 'zulip_tex', texInlineRule);
   md.inline.ruler.before('escape', 'zulip_time', timeRule);
   md.inline.ruler.before('emphasis', 'zulip_del', delRule);
@@ -39,6 +48,7 @@ function buildParser(): Parser {
   md.core.ruler.push('zulip_trailing_space', trailingSpaceRule);
   md.core.ruler.push('zulip_local_links', localLinkRule);
   md.core.ruler.push('zulip_previews', previewRule);
+  md.core.ruler.push('zulip_unicode_emoji', unicodeEmojiRule);
   md.renderer.rules.fence = (tokens, idx) => {
     const token = tokens[idx]!;
     const lang = (token.info.trim().split(/\s+/)[0] ?? '').replace(/^\{?\.?|\}$/g, '');

@@ -4,7 +4,7 @@
 import { getParser } from './parser.js';
 import type { MentionGroup, MentionUser, RenderContext, Rendered, RenderEnv } from './env.js';
 
-export type { LinkifierRule, MentionGroup, MentionUser, RenderContext, Rendered, WildcardKind } from './env.js';
+export type { LinkableChannel, LinkifierRule, MentionGroup, MentionUser, RenderContext, Rendered, WildcardKind } from './env.js';
 export { topicLinks } from './links.js';
 
 export function renderMarkdown(content: string, ctx: RenderContext = {}): Rendered {
@@ -35,6 +35,9 @@ export function renderMarkdown(content: string, ctx: RenderContext = {}): Render
     realmUrl: ctx.realmUrl?.replace(/\/+$/, ''),
     camo: ctx.camo,
     translateEmoticons: ctx.translateEmoticons ?? false,
+    channels: ctx.channels ?? new Map(),
+    topicLatest: ctx.topicLatest ?? new Map(),
+    realmEmoji: new Map([...(ctx.realmEmoji ?? [])].map((e) => [e.name, e])),
   };
   const html = getParser().render(content, env as unknown as Record<string, unknown>).trim();
   return {

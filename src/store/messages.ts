@@ -181,3 +181,14 @@ export async function setReadFlag(db: Executor, userId: number, ids: readonly nu
 export function readFlagsEvent(ids: number[]): Record<string, unknown> {
   return { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false };
 }
+
+/** The newest message id of a topic (its permalink target), or undefined for a topic without messages. */
+export async function latestTopicMessageId(db: Executor, streamId: number, topic: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.max('id').as('latest'))
+    .where('stream_id', '=', streamId)
+    .where(sql<boolean>`lower(topic) = lower(${topic})`)
+    .executeTakeFirst();
+  return row?.latest == null ? undefined : Number(row.latest);
+}

@@ -1,5 +1,6 @@
 // Messages: send, render, fetch a window or one message, change flags.
 import type { Router } from '../router.js';
+import { messageRenderContext } from '../../actions/render_context.js';
 import { pathInt } from '../router.js';
 import { check, type Params } from '../params.js';
 import { BadNarrow, BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
@@ -114,11 +115,11 @@ export function registerMessageRoutes(r: Router): void {
     return sendMessage(services, user, realm, { target, content, clientName, readBySender, queueId, localId });
   });
 
-  r.post('/messages/render', async ({ params, services, realm }) => {
+  r.post('/messages/render', async ({ params, services, user, realm }) => {
     const content = params.str('content');
     if (content.length > MAX_MESSAGE_LENGTH) throw new BadRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
-    const users = await services.cache.users(realm.id);
-    return { rendered: renderMarkdown(normalizeContent(content), { users: users.values(), linkifiers: await services.cache.linkifiers(realm.id) }).html };
+    const normalized = normalizeContent(content);
+    return { rendered: renderMarkdown(normalized, await messageRenderContext(services, realm, user, normalized)).html };
   });
 
   r.get('/messages', async ({ params, services, user, realm }) => {

@@ -1,0 +1,74 @@
+// What the Markdown renderer may look up for one sender in one organization: users and groups to
+// mention, linkifiers, the organization's URL (for relative local links), the image proxy, and
+// the sender's emoticon setting. One place, so that sending, editing, previews and scheduled
+// delivery render alike.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { GroupGraph } from '../store/cache.js';
+import type { LinkableChannel, MentionGroup, RenderContext } from '../markdown/render.js';
+import { parseChannelLink } from '../markdown/channel_links.js';
+import { getStreamsByNames, subscriptionsOf } from '../store/channels.js';
+import { latestTopicMessageId } from '../store/messages.js';
+import { channelAccess } from './channel_access.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import { realmUrl } from '../http/shapes/realm.js';
+
+/** Groups a message may mention by name: named, user-made and active. */
+export function mentionableGroups(graph: GroupGraph): MentionGroup[] {
+  return [...graph.groups.values()].filter((g) => g.named && !g.is_system_group && !g.deactivated).map((g) => ({ id: g.id, name: g.name }));
+}
+
+/** A message links at most this many channels and topics; later ones stay as typed. */
+const MAX_CHANNEL_LINKS = 20;
+
+/**
+ * The channels (and topics' newest messages) that #**…** links in the content name, limited to
+ * channels the sender can see: two queries for the channels, one per linked topic.
+ */
+async function resolveChannelLinks(services: Services, realm: Realm, sender: User, graph: GroupGraph, content: string) {
+  const channels = new Map<string, LinkableChannel>();
+  const topicLatest = new Map<string, number>();
+  if (!content.includes('#**')) return { channels, topicLatest };
+  const links = [...content.matchAll(/#\*\*([^*\n]{1,300})\*\*/g)].slice(0, MAX_CHANNEL_LINKS).map((m) => parseChannelLink(m[1]!));
+  const names = [...new Set(links.map((l) => l.channel))];
+  const db = services.database.db;
+  const { keys, byKey } = await getStreamsByNames(db, realm.id, names);
+  const subs = await subscriptionsOf(db, sender.id, [...byKey.values()].map((s) => s.id));
+  names.forEach((name, i) => {
+    const stream = byKey.get(keys[i]!);
+    if (stream && channelAccess(graph, sender, stream, subs.get(stream.id)?.active ?? false).metadata) channels.set(name, { id: stream.id, name: stream.name });
+  });
+  for (const link of links) {
+    const channel = channels.get(link.channel);
+    if (!channel || link.topic === undefined || link.messageId !== undefined) continue;
+    const key = `${channel.id}\u0000${link.topic.toLowerCase()}`;
+    if (topicLatest.has(key)) continue;
+    const latest = await latestTopicMessageId(db, channel.id, link.topic);
+    if (latest !== undefined) topicLatest.set(key, latest);
+  }
+  return { channels, topicLatest };
+}
+
+export async function messageRenderContext(
+  services: Services,
+  realm: Realm,
+  sender: User,
+  content: string,
+): Promise<RenderContext & { graph: GroupGraph; usersById: Map<number, User> }> {
+  const [users, graph, linkifiers] = await Promise.all([services.cache.users(realm.id), services.cache.groupGraph(realm.id), services.cache.linkifiers(realm.id)]);
+  const { channels, topicLatest } = await resolveChannelLinks(services, realm, sender, graph, content);
+  return {
+    channels,
+    topicLatest,
+    // Re-iterable: a context may serve more than one render.
+    users: { [Symbol.iterator]: () => users.values() },
+    usersById: users,
+    graph,
+    groups: mentionableGroups(graph),
+    linkifiers,
+    realmUrl: realmUrl(realm, services.config.externalUrl),
+    camo: services.config.camo ?? undefined,
+    translateEmoticons: userSettingsOf(sender.settings).translate_emoticons,
+  };
+}
