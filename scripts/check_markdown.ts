@@ -1,4 +1,4 @@
-// npm run check:markdown [-- FILE] [--min PERCENT] [--quiet]
+// npm run check:markdown [-- FILE] [--min PERCENT] [--quiet: names of misses only]
 // Renders every case of Zulip's Markdown fixture file (regular_tests and linkify_tests) with
 // Confab's renderer, in the setting Zulip's own test suite uses (users of its test organization,
 // camo with its test key, http://zulip.testserver), and prints how many match exactly, with a
@@ -56,9 +56,9 @@ for (const c of cases) {
     matched++;
     continue;
   }
-  misses.push(`--- ${c.name}\ninput:    ${JSON.stringify(c.input)}\nexpected: ${JSON.stringify(c.expected)}\nactual:   ${JSON.stringify(actual)}`);
+  misses.push(quiet ? `miss: ${c.name}` : `--- ${c.name}\ninput:    ${JSON.stringify(c.input)}\nexpected: ${JSON.stringify(c.expected)}\nactual:   ${JSON.stringify(actual)}`);
 }
-if (!quiet) for (const m of misses) console.log(m);
+for (const m of misses) console.log(m);
 const percent = (100 * matched) / cases.length;
 console.log(`markdown fixtures: ${matched} of ${cases.length} match exactly (${percent.toFixed(1)}%)`);
 if (percent < min) {

@@ -101,6 +101,10 @@ test('pathological inputs finish (hang guard)', { timeout: 60_000 }, () => {
     '~~'.repeat(5_000),
     '```spoiler\n'.repeat(1_000),
     '#12345 '.repeat(1_400),
+    '```js\n' + '/'.repeat(5_000) + '\n```',
+    '```python\n' + '"""'.repeat(2_000) + '\n```',
+    '```html\n' + '<a '.repeat(2_000) + '\n```',
+    '```sql\n' + "'".repeat(5_000) + '\n```',
   ];
   for (const input of hostile) {
     const out = renderMarkdown(input, context).html;

@@ -35,6 +35,20 @@ test("emoticons translate only for senders who turned translate_emoticons on, an
   assert.equal(html('see http://x.example.com/:p', on), '<p>see <a href="http://x.example.com/:p">http://x.example.com/:p</a></p>', 'not inside links');
 });
 
+test("code blocks: Pygments' language names and token classes, languages named on the first line, unknown languages plain", () => {
+  assert.equal(
+    html('```py\nif x == 1:\n    print("hi")  # note\n```'),
+    '<div class="codehilite" data-code-language="Python"><pre><span></span><code><span class="k">if</span> <span class="n">x</span> <span class="o">==</span> <span class="mi">1</span><span class="p">:</span>\n' +
+      '    <span class="nb">print</span><span class="p">(</span><span class="s2">&quot;hi&quot;</span><span class="p">)</span>  <span class="c1"># note</span>\n</code></pre></div>',
+  );
+  assert.equal(
+    html('```\n#!/usr/bin/env python\nx\n```'),
+    '<div class="codehilite"><pre><span></span><code><span class="ch">#!/usr/bin/env python</span>\n<span class="n">x</span>\n</code></pre></div>',
+  );
+  assert.equal(html('```klingon\n<b>x</b>\n```'), '<div class="codehilite" data-code-language="klingon"><pre><span></span><code>&lt;b&gt;x&lt;/b&gt;\n</code></pre></div>');
+  assert.doesNotMatch(html('```js\n"<script>alert(1)</script>"\n```'), /<script/);
+});
+
 test('spoilers: a Markdown header and hidden content, nested in quotes', () => {
   assert.equal(
     html('```spoiler **Plot** twist\nIt was *him*.\n```'),
