@@ -149,6 +149,8 @@ test('channel, topic and message links for channels the sender can see; local li
   assert.match(await render(t.owner, '#**secret plans**'), /^<p><a class="stream" data-stream-id="\d+"/);
   assert.equal(await render(member, '#**no such channel**'), '<p>#<strong>no such channel</strong></p>');
   assert.equal(await render(member, `[here](${t.url}/#narrow/channel/${channelId}-design-team)`), `<p><a href="#narrow/channel/${channelId}-design-team">here</a></p>`);
+  assert.equal(await render(member, `[f](${t.url}/user_uploads/2/ab/cd/f.txt)`), '<p><a href="user_uploads/2/ab/cd/f.txt">f</a></p>');
+  assert.equal(await render(member, `[x](${t.url}/help/)`), `<p><a href="${t.url}/help/">x</a></p>`, 'other paths stay absolute');
 });
 
 test("a sender's translate_emoticons setting and the server's camo settle what gets stored", async () => {

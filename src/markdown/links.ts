@@ -126,17 +126,20 @@ export function topicLinks(topic: string, linkifiers: readonly LinkifierRule[]):
 }
 
 
-/** Core rule: links into the organization's own fragment URLs become relative (#narrow/…), as Zulip writes them. */
+/**
+ * Core rule: links to the organization's own fragments (#narrow/…) and uploaded files
+ * (user_uploads/…) are written relative to it, as Zulip writes them.
+ */
 export function localLinkRule(state: StateCore): void {
   const realm = envOf(state).realmUrl;
   if (!realm) return;
-  const prefix = `${realm}/#`;
+  const prefix = `${realm}/`;
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     for (const tok of block.children) {
       if (tok.type !== 'link_open') continue;
       const href = String(tok.attrGet('href') ?? '');
-      if (href.startsWith(prefix)) tok.attrSet('href', href.slice(prefix.length - 1));
+      if (href.startsWith(`${prefix}#`) || href.startsWith(`${prefix}user_uploads/`)) tok.attrSet('href', href.slice(prefix.length));
     }
   }
 }
