@@ -244,6 +244,16 @@ test('direct messages: recipients may read and reshare; a user without access ca
   const mine = (await attachmentsOf(ann)).find((a) => a.path_id === pathOf(up.url));
   assert.deepEqual(mine.message_ids, [first.body.id, reshare.body.id]);
   assert.equal((await attachmentsOf(bob)).length, 0, 'resharing does not make it bob\'s');
+  // Several files reshared in one message, one of which the resharer cannot read.
+  const second = await upload(ann, 'second.txt', 'two');
+  const private2 = await upload(ann, 'private.txt', 'mine only');
+  await dm(ann, [bob], `[2](${second.url})`);
+  const both = await dm(bob, [guest], `[1](${up.url}) [2](${second.url}) [p](${private2.url})`);
+  assert.equal(both.status, 200);
+  assert.equal((await fetchFile(up.url, guest)).status, 200, 'a guest who received it');
+  assert.equal((await fetchFile(second.url, guest)).status, 200);
+  assert.equal((await fetchFile(private2.url, guest)).status, 404);
+  assert.deepEqual((await attachmentsOf(ann)).find((a) => a.path_id === pathOf(private2.url)).message_ids, []);
   // Links that name no upload, or an upload path in code, are no claims at all.
   assert.equal((await dm(ann, [bob], '[x](/user_uploads/1/ab/nothing/here.txt) `/user_uploads/1/x/y/z.txt`')).status, 200);
 });

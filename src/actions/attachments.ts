@@ -18,7 +18,7 @@ import {
   insertAttachment,
   linkAttachments,
   linkedMessageIds,
-  mayReadLinkingMessage,
+  readableThroughMessages,
   unlinkAttachments,
   uploadSpaceUsed,
   type Attachment,
@@ -109,9 +109,15 @@ export async function removeAttachment(services: Services, user: User, realm: Re
 
 /** Zulip's validate_attachment_request for a logged-in user: the owner, or a reader of a linking message. */
 export async function mayAccessAttachment(db: Executor, user: User, a: Attachment): Promise<boolean> {
-  if (a.realm_id !== user.realm_id) return false;
-  if (a.owner_id === user.id) return true;
-  return mayReadLinkingMessage(db, a.id, { id: user.id, isGuest: user.role === ROLE.guest });
+  return (await accessibleAttachments(db, user, [a])).length === 1;
+}
+
+/** The attachments of the list the user may read, in a bounded number of queries. */
+async function accessibleAttachments(db: Executor, user: User, list: Attachment[]): Promise<Attachment[]> {
+  const mine = list.filter((a) => a.realm_id === user.realm_id);
+  const others = mine.filter((a) => a.owner_id !== user.id);
+  const readable = await readableThroughMessages(db, others.map((a) => a.id), { id: user.id, isGuest: user.role === ROLE.guest });
+  return mine.filter((a) => a.owner_id === user.id || readable.has(a.id));
 }
 
 /** Tells each owner that these attachments' lists of messages changed. */
@@ -129,11 +135,9 @@ async function notifyUpdated(services: Services, tx: Transaction<DB>, onCommit: 
 }
 
 /** The linked files the sender may share: their own, or ones they can already read (as Zulip). */
-async function claimable(tx: Transaction<DB>, sender: User, realmId: number, paths: string[]): Promise<Attachment[]> {
-  const found = await attachmentsByPaths(tx, realmId, paths);
-  const out: Attachment[] = [];
-  for (const a of found) if (await mayAccessAttachment(tx, sender, a)) out.push(a);
-  return out;
+async function claimable(services: Services, tx: Transaction<DB>, sender: User, realmId: number, paths: string[]): Promise<Attachment[]> {
+  const found = await attachmentsByPaths(tx, realmId, paths, services.database.dialect === 'postgres');
+  return accessibleAttachments(tx, sender, found);
 }
 
 export interface LinkingMessage {
@@ -147,7 +151,7 @@ export interface LinkingMessage {
 export async function claimMessageAttachments(services: Services, tx: Transaction<DB>, onCommit: OnCommit, m: LinkingMessage): Promise<void> {
   const paths = linkedUploadPaths(m.renderedHtml, services.config.externalUrl);
   if (paths.length === 0) return;
-  const claimed = await claimable(tx, m.sender, m.realmId, paths);
+  const claimed = await claimable(services, tx, m.sender, m.realmId, paths);
   await linkAttachments(tx, m.id, claimed.map((a) => a.id));
   await notifyUpdated(services, tx, onCommit, m.realmId, claimed);
 }
@@ -164,7 +168,7 @@ export async function updateMessageAttachments(services: Services, tx: Transacti
   const wanted = new Set(paths);
   const released = before.filter((a) => !wanted.has(a.path_id));
   const had = new Set(before.map((a) => a.path_id));
-  const added = await claimable(tx, m.sender, m.realmId, paths.filter((p) => !had.has(p)));
+  const added = await claimable(services, tx, m.sender, m.realmId, paths.filter((p) => !had.has(p)));
   await unlinkAttachments(tx, m.id, released.map((a) => a.id));
   await linkAttachments(tx, m.id, added.map((a) => a.id));
   await notifyUpdated(services, tx, onCommit, m.realmId, [...released, ...added]);

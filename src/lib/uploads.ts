@@ -115,11 +115,8 @@ export function servedInline(contentType: string): boolean {
 /** RFC 6266 Content-Disposition: a quoted ASCII filename, or RFC 8187 UTF-8 for anything else. */
 export function contentDisposition(inline: boolean, fileName: string): string {
   const kind = inline ? 'inline' : 'attachment';
-  // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(fileName)) {
-    const cleaned = fileName.replace(/[\r\n]/g, '');
-    return `${kind}; filename="${cleaned.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  }
+  // Printable ASCII goes in quotes; anything else (control characters too) percent-encoded.
+  if (/^[\x20-\x7e]*$/.test(fileName)) return `${kind}; filename="${fileName.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
   return `${kind}; filename*=utf-8''${encoded}`;
 }

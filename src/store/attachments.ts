@@ -38,10 +38,12 @@ export async function attachmentByPath(db: Executor, pathId: string): Promise<At
   return r ? fromRow(r) : undefined;
 }
 
-export async function attachmentsByPaths(db: Executor, realmId: number, pathIds: readonly string[]): Promise<Attachment[]> {
+/** `lockRows` (PostgreSQL): held until the transaction ends, so a concurrent delete waits for links made to them. */
+export async function attachmentsByPaths(db: Executor, realmId: number, pathIds: readonly string[], lockRows = false): Promise<Attachment[]> {
   if (pathIds.length === 0) return [];
-  const rows = await db.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('path_id', 'in', pathIds).execute();
-  return rows.map(fromRow);
+  let q = db.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('path_id', 'in', pathIds);
+  if (lockRows) q = q.forKeyShare();
+  return (await q.execute()).map(fromRow);
 }
 
 export async function attachmentById(db: Executor, id: number): Promise<Attachment | undefined> {
@@ -109,41 +111,43 @@ export async function uploadSpaceUsed(db: Executor, realmId: number): Promise<nu
 }
 
 /**
- * Whether the user may read a message linking the attachment, by Zulip's rules: a linked message
- * in a public channel (for non-guests), a linked message the user received, or one in a channel
- * the user is subscribed to whose history is open to subscribers.
+ * Of these attachments, the ones the user may read through a linking message, by Zulip's rules: a
+ * linked message in a public channel (for non-guests), a linked message the user received, or
+ * one in a channel the user is subscribed to whose history is open to subscribers. Three
+ * queries, however many attachments.
  */
-export async function mayReadLinkingMessage(db: Executor, attachmentId: number, user: { id: number; isGuest: boolean }): Promise<boolean> {
+export async function readableThroughMessages(db: Executor, attachmentIds: readonly number[], user: { id: number; isGuest: boolean }): Promise<Set<number>> {
+  const out = new Set<number>();
+  if (attachmentIds.length === 0) return out;
   const linked = await db
     .selectFrom('attachment_messages')
     .innerJoin('messages', 'messages.id', 'attachment_messages.message_id')
     .leftJoin('streams', 'streams.id', 'messages.stream_id')
-    .select(['messages.id as message_id', 'messages.stream_id', 'streams.invite_only', 'streams.history_public_to_subscribers'])
-    .where('attachment_messages.attachment_id', '=', attachmentId)
+    .select(['attachment_messages.attachment_id', 'attachment_messages.message_id', 'messages.stream_id', 'streams.invite_only', 'streams.history_public_to_subscribers'])
+    .where('attachment_messages.attachment_id', 'in', attachmentIds)
     .execute();
-  if (linked.length === 0) return false;
-  if (!user.isGuest && linked.some((m) => m.stream_id !== null && !m.invite_only)) return true;
+  const rows = linked.map((m) => ({
+    attachment: Number(m.attachment_id),
+    message: Number(m.message_id),
+    stream: m.stream_id === null ? null : Number(m.stream_id),
+    invite_only: !!m.invite_only,
+    openHistory: !!m.history_public_to_subscribers,
+  }));
+  for (const m of rows) if (!user.isGuest && m.stream !== null && !m.invite_only) out.add(m.attachment);
+  const rest = rows.filter((m) => !out.has(m.attachment));
+  if (rest.length === 0) return out;
   const received = await db
     .selectFrom('user_messages')
     .select('message_id')
     .where('user_id', '=', user.id)
-    .where(
-      'message_id',
-      'in',
-      linked.map((m) => Number(m.message_id)),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  if (received) return true;
-  const openHistory = [...new Set(linked.filter((m) => m.stream_id !== null && m.history_public_to_subscribers).map((m) => Number(m.stream_id)))];
-  if (openHistory.length === 0) return false;
-  const sub = await db
-    .selectFrom('subscriptions')
-    .select('stream_id')
-    .where('user_id', '=', user.id)
-    .where('stream_id', 'in', openHistory)
-    .where('active', '=', true)
-    .limit(1)
-    .executeTakeFirst();
-  return sub !== undefined;
+    .where('message_id', 'in', [...new Set(rest.map((m) => m.message))])
+    .execute();
+  const receivedIds = new Set(received.map((r) => Number(r.message_id)));
+  for (const m of rest) if (receivedIds.has(m.message)) out.add(m.attachment);
+  const streams = [...new Set(rest.filter((m) => !out.has(m.attachment) && m.stream !== null && m.openHistory).map((m) => m.stream!))];
+  if (streams.length === 0) return out;
+  const subs = await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', user.id).where('stream_id', 'in', streams).where('active', '=', true).execute();
+  const subscribed = new Set(subs.map((r) => Number(r.stream_id)));
+  for (const m of rest) if (m.stream !== null && m.openHistory && subscribed.has(m.stream)) out.add(m.attachment);
+  return out;
 }
