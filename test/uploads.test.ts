@@ -328,3 +328,16 @@ test('DELETE /attachments/{id}: only the owner; file and row go; remove event; d
   assert.equal((await ann.delete(`/attachments/${linkedId}`)).status, 200);
   assert.equal((await fetchFile(linked.url, bob)).status, 404);
 });
+
+test('serving: a deactivated account can no longer fetch, by header or by api_key', async () => {
+  const leaver = await t.createUser({ name: 'Lee Leaver' });
+  const up = await upload(leaver, 'mine.txt', 'soon gone');
+  assert.equal((await fetchFile(up.url, leaver)).status, 200);
+  assert.equal((await t.owner.delete(`/users/${leaver.userId}`)).status, 200);
+  const byHeader = await fetch(new URL(up.url, t.url), { headers: { Authorization: leaver.authHeader } });
+  assert.equal(byHeader.status, 401);
+  assert.equal((await byHeader.json()).code, 'USER_DEACTIVATED');
+  const byKey = await fetch(new URL(`${up.url}?api_key=${leaver.apiKey}`, t.url));
+  assert.equal(byKey.status, 401);
+  assert.equal((await byKey.json()).code, 'USER_DEACTIVATED');
+});
