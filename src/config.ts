@@ -29,6 +29,10 @@ export interface Config {
   camo: { url: string; key: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
   rateLimits: RateLimitConfig | null;
+  /** Where uploaded files are stored (CONFAB_UPLOADS_DIR): `files/<path_id>` below it. */
+  uploadsDir: string;
+  /** The largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; at most 100). */
+  maxFileUploadSizeMib: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -66,5 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { url: env.CONFAB_BIGBLUEBUTTON_URL.replace(/\/*$/, '/'), secret: env.CONFAB_BIGBLUEBUTTON_SECRET }
         : null,
     jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
+    uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
+    maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
   };
 }

@@ -134,6 +134,7 @@ export async function startTestServer(
     redis?: { url: string; prefix: string };
     nextcloud?: { url: string; user: string; password: string };
     camo?: { url: string; key: string };
+    maxFileUploadSizeMib?: number;
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -154,6 +155,8 @@ export async function startTestServer(
     host: '127.0.0.1',
     port: 0,
     outboxDir: join(outboxParent, 'outbox'),
+    uploadsDir: join(outboxParent, 'uploads'),
+    maxFileUploadSizeMib: opts.maxFileUploadSizeMib ?? 25,
     // Tests send far more than a person would: limits are on only where a test asks for them.
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,

@@ -16,6 +16,7 @@ import { renderMarkdown } from '../markdown/render.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { fetchMessages } from '../queries/messages.js';
 import { normalizeContent, normalizeTopic } from './messages.js';
+import { updateMessageAttachments } from './attachments.js';
 
 export interface EditEntry {
   timestamp: number;
@@ -62,7 +63,7 @@ function withinLimit(sentAt: number, limit: number | null): boolean {
   return limit === null || nowSeconds() - sentAt <= limit;
 }
 
-export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<void> {
+export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<{ detachedUploads: Record<string, unknown>[] }> {
   if (req.content === undefined && req.topic === undefined) throw new BadRequest('Nothing to change');
   const message = await accessibleMessage(services, editor, id);
   const settings = realm.settings;
@@ -100,6 +101,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   }
 
   const now = nowSeconds();
+  let detached: Record<string, unknown>[] = [];
   await services.database.transaction(async (tx, onCommit) => {
     // The messages the edit touches: this one, or the topic's later/all messages for topic moves.
     let targets: MessageRow[] = [message];
@@ -128,6 +130,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
       set.edit_history = JSON.stringify(history);
       await tx.updateTable('messages').set(set).where('id', '=', m.id).execute();
     }
+    if (rendered) detached = await updateMessageAttachments(services, tx, onCommit, { id: message.id, realmId: realm.id, sender: editor, renderedHtml: rendered.html, previousHtml: message.rendered_content });
     // Mentions follow the new content: recipients gain or lose the mention flags.
     const rows = await tx.selectFrom('user_messages').select(['user_id', 'message_id', 'flags']).where('message_id', 'in', ids).execute();
     if (rendered) {
@@ -166,6 +169,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     if (topic !== undefined) Object.assign(event, { orig_subject: message.topic, subject: topic, propagate_mode: req.propagateMode, topic_links: [] });
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients, event, perUser });
   });
+  return { detachedUploads: detached };
 }
 
 export async function deleteMessage(services: Services, user: User, realm: Realm, id: number): Promise<void> {

@@ -20,6 +20,7 @@ import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, shapeMessage } from '../http/shapes/messages.js';
+import { claimMessageAttachments } from './attachments.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_TOPIC_LENGTH = 60;
@@ -321,6 +322,7 @@ export async function commitMessage(
     });
     await insertUserMessages(tx, umRows);
     if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
+    await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
 
     const message = shapeMessage(
       { ...row, id },

@@ -10,6 +10,7 @@ import { RateLimitExceeded } from './rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerPages } from './pages.js';
 import { registerMultipart } from './multipart.js';
+import { registerUserUploads } from './user_uploads.js';
 
 function errorBody(err: ApiError) {
   return err.toBody();
@@ -71,5 +72,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
 
   registerAllRoutes(new Router(app, services));
   registerPages(app, services);
+  registerUserUploads(app, services);
   return app;
 }

@@ -428,6 +428,35 @@ function editHistory(_dialect: DialectName): Migration {
   };
 }
 
+/** Uploaded files and the messages that link them (Zulip's Attachment and its messages relation). */
+function attachments(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'attachments')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('owner_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('path_id', 'text', (c) => c.notNull().unique())
+        .addColumn('file_name', 'text', (c) => c.notNull())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('create_time', 'bigint', (c) => c.notNull())
+        // Signs the short-lived URLs GET /api/v1/user_uploads/… hands out (shared by every process).
+        .addColumn('url_secret', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('attachments_owner').on('attachments').column('owner_id').execute();
+      await db.schema.createIndex('attachments_realm').on('attachments').column('realm_id').execute();
+      await db.schema
+        .createTable('attachment_messages')
+        .addColumn('attachment_id', int, (c) => c.notNull().references('attachments.id').onDelete('cascade'))
+        .addColumn('message_id', int, (c) => c.notNull().references('messages.id').onDelete('cascade'))
+        .addPrimaryKeyConstraint('attachment_messages_pk', ['attachment_id', 'message_id'])
+        .execute();
+      await db.schema.createIndex('attachment_messages_message').on('attachment_messages').column('message_id').execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -444,6 +473,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0012_presence': presence(dialect),
     '0013_alert_words': alertWords(dialect),
     '0014_edit_history': editHistory(dialect),
+    '0016_attachments': attachments(dialect),
   };
 }
 

@@ -292,6 +292,25 @@ export interface AlertWordTable {
   word: string;
 }
 
+export interface AttachmentTable {
+  id: Generated<number>;
+  realm_id: number;
+  owner_id: number;
+  /** `{realm_id}/{hex byte}/{random}/{sanitized name}`: the file's URL is /user_uploads/{path_id}. */
+  path_id: string;
+  /** The name the client uploaded it under. */
+  file_name: string;
+  content_type: string;
+  size: number;
+  create_time: number;
+  url_secret: string;
+}
+
+export interface AttachmentMessageTable {
+  attachment_id: number;
+  message_id: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -318,4 +337,6 @@ export interface DB {
   linkifiers: LinkifierTable;
   user_presence: UserPresenceTable;
   alert_words: AlertWordTable;
+  attachments: AttachmentTable;
+  attachment_messages: AttachmentMessageTable;
 }

@@ -168,13 +168,13 @@ export function registerMessageRoutes(r: Router): void {
     if (params.optInt('stream_id') !== undefined) throw new BadRequest('Moving messages to another channel is not supported by this server yet.');
     params.optBool('send_notification_to_old_thread');
     params.optBool('send_notification_to_new_thread');
-    await editMessage(services, user, realm, id, {
+    const { detachedUploads } = await editMessage(services, user, realm, id, {
       content: params.optStr('content'),
       topic: params.optStr('topic') ?? params.optStr('subject'),
       propagateMode: mode,
       prevContentSha256: params.optStr('prev_content_sha256'),
     });
-    return { detached_uploads: [] };
+    return { detached_uploads: detachedUploads };
   });
 
   r.delete('/messages/{message_id}', async (ctx) => {
