@@ -1,0 +1,24 @@
+// The Unicode emoji table: Zulip's names, aliases and codes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalNameForCode, isKnownUnicodeCode, unicodeEmojiByName, ZULIP_EXTRA_EMOJI } from '../src/lib/emoji.js';
+
+test('emoji: Zulip names resolve to codes, aliases to the canonical name', () => {
+  assert.deepEqual(unicodeEmojiByName('octopus'), { code: '1f419', name: 'octopus' });
+  assert.deepEqual(unicodeEmojiByName('thumbs_up'), { code: '1f44d', name: '+1' });
+  assert.deepEqual(unicodeEmojiByName('+1'), { code: '1f44d', name: '+1' });
+  assert.deepEqual(unicodeEmojiByName('smile'), { code: '263a', name: 'smile' });
+  assert.deepEqual(unicodeEmojiByName('heart'), { code: '2764', name: 'heart' });
+  assert.deepEqual(unicodeEmojiByName('tada'), { code: '1f389', name: 'tada' });
+  assert.equal(unicodeEmojiByName('asterisk')?.code, '002a-20e3');
+  assert.equal(unicodeEmojiByName('no_such_emoji_name'), undefined);
+  // Emoji outside Zulip's renamed set keep iamcal's names.
+  assert.equal(unicodeEmojiByName('pizza')?.code, '1f355');
+  assert.equal(canonicalNameForCode('1f604'), 'big_smile');
+  assert.equal(canonicalNameForCode('1f642'), 'slight_smile');
+  assert.ok(isKnownUnicodeCode('1f419'));
+  assert.ok(isKnownUnicodeCode('1f1fa-1f1f8'));
+  assert.ok(!isKnownUnicodeCode('zulip'));
+  assert.ok(!isKnownUnicodeCode('1F419'));
+  assert.deepEqual(ZULIP_EXTRA_EMOJI, { name: 'zulip', code: 'zulip' });
+});
