@@ -15,6 +15,8 @@ export interface Config {
   /** Where mail goes when no SMTP server is configured: one .eml file per message. */
   outboxDir: string;
   mailFrom: string;
+  /** Where uploaded files (custom emoji images) are stored (CONFAB_UPLOADS_DIR). */
+  uploadsDir: string;
   /** The Jitsi Meet server for video calls (CONFAB_JITSI_SERVER_URL); null: not configured. */
   jitsiServerUrl: string | null;
   /** BigBlueButton API base URL and shared secret (both, or video calls through it are off). */
@@ -50,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueIdleSeconds: intFromEnv(env, 'CONFAB_QUEUE_IDLE_SECONDS', 600),
     smtpUrl: env.CONFAB_SMTP_URL || null,
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
+    uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
     rateLimits: parseRateLimits(env.CONFAB_RATE_LIMITS),
     nextcloud:

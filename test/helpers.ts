@@ -153,6 +153,7 @@ export async function startTestServer(
     host: '127.0.0.1',
     port: 0,
     outboxDir: join(outboxParent, 'outbox'),
+    uploadsDir: join(outboxParent, 'uploads'),
     // Tests send far more than a person would: limits are on only where a test asks for them.
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,

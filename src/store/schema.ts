@@ -292,6 +292,37 @@ export interface AlertWordTable {
   word: string;
 }
 
+export interface RealmEmojiTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  author_id: number | null;
+  /** The image's file name in the organization's emoji folder (null until written). */
+  file_name: string | null;
+  is_animated: Bool;
+  deactivated: Bool;
+}
+
+export interface ReactionTable {
+  id: Generated<number>;
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  /** unicode_emoji | realm_emoji | zulip_extra_emoji */
+  reaction_type: string;
+}
+
+export interface UserStatusTable {
+  user_id: number;
+  realm_id: number;
+  status_text: string;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+  timestamp: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -318,4 +349,7 @@ export interface DB {
   linkifiers: LinkifierTable;
   user_presence: UserPresenceTable;
   alert_words: AlertWordTable;
+  realm_emoji: RealmEmojiTable;
+  reactions: ReactionTable;
+  user_status: UserStatusTable;
 }
