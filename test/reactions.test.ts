@@ -141,3 +141,16 @@ test('reactions: deleting a message deletes its reactions', async () => {
   assert.equal((await t.owner.delete(`/messages/${id}`)).status, 200);
   assert.equal((await bob.post(`/messages/${id}/reactions`, { emoji_name: 'tada' })).body.msg, 'Invalid message(s)');
 });
+
+test('reactions: odd values on a real message get a 4xx envelope, never a 500', async () => {
+  const values = ['', ' ', 'null', '[]', '{}', '\ud800', 'x'.repeat(5000), '1f419-', '../1f419', '0'];
+  for (const v of values) {
+    for (const params of [{ emoji_name: v }, { emoji_name: 'octopus', emoji_code: v }, { emoji_name: v, emoji_code: v, reaction_type: 'realm_emoji' }, { emoji_name: 'octopus', reaction_type: v }]) {
+      for (const method of ['POST', 'DELETE']) {
+        const res = await ann.request(method, `/messages/${msgId}/reactions`, params);
+        assert.ok(res.status < 500 && (res.status === 200 || res.body.result === 'error'), `${method} ${JSON.stringify(params).slice(0, 80)} -> ${res.status}`);
+        if (res.status === 200 && method === 'POST') await ann.request('DELETE', `/messages/${msgId}/reactions`, params);
+      }
+    }
+  }
+});
