@@ -115,7 +115,7 @@ test('reactions: access as reading the message; shared-history subscribers hear 
   // reaches Cat's history), and a guest who cannot read it may not.
   assert.equal((await cat.post(`/messages/${msgId}/reactions`, { emoji_name: 'smile' })).status, 200);
   const mine = (await reactionsOf(cat, msgId)).find((r: any) => r.user_id === cat.userId);
-  assert.deepEqual(mine, { emoji_name: 'smile', emoji_code: '263a', reaction_type: 'unicode_emoji', user_id: cat.userId });
+  assert.deepEqual(mine, { emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji', user_id: cat.userId });
   const g = await guest.post(`/messages/${msgId}/reactions`, { emoji_name: 'tada' });
   assert.deepEqual([g.status, g.body.msg], [400, 'Invalid message(s)']);
   // Cat now gets later reactions on it.
