@@ -144,3 +144,16 @@ test('custom emoji: reactions use the id as code; deactivation by author or admi
   assert.equal((await upload(ann, 'party_parrot')).status, 200);
   assert.equal((await rawRequest(t.url, 'GET', '/realm/emoji')).status, 401);
 });
+
+test('Unicode emoji data at server_emoji_data_url, without credentials', async () => {
+  const state = await ann.post('/register', { fetch_event_types: ['realm'] });
+  const url = state.body.server_emoji_data_url as string;
+  assert.ok(url.endsWith('/static/generated/emoji/emoji_api.json'));
+  const res = await fetch(url);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { code_to_names: Record<string, string[]> };
+  assert.deepEqual(body.code_to_names['1f44d']!.slice(0, 3), ['+1', 'thumbs_up', 'like']);
+  assert.equal(body.code_to_names['1f642']![0], 'smile');
+  assert.equal(body.code_to_names['1f419']![0], 'octopus');
+  assert.ok(Object.keys(body.code_to_names).length > 1500);
+});

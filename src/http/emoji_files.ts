@@ -1,4 +1,4 @@
-// Custom emoji images at Zulip's address, /user_avatars/{realm_id}/emoji/images/{file}. Like
+// The Unicode emoji data clients fetch, and custom emoji images at Zulip's address, /user_avatars/{realm_id}/emoji/images/{file}. Like
 // Zulip's local file storage, they need no credentials (clients load them in <img> tags).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -6,10 +6,17 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import { emojiFolder } from '../actions/realm_emoji.js';
+import { emojiApiData } from '../lib/emoji.js';
 
 const TYPES: Record<string, string> = { '.png': 'image/png', '.gif': 'image/gif', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
 
 export function registerEmojiFiles(app: FastifyInstance, services: Services): void {
+  // The Unicode emoji names clients offer (server_emoji_data_url in /register), without credentials.
+  app.get('/static/generated/emoji/emoji_api.json', async (_request, reply) => {
+    reply.header('Cache-Control', 'public, max-age=86400');
+    return reply.type('application/json').send(JSON.stringify(emojiApiData()));
+  });
+
   app.get('/user_avatars/:realm_id/emoji/images/:file', async (request, reply) => {
     const { realm_id: realmId, file } = request.params as { realm_id: string; file: string };
     const type = TYPES[/\.[a-z]+$/.exec(file)?.[0] ?? ''];

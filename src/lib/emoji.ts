@@ -681,3 +681,15 @@ export function canonicalNameForCode(code: string): string | undefined {
 export function isKnownUnicodeCode(code: string): boolean {
   return data().nameByCode.has(code);
 }
+
+/**
+ * The server's emoji data as Zulip publishes it at server_emoji_data_url (emoji_api.json):
+ * every emoji code with its names, the canonical name first.
+ */
+export function emojiApiData(): { code_to_names: Record<string, string[]> } {
+  const { byName, nameByCode } = data();
+  const codeToNames: Record<string, string[]> = {};
+  for (const [code, canonical] of nameByCode) codeToNames[code] = [canonical];
+  for (const [name, e] of byName) if (name !== e.name) codeToNames[e.code]?.push(name);
+  return { code_to_names: codeToNames };
+}
