@@ -112,3 +112,12 @@ test('user status: a guest who may not see a user gets neither their status nor 
   assert.equal((await admin.get(`/users/${bob.userId}/status`)).body.status.status_text, 'hidden from guests');
   assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: groups['role:everyone'] }) })).status, 200);
 });
+
+test('user status: a deactivated user has none to show', async () => {
+  const gone = await t.createUser({ name: 'Gone Soon' });
+  assert.equal((await gone.post('/users/me/status', { status_text: 'leaving' })).status, 200);
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await bob.get(`/users/${gone.userId}/status`)).body.msg, 'No such user');
+  assert.equal((await bob.post('/register', { fetch_event_types: ['user_status'] })).body.user_status[String(gone.userId)], undefined);
+  assert.equal((await admin.post(`/users/${gone.userId}/status`, { status_text: 'x' })).body.msg, 'No such user');
+});

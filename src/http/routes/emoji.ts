@@ -66,7 +66,7 @@ export function registerEmojiRoutes(r: Router): void {
     const { services, user, realm } = ctx;
     const target = (await services.cache.users(realm.id)).get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
     const visible = await usersVisibleTo(services, user, realm);
-    if (!target || (visible && !visible.has(target.id))) throw new NoSuchUser();
+    if (!target?.is_active || (visible && !visible.has(target.id))) throw new NoSuchUser();
     return { status: await statusOf(services, target) };
   });
 
