@@ -154,3 +154,14 @@ test('reactions: odd values on a real message get a 4xx envelope, never a 500', 
     }
   }
 });
+
+test('reactions: none on messages in an archived channel', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'old-room' }], principals: [ann.userId] });
+  const id = (await ann.post('/messages', { type: 'stream', to: 'old-room', topic: 't', content: 'before archiving' })).body.id;
+  assert.equal((await ann.post(`/messages/${id}/reactions`, { emoji_name: 'tada' })).status, 200);
+  const streamId = (await ann.get('/get_stream_id', { stream: 'old-room' })).body.stream_id;
+  assert.equal((await t.owner.delete(`/streams/${streamId}`)).status, 200);
+  const add = await ann.post(`/messages/${id}/reactions`, { emoji_name: 'heart' });
+  assert.deepEqual([add.status, add.body.msg], [400, 'Invalid message(s)']);
+  assert.equal((await ann.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' })).body.msg, 'Invalid message(s)');
+});

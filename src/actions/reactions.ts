@@ -8,7 +8,7 @@ import type { Executor } from '../store/db.js';
 import { FLAG_BITS, insertUserMessages, type MessageRow } from '../store/messages.js';
 import { getStream, subscriberIds } from '../store/channels.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { BadRequest, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
+import { BadRequest, InvalidMessage, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
 import { accessibleMessage } from './message_edit.js';
 import { checkEmoji, emojiByName } from './emoji.js';
 import type { ReactionType } from '../store/emoji.js';
@@ -27,6 +27,13 @@ async function audience(db: Executor, realmId: number, m: MessageRow): Promise<n
     if (stream?.history_public_to_subscribers) for (const id of await subscriberIds(db, stream.id)) ids.add(id);
   }
   return [...ids];
+}
+
+/** The message, if the user may read it and it is not in an archived channel (Zulip refuses changes there). */
+async function reactableMessage(services: Services, user: User, realm: Realm, messageId: number): Promise<MessageRow> {
+  const message = await accessibleMessage(services, user, messageId);
+  if (message.stream_id !== null && (await getStream(services.database.db, realm.id, message.stream_id))?.is_archived) throw new InvalidMessage();
+  return message;
 }
 
 function publishReaction(
@@ -56,7 +63,7 @@ function publishReaction(
 }
 
 export async function addReaction(services: Services, user: User, realm: Realm, messageId: number, req: ReactionRequest & { emojiName: string }): Promise<void> {
-  const message = await accessibleMessage(services, user, messageId);
+  const message = await reactableMessage(services, user, realm, messageId);
   let code = req.emojiCode;
   let type = req.reactionType;
   if (code === undefined || type === undefined) {
@@ -95,7 +102,7 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
 }
 
 export async function removeReaction(services: Services, user: User, realm: Realm, messageId: number, req: ReactionRequest): Promise<void> {
-  const message = await accessibleMessage(services, user, messageId);
+  const message = await reactableMessage(services, user, realm, messageId);
   let code = req.emojiCode;
   let type: ReactionType = req.reactionType ?? 'unicode_emoji';
   if (code === undefined) {
