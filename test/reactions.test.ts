@@ -165,3 +165,20 @@ test('reactions: none on messages in an archived channel', async () => {
   assert.deepEqual([add.status, add.body.msg], [400, 'Invalid message(s)']);
   assert.equal((await ann.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' })).body.msg, 'Invalid message(s)');
 });
+
+test('reactions: a reaction is participation for the automatic follow setting', async () => {
+  assert.equal((await bob.patch('/settings', { automatically_follow_topics_policy: 1 })).status, 200);
+  const id = (await ann.post('/messages', { type: 'stream', to: 'reacting', topic: 'follow me', content: 'react to follow' })).body.id;
+  const q = await openQueue(bob, ['user_topic']);
+  assert.equal((await bob.post(`/messages/${id}/reactions`, { emoji_name: 'eyes' })).status, 200);
+  const evs = await queuedEvents(bob, q);
+  assert.deepEqual(evs.map((e: any) => [e.type, e.topic_name, e.visibility_policy]), [['user_topic', 'follow me', 3]]);
+  // Already following: no second change.
+  assert.equal((await bob.post(`/messages/${id}/reactions`, { emoji_name: 'tada' })).status, 200);
+  assert.equal((await queuedEvents(bob, q)).length, 1);
+  // Someone with the default setting is left alone.
+  const qa = await openQueue(ann, ['user_topic']);
+  assert.equal((await ann.post(`/messages/${id}/reactions`, { emoji_name: 'eyes' })).status, 200);
+  assert.deepEqual(await queuedEvents(ann, qa), []);
+  assert.equal((await bob.patch('/settings', { automatically_follow_topics_policy: 3 })).status, 200);
+});

@@ -6,7 +6,10 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { FLAG_BITS, insertUserMessages, type MessageRow } from '../store/messages.js';
-import { getStream, subscriberIds } from '../store/channels.js';
+import { getStream, subscriberIds, subscriptionsOf } from '../store/channels.js';
+import { setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import { nowSeconds } from '../services.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { BadRequest, InvalidMessage, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
 import { accessibleMessage } from './message_edit.js';
@@ -27,6 +30,26 @@ async function audience(db: Executor, realmId: number, m: MessageRow): Promise<n
     if (stream?.history_public_to_subscribers) for (const id of await subscriberIds(db, stream.id)) ids.add(id);
   }
   return [...ids];
+}
+
+/** Zulip's "on participation" value of the automatic follow/unmute settings: reacting counts. */
+const ON_PARTICIPATION = 1;
+
+/**
+ * The topic visibility a reaction gives the reactor by their automatic settings: subscribers whose
+ * policy is "on participation" follow the topic, or unmute it in a muted channel.
+ */
+async function participationPolicy(tx: Executor, user: User, m: MessageRow): Promise<number | undefined> {
+  if (m.stream_id === null) return undefined;
+  const settings = userSettingsOf(user.settings);
+  const follow = settings.automatically_follow_topics_policy === ON_PARTICIPATION;
+  const unmute = settings.automatically_unmute_topics_in_muted_streams_policy === ON_PARTICIPATION;
+  if (!follow && !unmute) return undefined;
+  const sub = (await subscriptionsOf(tx, user.id, [m.stream_id])).get(m.stream_id);
+  if (!sub?.active) return undefined;
+  const current = (await topicPolicies(tx, [user.id], m.stream_id, m.topic)).get(user.id) ?? VISIBILITY.inherit;
+  if (follow) return current === VISIBILITY.followed ? undefined : VISIBILITY.followed;
+  return sub.is_muted && current === VISIBILITY.inherit ? VISIBILITY.unmuted : undefined;
 }
 
 /** The message, if the user may read it and it is not in an archived channel (Zulip refuses changes there). */
@@ -96,6 +119,16 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
     // Reacting to a message read through channel history gives the user its row (historical), so
     // later changes to the message reach them.
     await insertUserMessages(tx, [{ user_id: user.id, message_id: message.id, flags: FLAG_BITS.read | FLAG_BITS.historical }], true);
+    const policy = await participationPolicy(tx, user, message);
+    if (policy !== undefined) {
+      const now = nowSeconds();
+      await setTopicPolicy(tx, user.id, message.stream_id!, message.topic, policy, now);
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: [user.id],
+        event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
+      });
+    }
     const userIds = await audience(tx, realm.id, message);
     publishReaction(services, onCommit, realm, user, userIds, 'add', message.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
   });
