@@ -49,6 +49,7 @@ test('custom emoji: upload, list, image served, event, /register', async () => {
   const image = await fetch(new URL(e.source_url, t.url));
   assert.equal(image.status, 200);
   assert.equal(image.headers.get('content-type'), 'image/png');
+  assert.equal(image.headers.get('x-content-type-options'), 'nosniff');
   assert.deepEqual(Buffer.from(await image.arrayBuffer()), PNG);
   assert.equal((await fetch(new URL(`/user_avatars/${t.realmId}/emoji/images/00000000.png`, t.url))).status, 404);
   assert.equal((await fetch(new URL(`/user_avatars/${t.realmId}/emoji/images/..%2F..%2Fx.png`, t.url))).status, 404);

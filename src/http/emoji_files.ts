@@ -26,6 +26,8 @@ export function registerEmojiFiles(app: FastifyInstance, services: Services): vo
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) return reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'NOT_FOUND' });
     reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+    // Uploaded bytes are served only as the image type they were checked to be.
+    reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Content-Length', String(info.size));
     return reply.type(type).send(createReadStream(path));
   });
