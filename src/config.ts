@@ -29,7 +29,7 @@ export interface Config {
   camo: { url: string; key: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
   rateLimits: RateLimitConfig | null;
-  /** Where uploaded files are stored (CONFAB_UPLOADS_DIR): `files/<path_id>` below it. */
+  /** Where uploaded files are stored (CONFAB_UPLOADS_DIR): `files/<path_id>` below it, custom emoji under `emoji/`. */
   uploadsDir: string;
   /** The largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; at most 100). */
   maxFileUploadSizeMib: number;

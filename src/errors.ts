@@ -150,3 +150,15 @@ export class ResourceNotFound extends ApiError {
     super(msg, 'BAD_REQUEST', 404);
   }
 }
+
+export class ReactionAlreadyExists extends ApiError {
+  constructor() {
+    super('Reaction already exists.', 'REACTION_ALREADY_EXISTS', 400);
+  }
+}
+
+export class ReactionDoesNotExist extends ApiError {
+  constructor() {
+    super("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST', 400);
+  }
+}

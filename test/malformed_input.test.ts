@@ -65,6 +65,13 @@ const ROUTES: Array<[string, string, string[]]> = [
   ['POST', '/user_groups/create', ['name', 'members', 'subgroups', 'can_join_group']],
   ['POST', '/user_groups/{id}/members', ['add', 'delete', 'add_subgroups']],
   ['POST', '/users/me/apns_device_token', ['token', 'appid']],
+  ['POST', '/messages/{id}/reactions', ['emoji_name', 'emoji_code', 'reaction_type']],
+  ['DELETE', '/messages/{id}/reactions', ['emoji_name', 'emoji_code', 'reaction_type']],
+  ['POST', '/realm/emoji/{id}', []],
+  ['DELETE', '/realm/emoji/{id}', []],
+  ['POST', '/users/me/status', ['status_text', 'away', 'emoji_name', 'emoji_code', 'reaction_type']],
+  ['GET', '/users/{id}/status', []],
+  ['POST', '/users/{id}/status', ['status_text', 'emoji_name', 'emoji_code', 'reaction_type']],
 ];
 
 const VALUES = [

@@ -1,6 +1,8 @@
 // POST /register: the initial state a client starts from, for the event types it asks for.
 // Each section is one or a few batched queries; sections the client did not ask for cost nothing.
 import type { Services } from '../services.js';
+import { userStatusState } from './user_status.js';
+import { realmEmojiState } from './realm_emoji.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
@@ -93,7 +95,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('recent_private_conversations')) state.recent_private_conversations = [];
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (want('stop_words')) state.stop_words = [];
-  if (want('user_status')) state.user_status = {};
+  if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await usersVisibleTo(services, user, realm));
   if (want('user_topic')) state.user_topics = await listUserTopics(db, user.id);
   if (want('video_calls')) {
     // No configured provider needs a per-user OAuth token (Jitsi needs none, BigBlueButton and
@@ -106,7 +108,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('device')) state.devices = {};
   if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want('realm_domains')) state.realm_domains = [];
-  if (want('realm_emoji')) state.realm_emoji = {};
+  if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(db, realm.id);
   if (want('realm_linkifiers') || want('realm_filters')) {
     const linkifiers = await listLinkifiers(db, realm.id);
     if (want('realm_linkifiers')) state.realm_linkifiers = linkifiers.map(linkifierForClient);

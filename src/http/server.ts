@@ -9,6 +9,7 @@ import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './route
 import { RateLimitExceeded } from './rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerPages } from './pages.js';
+import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
 
@@ -73,5 +74,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerAllRoutes(new Router(app, services));
   registerPages(app, services);
   registerUserUploads(app, services);
+  registerEmojiFiles(app, services);
   return app;
 }

@@ -457,6 +457,43 @@ function attachments(dialect: DialectName): Migration {
   };
 }
 
+/** Emoji reactions on messages, organizations' custom emoji, users' statuses. */
+function emojiReactionsStatus(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'realm_emoji')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('author_id', int, (c) => c.references('users.id'))
+        .addColumn('file_name', 'text')
+        .addColumn('is_animated', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('deactivated', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+      await db.schema.createIndex('realm_emoji_realm_name').on('realm_emoji').columns(['realm_id', 'name']).execute();
+      await createTable(db, dialect, 'reactions')
+        .addColumn('message_id', int, (c) => c.notNull().references('messages.id'))
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('emoji_name', 'text', (c) => c.notNull())
+        .addColumn('emoji_code', 'text', (c) => c.notNull())
+        .addColumn('reaction_type', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('reactions_message_user_emoji').unique().on('reactions').columns(['message_id', 'user_id', 'reaction_type', 'emoji_code']).execute();
+      await db.schema
+        .createTable('user_status')
+        .addColumn('user_id', int, (c) => c.primaryKey().references('users.id'))
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('status_text', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('emoji_name', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('emoji_code', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('reaction_type', 'text', (c) => c.notNull().defaultTo('unicode_emoji'))
+        .addColumn('timestamp', int, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('user_status_realm').on('user_status').columns(['realm_id']).execute();
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -473,6 +510,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0012_presence': presence(dialect),
     '0013_alert_words': alertWords(dialect),
     '0014_edit_history': editHistory(dialect),
+    '0015_emoji_reactions_status': emojiReactionsStatus(dialect),
     '0016_attachments': attachments(dialect),
   };
 }

@@ -311,6 +311,37 @@ export interface AttachmentMessageTable {
   message_id: number;
 }
 
+export interface RealmEmojiTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  author_id: number | null;
+  /** The image's file name in the organization's emoji folder (null until written). */
+  file_name: string | null;
+  is_animated: Bool;
+  deactivated: Bool;
+}
+
+export interface ReactionTable {
+  id: Generated<number>;
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  /** unicode_emoji | realm_emoji | zulip_extra_emoji */
+  reaction_type: string;
+}
+
+export interface UserStatusTable {
+  user_id: number;
+  realm_id: number;
+  status_text: string;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+  timestamp: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -339,4 +370,7 @@ export interface DB {
   alert_words: AlertWordTable;
   attachments: AttachmentTable;
   attachment_messages: AttachmentMessageTable;
+  realm_emoji: RealmEmojiTable;
+  reactions: ReactionTable;
+  user_status: UserStatusTable;
 }

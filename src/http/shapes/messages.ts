@@ -7,6 +7,7 @@ import { dmGroupMembers, flagNames, type MessageRow } from '../../store/messages
 import { getStreamsByIds } from '../../store/channels.js';
 import { topicLinks, type LinkifierRule } from '../../markdown/render.js';
 import { avatarUrl } from './users.js';
+import { reactionsForMessages } from '../../store/emoji.js';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 
@@ -149,7 +150,7 @@ export async function formatMessages(
   rows: Array<MessageRow & { flags: number }>,
   o: MessageShapeOptions,
 ): Promise<Record<string, unknown>[]> {
-  const ctx = await shapeContext(services, realm, rows);
+  const [ctx, reactions] = await Promise.all([shapeContext(services, realm, rows), reactionsForMessages(services.database.db, rows.map((m) => m.id))]);
   const options = { ...o, linkifiers: o.linkifiers ?? ctx.linkifiers };
   // Each sender's avatar URL is computed once however many of their messages the page holds.
   const avatars = new Map<number, string | null>();
@@ -157,5 +158,7 @@ export async function formatMessages(
     if (!avatars.has(sender.id)) avatars.set(sender.id, avatarUrl(sender, o.clientGravatar));
     return avatars.get(sender.id)!;
   };
-  return rows.map((m) => ({ ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, options, avatarOf), flags: flagNames(m.flags) }));
+  const reactionsOf = (id: number) =>
+    (reactions.get(id) ?? []).map((r) => ({ emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id }));
+  return rows.map((m) => ({ ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, options, avatarOf), reactions: reactionsOf(m.id), flags: flagNames(m.flags) }));
 }

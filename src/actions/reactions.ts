@@ -1,0 +1,162 @@
+// Emoji reactions: anyone who can read a message may react to it. The first reaction with an emoji
+// is checked like a new use of that emoji; later ones are votes for it and take its name. Events go
+// to everyone who has the message, and for channels with shared history to all subscribers.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { Executor } from '../store/db.js';
+import { FLAG_BITS, insertUserMessages, type MessageRow } from '../store/messages.js';
+import { getStream, subscriberIds, subscriptionsOf } from '../store/channels.js';
+import { setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import { nowSeconds } from '../services.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { BadRequest, InvalidMessage, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
+import { accessibleMessage } from './message_edit.js';
+import { checkEmoji, emojiByName } from './emoji.js';
+import type { ReactionType } from '../store/emoji.js';
+
+export interface ReactionRequest {
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: ReactionType;
+}
+
+/** Who hears about a change to the message: its recipients, plus subscribers of shared-history channels. */
+async function audience(db: Executor, realmId: number, m: MessageRow): Promise<number[]> {
+  const ids = new Set((await db.selectFrom('user_messages').select('user_id').where('message_id', '=', m.id).execute()).map((r) => r.user_id));
+  if (m.stream_id !== null) {
+    const stream = await getStream(db, realmId, m.stream_id);
+    if (stream?.history_public_to_subscribers) for (const id of await subscriberIds(db, stream.id)) ids.add(id);
+  }
+  return [...ids];
+}
+
+/** Zulip's "on participation" value of the automatic follow/unmute settings: reacting counts. */
+const ON_PARTICIPATION = 1;
+
+/**
+ * The topic visibility a reaction gives the reactor by their automatic settings: subscribers whose
+ * policy is "on participation" follow the topic, or unmute it in a muted channel.
+ */
+async function participationPolicy(tx: Executor, user: User, m: MessageRow): Promise<number | undefined> {
+  if (m.stream_id === null) return undefined;
+  const settings = userSettingsOf(user.settings);
+  const follow = settings.automatically_follow_topics_policy === ON_PARTICIPATION;
+  const unmute = settings.automatically_unmute_topics_in_muted_streams_policy === ON_PARTICIPATION;
+  if (!follow && !unmute) return undefined;
+  const sub = (await subscriptionsOf(tx, user.id, [m.stream_id])).get(m.stream_id);
+  if (!sub?.active) return undefined;
+  const current = (await topicPolicies(tx, [user.id], m.stream_id, m.topic)).get(user.id) ?? VISIBILITY.inherit;
+  if (follow) return current === VISIBILITY.followed ? undefined : VISIBILITY.followed;
+  return sub.is_muted && current === VISIBILITY.inherit ? VISIBILITY.unmuted : undefined;
+}
+
+/** The message, if the user may read it and it is not in an archived channel (Zulip refuses changes there). */
+async function reactableMessage(services: Services, user: User, realm: Realm, messageId: number): Promise<MessageRow> {
+  const message = await accessibleMessage(services, user, messageId);
+  if (message.stream_id !== null && (await getStream(services.database.db, realm.id, message.stream_id))?.is_archived) throw new InvalidMessage();
+  return message;
+}
+
+function publishReaction(
+  services: Services,
+  onCommit: OnCommit,
+  realm: Realm,
+  user: User,
+  userIds: number[],
+  op: 'add' | 'remove',
+  messageId: number,
+  e: { emoji_name: string; emoji_code: string; reaction_type: string },
+): void {
+  publishAfterCommit(services, onCommit, {
+    realmId: realm.id,
+    userIds,
+    event: {
+      type: 'reaction',
+      op,
+      user_id: user.id,
+      user: { user_id: user.id, email: user.email, full_name: user.full_name },
+      message_id: messageId,
+      emoji_name: e.emoji_name,
+      emoji_code: e.emoji_code,
+      reaction_type: e.reaction_type,
+    },
+  });
+}
+
+export async function addReaction(services: Services, user: User, realm: Realm, messageId: number, req: ReactionRequest & { emojiName: string }): Promise<void> {
+  const message = await reactableMessage(services, user, realm, messageId);
+  let code = req.emojiCode;
+  let type = req.reactionType;
+  if (code === undefined || type === undefined) {
+    const found = await emojiByName(services.database.db, realm.id, req.emojiName);
+    code ??= found.emoji_code;
+    type ??= found.reaction_type;
+  }
+  const emojiCode = code;
+  const reactionType = type;
+  await services.database.transaction(async (tx, onCommit) => {
+    const same = await tx
+      .selectFrom('reactions')
+      .select(['user_id', 'emoji_name'])
+      .where('message_id', '=', message.id)
+      .where('emoji_code', '=', emojiCode)
+      .where('reaction_type', '=', reactionType)
+      .orderBy('id')
+      .execute();
+    if (same.some((r) => r.user_id === user.id)) throw new ReactionAlreadyExists();
+    let emojiName = req.emojiName;
+    // A vote for an existing reaction keeps that reaction's name; a new one must name a usable emoji.
+    if (same[0]) emojiName = same[0].emoji_name;
+    else await checkEmoji(tx, realm.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
+    const inserted = await tx
+      .insertInto('reactions')
+      .values({ message_id: message.id, user_id: user.id, emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType })
+      .onConflict((oc) => oc.columns(['message_id', 'user_id', 'reaction_type', 'emoji_code']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new ReactionAlreadyExists();
+    // Reacting to a message read through channel history gives the user its row (historical), so
+    // later changes to the message reach them.
+    await insertUserMessages(tx, [{ user_id: user.id, message_id: message.id, flags: FLAG_BITS.read | FLAG_BITS.historical }], true);
+    const policy = await participationPolicy(tx, user, message);
+    if (policy !== undefined) {
+      const now = nowSeconds();
+      await setTopicPolicy(tx, user.id, message.stream_id!, message.topic, policy, now);
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: [user.id],
+        event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
+      });
+    }
+    const userIds = await audience(tx, realm.id, message);
+    publishReaction(services, onCommit, realm, user, userIds, 'add', message.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
+  });
+}
+
+export async function removeReaction(services: Services, user: User, realm: Realm, messageId: number, req: ReactionRequest): Promise<void> {
+  const message = await reactableMessage(services, user, realm, messageId);
+  let code = req.emojiCode;
+  let type: ReactionType = req.reactionType ?? 'unicode_emoji';
+  if (code === undefined) {
+    if (req.emojiName === undefined) throw new BadRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+    const found = await emojiByName(services.database.db, realm.id, req.emojiName);
+    code = found.emoji_code;
+    type = found.reaction_type;
+  }
+  const emojiCode = code;
+  await services.database.transaction(async (tx, onCommit) => {
+    const mine = await tx
+      .selectFrom('reactions')
+      .select(['id', 'emoji_name'])
+      .where('message_id', '=', message.id)
+      .where('user_id', '=', user.id)
+      .where('emoji_code', '=', emojiCode)
+      .where('reaction_type', '=', type)
+      .executeTakeFirst();
+    if (!mine) throw new ReactionDoesNotExist();
+    await tx.deleteFrom('reactions').where('id', '=', mine.id).execute();
+    const userIds = await audience(tx, realm.id, message);
+    publishReaction(services, onCommit, realm, user, userIds, 'remove', message.id, { emoji_name: mine.emoji_name, emoji_code: emojiCode, reaction_type: type });
+  });
+}

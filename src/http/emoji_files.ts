@@ -1,0 +1,34 @@
+// The Unicode emoji data clients fetch, and custom emoji images at Zulip's address, /user_avatars/{realm_id}/emoji/images/{file}. Like
+// Zulip's local file storage, they need no credentials (clients load them in <img> tags).
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services.js';
+import { emojiFolder } from '../actions/realm_emoji.js';
+import { emojiApiData } from '../lib/emoji.js';
+
+const TYPES: Record<string, string> = { '.png': 'image/png', '.gif': 'image/gif', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
+
+export function registerEmojiFiles(app: FastifyInstance, services: Services): void {
+  // The Unicode emoji names clients offer (server_emoji_data_url in /register), without credentials.
+  app.get('/static/generated/emoji/emoji_api.json', async (_request, reply) => {
+    reply.header('Cache-Control', 'public, max-age=86400');
+    return reply.type('application/json').send(JSON.stringify(emojiApiData()));
+  });
+
+  app.get('/user_avatars/:realm_id/emoji/images/:file', async (request, reply) => {
+    const { realm_id: realmId, file } = request.params as { realm_id: string; file: string };
+    const type = TYPES[/\.[a-z]+$/.exec(file)?.[0] ?? ''];
+    // Only names the server made: hex and a known extension (no path can be smuggled in).
+    if (!/^\d{1,15}$/.test(realmId) || !/^[0-9a-f]{8}\.[a-z]+$/.test(file) || !type) return reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'NOT_FOUND' });
+    const path = join(emojiFolder(services.config.uploadsDir, Number(realmId)), file);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) return reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'NOT_FOUND' });
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+    // Uploaded bytes are served only as the image type they were checked to be.
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Content-Length', String(info.size));
+    return reply.type(type).send(createReadStream(path));
+  });
+}

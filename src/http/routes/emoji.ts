@@ -1,0 +1,83 @@
+// Emoji reactions, custom emoji and user statuses.
+import { decodedPathPart, pathInt, type Router } from '../router.js';
+import { InvalidMessage, NoSuchUser, NotAllowed } from '../../errors.js';
+import { uploadedFiles } from '../multipart.js';
+import { addReaction, removeReaction } from '../../actions/reactions.js';
+import { parseReactionType } from '../../actions/emoji.js';
+import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState } from '../../actions/realm_emoji.js';
+import { statusOf, updateUserStatus, type StatusChange } from '../../actions/user_status.js';
+import { usersVisibleTo } from '../../actions/users.js';
+import { isRealmAdmin } from '../../actions/channel_access.js';
+import type { Params } from '../params.js';
+
+function statusChange(params: Params, withAway: boolean): StatusChange {
+  return {
+    away: withAway ? params.optBool('away') : undefined,
+    statusText: params.optStr('status_text'),
+    emojiName: params.optStr('emoji_name'),
+    emojiCode: params.optStr('emoji_code'),
+    reactionType: parseReactionType(params.optStr('reaction_type')),
+  };
+}
+
+export function registerEmojiRoutes(r: Router): void {
+  r.post('/messages/{message_id}/reactions', async (ctx) => {
+    const { params, services, user, realm } = ctx;
+    const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
+    const emojiName = params.str('emoji_name');
+    const emojiCode = params.optStr('emoji_code');
+    const reactionType = parseReactionType(params.optStr('reaction_type'));
+    await addReaction(services, user, realm, id, { emojiName, emojiCode, reactionType });
+    return {};
+  });
+
+  r.delete('/messages/{message_id}/reactions', async (ctx) => {
+    const { params, services, user, realm } = ctx;
+    const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
+    const emojiName = params.optStr('emoji_name');
+    const emojiCode = params.optStr('emoji_code');
+    const reactionType = parseReactionType(params.optStr('reaction_type'));
+    await removeReaction(services, user, realm, id, { emojiName, emojiCode, reactionType });
+    return {};
+  });
+
+  r.get('/realm/emoji', async ({ services, realm }) => ({ emoji: await realmEmojiState(services.database.db, realm.id) }));
+
+  r.post('/realm/emoji/{emoji_name}', async (ctx) => {
+    const { services, user, realm, request, params } = ctx;
+    // The image travels as the request's one file, whatever its form field is called.
+    const files = uploadedFiles(request);
+    for (const f of files) params.accept(f.field);
+    await addRealmEmoji(services, user, realm, decodedPathPart(ctx, 'emoji_name'), files);
+    return {};
+  });
+
+  r.delete('/realm/emoji/{emoji_name}', async (ctx) => {
+    await deactivateRealmEmoji(ctx.services, ctx.user, ctx.realm, decodedPathPart(ctx, 'emoji_name'));
+    return {};
+  });
+
+  r.post('/users/me/status', async ({ params, services, user, realm }) => {
+    await updateUserStatus(services, user, realm, statusChange(params, true));
+    return {};
+  });
+
+  r.get('/users/{user_id}/status', async (ctx) => {
+    const { services, user, realm } = ctx;
+    const target = (await services.cache.users(realm.id)).get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
+    const visible = await usersVisibleTo(services, user, realm);
+    if (!target?.is_active || (visible && !visible.has(target.id))) throw new NoSuchUser();
+    return { status: await statusOf(services, target) };
+  });
+
+  r.post('/users/{user_id}/status', async (ctx) => {
+    const { params, services, user, realm } = ctx;
+    const targetId = pathInt(ctx, 'user_id', () => new NoSuchUser());
+    const change = statusChange(params, false);
+    if (!isRealmAdmin(user)) throw new NotAllowed('Insufficient permission');
+    const target = (await services.cache.users(realm.id)).get(targetId);
+    if (!target?.is_active) throw new NoSuchUser();
+    await updateUserStatus(services, target, realm, change);
+    return {};
+  });
+}

@@ -1,0 +1,103 @@
+// SQL for custom emoji, message reactions and user statuses.
+import type { Executor } from './db.js';
+
+export type ReactionType = 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+export const REACTION_TYPES: readonly ReactionType[] = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+
+export interface RealmEmojiRow {
+  id: number;
+  realm_id: number;
+  name: string;
+  author_id: number | null;
+  file_name: string | null;
+  is_animated: boolean;
+  deactivated: boolean;
+}
+
+function realmEmojiFromRow(r: Record<string, any>): RealmEmojiRow {
+  return {
+    id: Number(r.id),
+    realm_id: Number(r.realm_id),
+    name: r.name,
+    author_id: r.author_id === null ? null : Number(r.author_id),
+    file_name: r.file_name,
+    is_animated: !!r.is_animated,
+    deactivated: !!r.deactivated,
+  };
+}
+
+/** Every custom emoji of the organization, deactivated ones included, oldest first. */
+export async function listRealmEmoji(db: Executor, realmId: number): Promise<RealmEmojiRow[]> {
+  const rows = await db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realmId).where('file_name', 'is not', null).orderBy('id').execute();
+  return rows.map(realmEmojiFromRow);
+}
+
+export async function activeRealmEmojiByName(db: Executor, realmId: number, name: string): Promise<RealmEmojiRow | undefined> {
+  const r = await db
+    .selectFrom('realm_emoji')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('name', '=', name)
+    .where('deactivated', '=', false)
+    .where('file_name', 'is not', null)
+    .executeTakeFirst();
+  return r ? realmEmojiFromRow(r) : undefined;
+}
+
+export async function realmEmojiById(db: Executor, realmId: number, id: number): Promise<RealmEmojiRow | undefined> {
+  const r = await db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realmId).where('id', '=', id).where('file_name', 'is not', null).executeTakeFirst();
+  return r ? realmEmojiFromRow(r) : undefined;
+}
+
+export interface ReactionRow {
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}
+
+/** The reactions on these messages, in the order they were added, in one query per 1000 messages. */
+export async function reactionsForMessages(db: Executor, messageIds: readonly number[]): Promise<Map<number, ReactionRow[]>> {
+  const out = new Map<number, ReactionRow[]>();
+  for (let i = 0; i < messageIds.length; i += 1000) {
+    const part = messageIds.slice(i, i + 1000);
+    const rows = await db
+      .selectFrom('reactions')
+      .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
+      .where('message_id', 'in', part)
+      .orderBy('id')
+      .execute();
+    for (const r of rows) {
+      const row = { ...r, message_id: Number(r.message_id), user_id: Number(r.user_id) };
+      (out.get(row.message_id) ?? out.set(row.message_id, []).get(row.message_id)!).push(row);
+    }
+  }
+  return out;
+}
+
+export interface UserStatusRow {
+  user_id: number;
+  status_text: string;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}
+
+export async function userStatuses(db: Executor, realmId: number): Promise<UserStatusRow[]> {
+  const rows = await db
+    .selectFrom('user_status')
+    .select(['user_id', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'])
+    .where('realm_id', '=', realmId)
+    .execute();
+  return rows.map((r) => ({ ...r, user_id: Number(r.user_id) }));
+}
+
+export async function userStatusOf(db: Executor, userId: number): Promise<UserStatusRow | undefined> {
+  const r = await db
+    .selectFrom('user_status')
+    .select(['user_id', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return r ? { ...r, user_id: Number(r.user_id) } : undefined;
+}

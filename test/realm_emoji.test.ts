@@ -1,0 +1,160 @@
+// Custom emoji: upload, list, serve, deactivate; name rules, size and format limits, who may add
+// and remove them; realm_emoji in /register and in events; reactions with custom emoji.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openQueue, queuedEvents, rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let admin: Client;
+let ann: Client;
+let bob: Client;
+let guest: Client;
+let groups: Record<string, number>;
+before(async () => {
+  t = await startTestServer();
+  admin = await t.createUser({ name: 'Ada Admin', role: 'administrator' });
+  ann = await t.createUser({ name: 'Ann Artist' });
+  bob = await t.createUser({ name: 'Bob Other' });
+  guest = await t.createUser({ name: 'Gus Guest', role: 'guest' });
+  groups = Object.fromEntries((await ann.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+});
+after(async () => {
+  await t.close();
+});
+
+// The smallest valid PNG header and a GIF: the server checks the format from the bytes.
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR-fake-png-body')]);
+const GIF = Buffer.from('GIF89a-fake-gif-body');
+const upload = (c: Client, name: string, data: Buffer | string = PNG, fileName = 'image.png') =>
+  c.upload(`/realm/emoji/${encodeURIComponent(name)}`, [{ field: 'filename', name: fileName, type: 'image/png', data }]);
+
+test('custom emoji: upload, list, image served, event, /register', async () => {
+  const q = await openQueue(bob, ['realm_emoji']);
+  const res = await upload(ann, 'party parrot');
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.result, 'success');
+  const list = await bob.get('/realm/emoji');
+  assert.equal(list.status, 200);
+  const entries = Object.values(list.body.emoji) as any[];
+  assert.equal(entries.length, 1);
+  const e = entries[0];
+  // Spaces become underscores.
+  assert.equal(e.name, 'party_parrot');
+  assert.equal(list.body.emoji[e.id], e);
+  assert.equal(typeof e.id, 'string');
+  assert.equal(e.deactivated, false);
+  assert.equal(e.author_id, ann.userId);
+  assert.equal(e.still_url, null);
+  assert.match(e.source_url, new RegExp(`^/user_avatars/${t.realmId}/emoji/images/[0-9a-f]{8}\\.png$`));
+  const image = await fetch(new URL(e.source_url, t.url));
+  assert.equal(image.status, 200);
+  assert.equal(image.headers.get('content-type'), 'image/png');
+  assert.equal(image.headers.get('x-content-type-options'), 'nosniff');
+  assert.deepEqual(Buffer.from(await image.arrayBuffer()), PNG);
+  assert.equal((await fetch(new URL(`/user_avatars/${t.realmId}/emoji/images/00000000.png`, t.url))).status, 404);
+  assert.equal((await fetch(new URL(`/user_avatars/${t.realmId}/emoji/images/..%2F..%2Fx.png`, t.url))).status, 404);
+
+  const evs = await queuedEvents(bob, q);
+  assert.equal(evs.length, 1);
+  assert.equal(evs[0].type, 'realm_emoji');
+  assert.equal(evs[0].op, 'update');
+  assert.deepEqual(evs[0].realm_emoji, list.body.emoji);
+  const state = await bob.post('/register', { fetch_event_types: ['realm_emoji'] });
+  assert.deepEqual(state.body.realm_emoji, list.body.emoji);
+
+  // A GIF too; names are case-insensitive in the sense that only lowercase is allowed.
+  assert.equal((await upload(ann, 'dance', GIF, 'dance.gif')).status, 200);
+  assert.equal(Object.keys((await bob.get('/realm/emoji')).body.emoji).length, 2);
+});
+
+test('custom emoji: name, file and permission errors', async () => {
+  const cases: Array<[string, string]> = [
+    ['Parrot', 'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.'],
+    ['bad!', 'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.'],
+    ['trailing_', 'Emoji names must end with either a letter or digit.'],
+    ['party_parrot', 'A custom emoji with this name already exists.'],
+    ['octopus', 'Only administrators can override built-in emoji.'],
+  ];
+  for (const [name, msg] of cases) {
+    const res = await upload(ann, name);
+    assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', msg], name);
+  }
+  const none = await ann.post('/realm/emoji/nofile');
+  assert.deepEqual([none.status, none.body.msg], [400, 'You must upload exactly one file.']);
+  const two = await ann.upload('/realm/emoji/twofiles', [
+    { name: 'a.png', data: PNG },
+    { name: 'b.png', data: PNG },
+  ]);
+  assert.equal(two.body.msg, 'You must upload exactly one file.');
+  const text = await upload(ann, 'notimage', 'just some text', 'x.png');
+  assert.deepEqual([text.status, text.body.msg], [400, 'Invalid image format']);
+  const big = await upload(ann, 'huge', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]));
+  assert.deepEqual([big.status, big.body.msg], [400, 'Uploaded file is larger than the allowed limit of 5 MiB']);
+  const g = await upload(guest, 'guestemoji');
+  assert.deepEqual([g.status, g.body.msg], [400, 'Not allowed for guest users']);
+  // Administrators may override a built-in emoji's name.
+  assert.equal((await upload(admin, 'octopus')).status, 200);
+
+  // Only administrators may add once the setting says so.
+  assert.equal((await t.owner.patch('/realm', { can_add_custom_emoji_group: JSON.stringify({ new: groups['role:administrators'] }) })).status, 200);
+  const denied = await upload(ann, 'blocked');
+  assert.deepEqual([denied.status, denied.body.msg], [400, 'Insufficient permission']);
+  assert.equal((await upload(admin, 'allowed')).status, 200);
+  assert.equal((await t.owner.patch('/realm', { can_add_custom_emoji_group: JSON.stringify({ new: groups['role:members'] }) })).status, 200);
+});
+
+test('custom emoji: reactions use the id as code; deactivation by author or admin keeps old reactions', async () => {
+  const emoji = Object.values((await ann.get('/realm/emoji')).body.emoji) as any[];
+  const parrot = emoji.find((e) => e.name === 'party_parrot');
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'emoji-room' }], principals: [t.owner.userId, ann.userId, bob.userId] });
+  const id = (await ann.post('/messages', { type: 'stream', to: 'emoji-room', topic: 't', content: 'hi' })).body.id;
+  assert.equal((await bob.post(`/messages/${id}/reactions`, { emoji_name: 'party_parrot' })).status, 200);
+  const wrongName = await ann.post(`/messages/${id}/reactions`, { emoji_name: 'dance', emoji_code: parrot.id, reaction_type: 'realm_emoji' });
+  // A vote for an existing reaction takes that reaction's name, whatever the request says.
+  assert.equal(wrongName.status, 200);
+  const dance = emoji.find((e) => e.name === 'dance');
+  const badName = await ann.post(`/messages/${id}/reactions`, { emoji_name: 'party_parrot', emoji_code: dance.id, reaction_type: 'realm_emoji' });
+  assert.equal(badName.body.msg, 'Invalid custom emoji name.');
+  // The organization's emoji wins over the built-in one of the same name.
+  assert.equal((await ann.post(`/messages/${id}/reactions`, { emoji_name: 'octopus' })).status, 200);
+  const reactions = (await ann.get(`/messages/${id}`)).body.message.reactions;
+  assert.deepEqual(reactions.slice(0, 2), [
+    { emoji_name: 'party_parrot', emoji_code: parrot.id, reaction_type: 'realm_emoji', user_id: bob.userId },
+    { emoji_name: 'party_parrot', emoji_code: parrot.id, reaction_type: 'realm_emoji', user_id: ann.userId },
+  ]);
+  assert.equal(reactions[2].reaction_type, 'realm_emoji');
+
+  // Bob did not add it and is no administrator.
+  const notMine = await bob.delete('/realm/emoji/party_parrot');
+  assert.deepEqual([notMine.status, notMine.body.msg], [400, 'Must be an organization administrator or emoji author']);
+  const q = await openQueue(bob, ['realm_emoji']);
+  assert.equal((await ann.delete('/realm/emoji/party_parrot')).status, 200);
+  const evs = await queuedEvents(bob, q);
+  assert.equal(evs[0].realm_emoji[parrot.id].deactivated, true);
+  assert.equal((await bob.get('/realm/emoji')).body.emoji[parrot.id].deactivated, true);
+  const gone = await ann.delete('/realm/emoji/party_parrot');
+  assert.deepEqual([gone.status, gone.body.code, gone.body.msg], [404, 'BAD_REQUEST', "Emoji 'party_parrot' does not exist"]);
+  assert.equal((await admin.delete('/realm/emoji/dance')).status, 200);
+  // Old reactions stay; new ones with a deactivated emoji are refused.
+  assert.equal((await ann.get(`/messages/${id}`)).body.message.reactions.length, 3);
+  const id2 = (await ann.post('/messages', { type: 'stream', to: 'emoji-room', topic: 't', content: 'again' })).body.id;
+  const deactivated = await bob.post(`/messages/${id2}/reactions`, { emoji_name: 'party_parrot', emoji_code: parrot.id, reaction_type: 'realm_emoji' });
+  assert.equal(deactivated.body.msg, 'This custom emoji has been deactivated.');
+  assert.equal((await bob.post(`/messages/${id2}/reactions`, { emoji_name: 'party_parrot' })).body.msg, "Emoji 'party_parrot' does not exist");
+  // The name is free again.
+  assert.equal((await upload(ann, 'party_parrot')).status, 200);
+  assert.equal((await rawRequest(t.url, 'GET', '/realm/emoji')).status, 401);
+});
+
+test('Unicode emoji data at server_emoji_data_url, without credentials', async () => {
+  const state = await ann.post('/register', { fetch_event_types: ['realm'] });
+  const url = state.body.server_emoji_data_url as string;
+  assert.ok(url.endsWith('/static/generated/emoji/emoji_api.json'));
+  const res = await fetch(url);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { code_to_names: Record<string, string[]> };
+  assert.deepEqual(body.code_to_names['1f44d']!.slice(0, 3), ['+1', 'thumbs_up', 'like']);
+  assert.equal(body.code_to_names['1f604']![0], 'smile');
+  assert.equal(body.code_to_names['1f419']![0], 'octopus');
+  assert.ok(Object.keys(body.code_to_names).length > 1500);
+});

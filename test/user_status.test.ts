@@ -1,0 +1,123 @@
+// User status: set text and emoji (partial updates), clear, away as presence_enabled, read one
+// user's status, administrators set others', user_status events and /register state.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let bob: Client;
+let admin: Client;
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Status' });
+  bob = await t.createUser({ name: 'Bob Watcher' });
+  admin = await t.createUser({ name: 'Ada Admin', role: 'administrator' });
+});
+after(async () => {
+  await t.close();
+});
+
+test('user status: set, change one part, read back, events, /register, clear', async () => {
+  const q = await openQueue(bob, ['user_status']);
+  const res = await ann.post('/users/me/status', { status_text: '  out to lunch ', emoji_name: 'car' });
+  assert.equal(res.status, 200);
+  assert.deepEqual((await bob.get(`/users/${ann.userId}/status`)).body.status, {
+    status_text: 'out to lunch',
+    emoji_name: 'car',
+    emoji_code: '1f697',
+    reaction_type: 'unicode_emoji',
+  });
+  // Only what is passed changes.
+  assert.equal((await ann.post('/users/me/status', { status_text: 'in a meeting' })).status, 200);
+  assert.equal((await bob.get(`/users/${ann.userId}/status`)).body.status.emoji_name, 'car');
+  assert.equal((await ann.post('/users/me/status', { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' })).status, 200);
+  const evs = await queuedEvents(bob, q);
+  assert.deepEqual(
+    evs.map((e: any) => ({ ...e, id: undefined })),
+    [
+      { id: undefined, type: 'user_status', user_id: ann.userId, status_text: 'out to lunch', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' },
+      { id: undefined, type: 'user_status', user_id: ann.userId, status_text: 'in a meeting' },
+      { id: undefined, type: 'user_status', user_id: ann.userId, emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' },
+    ],
+  );
+  const state = await bob.post('/register', { fetch_event_types: ['user_status'] });
+  assert.deepEqual(state.body.user_status, {
+    [String(ann.userId)]: { status_text: 'in a meeting', emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' },
+  });
+  // Clearing both leaves no status at all.
+  assert.equal((await ann.post('/users/me/status', { status_text: '', emoji_name: '' })).status, 200);
+  assert.deepEqual((await bob.get(`/users/${ann.userId}/status`)).body.status, {});
+  assert.deepEqual((await bob.post('/register', { fetch_event_types: ['user_status'] })).body.user_status, {});
+  const last = (await queuedEvents(bob, q)).pop();
+  assert.deepEqual({ ...last, id: undefined }, { id: undefined, type: 'user_status', user_id: ann.userId, status_text: '', emoji_name: '', emoji_code: '', reaction_type: 'unicode_emoji' });
+});
+
+test('user status: away is the inverse of presence_enabled', async () => {
+  const q = await openQueue(ann, ['user_settings']);
+  assert.equal((await ann.post('/users/me/status', { away: true })).status, 200);
+  assert.deepEqual((await bob.get(`/users/${ann.userId}/status`)).body.status, { away: true });
+  const settings = await ann.post('/register', { fetch_event_types: ['user_settings', 'user_status'] });
+  assert.equal(settings.body.user_settings.presence_enabled, false);
+  assert.deepEqual(settings.body.user_status[String(ann.userId)], { away: true });
+  const evs = await queuedEvents(ann, q);
+  assert.ok(evs.some((e: any) => e.type === 'user_settings' && e.property === 'presence_enabled' && e.value === false));
+  assert.equal((await ann.post('/users/me/status', { away: false })).status, 200);
+  assert.deepEqual((await bob.get(`/users/${ann.userId}/status`)).body.status, {});
+});
+
+test('user status: errors', async () => {
+  const none = await ann.post('/users/me/status', {});
+  assert.deepEqual([none.status, none.body.msg], [400, 'Client did not pass any new values.']);
+  const long = await ann.post('/users/me/status', { status_text: 'x'.repeat(61) });
+  assert.deepEqual([long.status, long.body.msg], [400, 'status_text is too long (limit: 60 characters)']);
+  assert.equal((await ann.post('/users/me/status', { status_text: 'é'.repeat(60) })).status, 200);
+  const codeOnly = await ann.post('/users/me/status', { status_text: 'driving', emoji_code: '1f697' });
+  assert.equal(codeOnly.body.msg, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+  assert.equal((await ann.post('/users/me/status', { emoji_name: 'invalid' })).body.msg, "Emoji 'invalid' does not exist");
+  assert.equal((await ann.post('/users/me/status', { emoji_name: 'car', emoji_code: '1f419', reaction_type: 'unicode_emoji' })).body.msg, 'Invalid emoji name.');
+  assert.equal((await ann.post('/users/me/status', { emoji_name: 'car', emoji_code: '1', reaction_type: 'realm_emoji' })).body.msg, 'Invalid custom emoji.');
+  assert.equal((await ann.post('/users/me/status', { emoji_name: 'car', reaction_type: 'nope' })).body.msg, 'Invalid emoji type.');
+  assert.equal((await ann.post('/users/me/status', { away: 'maybe' })).status, 400);
+  const missing = await bob.get('/users/999999/status');
+  assert.deepEqual([missing.status, missing.body.msg], [400, 'No such user']);
+  assert.equal((await bob.get('/users/abc/status')).body.msg, 'No such user');
+});
+
+test('user status: administrators set another user\'s status; others may not', async () => {
+  const q = await openQueue(bob, ['user_status']);
+  const denied = await bob.post(`/users/${ann.userId}/status`, { status_text: 'hijacked' });
+  assert.deepEqual([denied.status, denied.body.code, denied.body.msg], [400, 'BAD_REQUEST', 'Insufficient permission']);
+  assert.equal((await admin.post(`/users/${ann.userId}/status`, { status_text: 'on vacation', emoji_name: 'palm_tree' })).status, 200);
+  const status = (await bob.get(`/users/${ann.userId}/status`)).body.status;
+  assert.equal(status.status_text, 'on vacation');
+  assert.equal(status.emoji_name, 'palm_tree');
+  const evs = await queuedEvents(bob, q);
+  assert.deepEqual([evs[0].type, evs[0].user_id, evs[0].status_text], ['user_status', ann.userId, 'on vacation']);
+  assert.equal((await admin.post(`/users/${ann.userId}/status`, {})).body.msg, 'Client did not pass any new values.');
+  assert.equal((await admin.post('/users/999999/status', { status_text: 'x' })).body.msg, 'No such user');
+});
+
+test('user status: a guest who may not see a user gets neither their status nor its events', async () => {
+  const guest = await t.createUser({ name: 'Gus Guest', role: 'guest' });
+  const groups = Object.fromEntries((await admin.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: groups['role:members'] }) })).status, 200);
+  const q = await openQueue(guest, ['user_status']);
+  assert.equal((await bob.post('/users/me/status', { status_text: 'hidden from guests' })).status, 200);
+  assert.deepEqual(await queuedEvents(guest, q), []);
+  const hidden = await guest.get(`/users/${bob.userId}/status`);
+  assert.deepEqual([hidden.status, hidden.body.msg], [400, 'No such user']);
+  const state = await guest.post('/register', { fetch_event_types: ['user_status'] });
+  assert.equal(state.body.user_status[String(bob.userId)], undefined);
+  assert.equal((await admin.get(`/users/${bob.userId}/status`)).body.status.status_text, 'hidden from guests');
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: groups['role:everyone'] }) })).status, 200);
+});
+
+test('user status: a deactivated user has none to show', async () => {
+  const gone = await t.createUser({ name: 'Gone Soon' });
+  assert.equal((await gone.post('/users/me/status', { status_text: 'leaving' })).status, 200);
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await bob.get(`/users/${gone.userId}/status`)).body.msg, 'No such user');
+  assert.equal((await bob.post('/register', { fetch_event_types: ['user_status'] })).body.user_status[String(gone.userId)], undefined);
+  assert.equal((await admin.post(`/users/${gone.userId}/status`, { status_text: 'x' })).body.msg, 'No such user');
+});
