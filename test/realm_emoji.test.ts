@@ -62,6 +62,10 @@ test('custom emoji: upload, list, image served, event, /register', async () => {
   const state = await bob.post('/register', { fetch_event_types: ['realm_emoji'] });
   assert.deepEqual(state.body.realm_emoji, list.body.emoji);
 
+  // Messages render the custom emoji by name.
+  const rendered = (await bob.post('/messages/render', { content: 'hi :party_parrot:' })).body.rendered;
+  assert.equal(rendered, `<p>hi <img alt=":party_parrot:" class="emoji" src="${e.source_url}" title="party parrot"></p>`);
+
   // A GIF too; names are case-insensitive in the sense that only lowercase is allowed.
   assert.equal((await upload(ann, 'dance', GIF, 'dance.gif')).status, 200);
   assert.equal(Object.keys((await bob.get('/realm/emoji')).body.emoji).length, 2);

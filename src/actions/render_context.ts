@@ -11,6 +11,8 @@ import { parseChannelLink } from '../markdown/channel_links.js';
 import { getStreamsByNames, subscriptionsOf } from '../store/channels.js';
 import { latestTopicMessageId } from '../store/messages.js';
 import { channelAccess } from './channel_access.js';
+import { listRealmEmoji } from '../store/emoji.js';
+import { emojiSourceUrl } from './realm_emoji.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { realmUrl } from '../http/shapes/realm.js';
 
@@ -58,7 +60,12 @@ export async function messageRenderContext(
 ): Promise<RenderContext & { graph: GroupGraph; usersById: Map<number, User> }> {
   const [users, graph, linkifiers] = await Promise.all([services.cache.users(realm.id), services.cache.groupGraph(realm.id), services.cache.linkifiers(realm.id)]);
   const { channels, topicLatest } = await resolveChannelLinks(services, realm, sender, graph, content);
+  // Custom emoji are looked up only for content that can name one.
+  const realmEmoji = /:[\w+-]+:/.test(content)
+    ? (await listRealmEmoji(services.database.db, realm.id)).filter((e) => !e.deactivated && e.file_name).map((e) => ({ name: e.name, source_url: emojiSourceUrl(realm.id, e.file_name!) }))
+    : [];
   return {
+    realmEmoji,
     channels,
     topicLatest,
     // Re-iterable: a context may serve more than one render.
