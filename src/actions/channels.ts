@@ -31,6 +31,7 @@ import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/cha
 import { renderMarkdown } from '../markdown/render.js';
 import { getChannelFolder } from './channel_folders.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { defaultStreamsForNewUser } from './default_streams.js';
 
 export { subscriptionStateFor, usersWhoCanSee, type SubscriptionState } from '../http/shapes/channels.js';
 
@@ -447,4 +448,15 @@ export async function createGeneralChannel(services: Services, realm: Realm, own
       groupSettings: {},
     },
   });
+}
+
+/**
+ * A new human account joins the organization's default channels (inside the transaction that
+ * creates it). The caller publishes subscriptionEvents of the outcome after the commit.
+ */
+export async function subscribeNewAccountToDefaults(tx: Executor, realmId: number, user: User): Promise<SubscriptionOutcome | undefined> {
+  if (user.is_bot) return undefined;
+  const streams = await defaultStreamsForNewUser(tx, realmId);
+  if (!streams.length) return undefined;
+  return writeSubscriptions(tx, realmId, streams, [user], new Map());
 }

@@ -15,6 +15,8 @@ import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { canSeeDeliveryEmail, formatUser } from '../http/shapes/users.js';
 import { botDomain } from '../http/shapes/realm.js';
 import { isRealmAdmin } from './channel_access.js';
+import { subscribeNewAccountToDefaults } from './channels.js';
+import { subscriptionEvents } from '../http/shapes/channels.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 export const MAX_NAME_LENGTH = 100;
@@ -185,11 +187,19 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   if (a.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
   const passwordHash = await hashPassword(a.password);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
+  const graph = await services.cache.groupGraph(realm.id);
   return services.database.transaction(async (tx, onCommit) => {
     const created = await insertAccount(tx, { realmId: realm.id, email, fullName, role: ROLE.member, passwordHash, now: nowSeconds() });
     const user = await rowAsUser(tx, created.id);
     onCommit(() => afterUserChange(services, realm.id));
     publishUserAdded(services, onCommit, realm.id, user, [...audience, user]);
+    // Then, as Zulip does for every new human account, the default channels and their events.
+    const outcome = await subscribeNewAccountToDefaults(tx, realm.id, user);
+    if (outcome) {
+      for (const e of subscriptionEvents(graph, [...users.values(), user], [], outcome, undefined)) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: e.userIds, event: e.event });
+      }
+    }
     return { user_id: created.id };
   });
 }
