@@ -17,6 +17,7 @@ import { registerCallRoutes } from './calls.js';
 import { registerPresenceRoutes } from './presence.js';
 import { registerUserGroupRoutes } from './user_groups.js';
 import { registerDefaultStreamRoutes } from './default_streams.js';
+import { registerChannelCompatRoutes } from './channel_compat.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -36,4 +37,5 @@ export function registerAllRoutes(r: Router): void {
   registerPresenceRoutes(r);
   registerUserGroupRoutes(r);
   registerDefaultStreamRoutes(r);
+  registerChannelCompatRoutes(r);
 }
