@@ -22,7 +22,8 @@ import { alertWordsOf } from './alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
-import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
+import { realmUserDefaults } from './realm_user_defaults.js';
 import { isRealmAdmin } from './channel_access.js';
 
 export const LIMITS = {
@@ -114,7 +115,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
   if (want('default_stream_groups')) state.realm_default_stream_groups = [];
   if (want('realm_user_settings_defaults')) {
-    const { email_address_visibility: _unused, ...defaults } = USER_SETTING_DEFAULTS;
+    const defaults = await realmUserDefaults(db, realm.id);
     state.realm_user_settings_defaults = { ...defaults, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
   }
 

@@ -16,6 +16,7 @@ import { canSeeDeliveryEmail, formatUser } from '../http/shapes/users.js';
 import { botDomain } from '../http/shapes/realm.js';
 import { isRealmAdmin } from './channel_access.js';
 import { subscribeNewAccountToDefaults } from './channels.js';
+import { realmUserDefaultOverrides } from './realm_user_defaults.js';
 import { subscriptionEvents } from '../http/shapes/channels.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
@@ -93,6 +94,9 @@ export async function insertAccount(tx: Executor, a: NewAccount) {
     bot_owner_id: a.botOwnerId ?? null,
     can_create_users: a.canCreateUsers ?? false,
   });
+  // The organization's defaults for new users become the account's own settings.
+  const defaults = await realmUserDefaultOverrides(tx, a.realmId);
+  if (Object.keys(defaults).length) await updateUser(tx, id, { settings: defaults });
   // A new account is a full member only when the organization has no waiting period.
   const fullMember = a.role !== ROLE.member || ((await getRealm(tx, a.realmId))?.settings.waiting_period_threshold ?? 0) === 0;
   await setSystemGroupMembership(tx, a.realmId, id, a.role, fullMember);

@@ -18,6 +18,7 @@ import { registerPresenceRoutes } from './presence.js';
 import { registerUserGroupRoutes } from './user_groups.js';
 import { registerDefaultStreamRoutes } from './default_streams.js';
 import { registerChannelCompatRoutes } from './channel_compat.js';
+import { registerRealmUserDefaultRoutes } from './realm_user_defaults.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -38,4 +39,5 @@ export function registerAllRoutes(r: Router): void {
   registerUserGroupRoutes(r);
   registerDefaultStreamRoutes(r);
   registerChannelCompatRoutes(r);
+  registerRealmUserDefaultRoutes(r);
 }
