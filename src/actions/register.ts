@@ -24,6 +24,7 @@ import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } 
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
+import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, profileDataByUser } from './profile_fields.js';
 import { isRealmAdmin } from './channel_access.js';
 
 export const LIMITS = {
@@ -66,8 +67,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   if (want('alert_words')) state.alert_words = await alertWordsOf(db, user.id);
   if (want('custom_profile_fields')) {
-    state.custom_profile_fields = [];
-    state.custom_profile_field_types = {};
+    state.custom_profile_fields = (await listProfileFields(db, realm.id)).map(formatProfileField);
+    state.custom_profile_field_types = FIELD_TYPES_FOR_CLIENTS;
   }
   if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id) : [];
   if (want('onboarding_steps')) {
@@ -167,9 +168,10 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const visible = await usersVisibleTo(services, user, realm);
     const active: unknown[] = [];
     const inactive: unknown[] = [];
+    const profiles = await profileDataByUser(db, realm.id);
     for (const u of users.values()) {
       if (visible && !visible.has(u.id)) continue;
-      const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar });
+      const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });
       if (u.is_active) {
         delete shaped.is_active;
         active.push(shaped);

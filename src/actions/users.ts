@@ -130,7 +130,7 @@ export async function usersVisibleTo(services: Services, viewer: User, realm: Re
  * Active users who may see the target: the audience of realm_user events about it. A new
  * account shares no channel yet, so hidden-from-guests organizations tell only non-guests.
  */
-async function audienceFor(services: Services, realm: Realm, target: { id: number; is_bot: boolean }, isNew = false): Promise<User[]> {
+export async function audienceFor(services: Services, realm: Realm, target: { id: number; is_bot: boolean }, isNew = false): Promise<User[]> {
   const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active);
   const graph = await services.cache.groupGraph(realm.id);
   if (target.is_bot || !accessRestricted(graph, realm)) return users;

@@ -460,6 +460,7 @@ function defaultChannelsProfileFields(dialect: DialectName): Migration {
         .addColumn('display_in_profile_summary', 'boolean', (c) => c.notNull().defaultTo(false))
         .addColumn('required', 'boolean', (c) => c.notNull().defaultTo(false))
         .addColumn('editable_by_user', 'boolean', (c) => c.notNull().defaultTo(true))
+        .addColumn('use_for_user_matching', 'boolean', (c) => c.notNull().defaultTo(false))
         .execute();
       await db.schema.createIndex('custom_profile_fields_realm').on('custom_profile_fields').columns(['realm_id', 'order_index']).execute();
       await createTable(db, dialect, 'custom_profile_field_values')

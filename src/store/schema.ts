@@ -320,6 +320,7 @@ export interface CustomProfileFieldTable {
   display_in_profile_summary: Bool;
   required: Bool;
   editable_by_user: Bool;
+  use_for_user_matching: Bool;
 }
 
 export interface CustomProfileFieldValueTable {

@@ -19,6 +19,7 @@ import { registerUserGroupRoutes } from './user_groups.js';
 import { registerDefaultStreamRoutes } from './default_streams.js';
 import { registerChannelCompatRoutes } from './channel_compat.js';
 import { registerRealmUserDefaultRoutes } from './realm_user_defaults.js';
+import { registerProfileFieldRoutes } from './profile_fields.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -40,4 +41,5 @@ export function registerAllRoutes(r: Router): void {
   registerDefaultStreamRoutes(r);
   registerChannelCompatRoutes(r);
   registerRealmUserDefaultRoutes(r);
+  registerProfileFieldRoutes(r);
 }
