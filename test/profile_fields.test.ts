@@ -189,6 +189,13 @@ test('clearing values; administrators edit anyone, dates checked; bots have no p
   assert.equal((await admin.patch(`/users/${member.userId}`, { profile_data: [{ id: ids.birthday, value: '1990-02-30' }] })).body.msg, 'Birthday is not a date');
   assert.equal((await member.patch(`/users/${other.userId}`, { profile_data: [{ id: ids.phone, value: '1' }] })).status, 400);
 
+  // A dropdown that loses a choice loses the values that named it.
+  assert.equal((await other.patch('/users/me/profile_data', { data: [{ id: ids.editor, value: 'emacs' }] })).status, 200);
+  assert.equal((await other.get('/users/me')).body.profile_data[String(ids.editor)].value, 'emacs');
+  assert.equal((await admin.patch(`/realm/profile_fields/${ids.editor}`, { field_data: { vim: { text: 'Vim', order: '1' } } })).status, 200);
+  assert.equal((await other.get('/users/me')).body.profile_data[String(ids.editor)], undefined);
+  assert.equal((await member.get('/users/me')).body.profile_data[String(ids.editor)].value, 'vim');
+
   const bot = await member.post('/bots', { full_name: 'Profile Bot', short_name: 'profiler' });
   const botClient = new Client(t.url, (await member.get(`/users/${bot.body.user_id}`)).body.user.email, bot.body.api_key, bot.body.user_id);
   const botTry = await botClient.patch('/users/me/profile_data', { data: [{ id: ids.phone, value: '1' }] });

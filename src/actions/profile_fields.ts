@@ -91,20 +91,36 @@ function profileEntry(fieldType: number, value: string, rendered: string | null)
 }
 
 /** Every user's values in the organization, by user id: one query. */
-export async function profileDataByUser(db: Executor, realmId: number, userIds?: readonly number[]): Promise<Map<number, ProfileData>> {
+export async function profileDataByUser(db: Executor, realmId: number): Promise<Map<number, ProfileData>> {
   const out = new Map<number, ProfileData>();
-  if (userIds && userIds.length === 0) return out;
-  let q = db
+  const q = db
     .selectFrom('custom_profile_field_values')
     .innerJoin('custom_profile_fields', 'custom_profile_fields.id', 'custom_profile_field_values.field_id')
     .select(['custom_profile_field_values.user_id as user_id', 'custom_profile_field_values.field_id as field_id', 'custom_profile_field_values.value as value', 'custom_profile_field_values.rendered_value as rendered_value', 'custom_profile_fields.field_type as field_type'])
     .where('custom_profile_field_values.realm_id', '=', realmId);
-  if (userIds) q = q.where('custom_profile_field_values.user_id', 'in', userIds);
   for (const r of await q.execute()) {
     const data = out.get(r.user_id) ?? out.set(r.user_id, {}).get(r.user_id)!;
     data[String(r.field_id)] = profileEntry(r.field_type, r.value, r.rendered_value);
   }
   return out;
+}
+
+/**
+ * Profile values are read with every user object (GET /users/me among them), so each process
+ * keeps the organization's values beside its cached user list: a change to the values invalidates
+ * the users cache (in every process), which drops this copy with the old list.
+ */
+const cachedProfiles = new WeakMap<object, Promise<Map<number, ProfileData>>>();
+
+export async function realmProfileData(services: Services, realmId: number): Promise<Map<number, ProfileData>> {
+  const users = await services.cache.users(realmId);
+  let data = cachedProfiles.get(users);
+  if (!data) {
+    data = profileDataByUser(services.database.db, realmId);
+    cachedProfiles.set(users, data);
+    data.catch(() => cachedProfiles.delete(users));
+  }
+  return data;
 }
 
 function isRenderable(fieldType: number): boolean {
@@ -296,6 +312,12 @@ export async function updateProfileField(services: Services, caller: User, realm
       })
       .where('id', '=', field.id)
       .execute();
+    // Like Zulip, values naming a choice that is gone are removed with it.
+    if (field.field_type === FIELD_TYPE.select && spec.fieldData !== undefined) {
+      const keys = Object.keys(data);
+      const stale = await tx.deleteFrom('custom_profile_field_values').where('field_id', '=', field.id).where('value', 'not in', keys).executeTakeFirst();
+      if (Number(stale.numDeletedRows) > 0) onCommit(() => services.cache.invalidateUsers(realm.id));
+    }
     await announceFields(services, tx, onCommit, realm.id);
   });
 }
@@ -308,6 +330,7 @@ export async function deleteProfileField(services: Services, caller: User, realm
     await tx.deleteFrom('custom_profile_field_values').where('field_id', '=', field.id).execute();
     await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
     await announceFields(services, tx, onCommit, realm.id);
+    onCommit(() => services.cache.invalidateUsers(realm.id));
   });
 }
 
@@ -412,6 +435,7 @@ export async function updateProfileData(services: Services, caller: User, realm:
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
   const renderCtx = { users: [...users.values()].filter((u) => u.is_active), linkifiers: await services.cache.linkifiers(realm.id) };
   await services.database.transaction(async (tx, onCommit) => {
+    let changed = false;
     const ids = [...writes.keys()];
     const current = new Map(
       (await tx.selectFrom('custom_profile_field_values').select(['field_id', 'value']).where('user_id', '=', target.id).where('field_id', 'in', ids).execute()).map((r) => [r.field_id, r.value]),
@@ -434,6 +458,8 @@ export async function updateProfileData(services: Services, caller: User, realm:
       const entry: Record<string, unknown> = { id: fieldId, value };
       if (rendered !== null) entry.rendered_value = rendered;
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, custom_profile_field: entry } } });
+      changed = true;
     }
+    if (changed) onCommit(() => services.cache.invalidateUsers(realm.id));
   });
 }

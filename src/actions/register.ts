@@ -24,7 +24,7 @@ import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } 
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
-import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, profileDataByUser } from './profile_fields.js';
+import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from './channel_access.js';
 
 export const LIMITS = {
@@ -168,7 +168,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const visible = await usersVisibleTo(services, user, realm);
     const active: unknown[] = [];
     const inactive: unknown[] = [];
-    const profiles = await profileDataByUser(db, realm.id);
+    const profiles = await realmProfileData(services, realm.id);
     for (const u of users.values()) {
       if (visible && !visible.has(u.id)) continue;
       const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });

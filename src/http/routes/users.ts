@@ -12,7 +12,7 @@ import { muteUser, unmuteUser } from '../../actions/muting.js';
 import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
 import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
 import { BadRequest } from '../../errors.js';
-import { profileDataByUser, updateProfileData } from '../../actions/profile_fields.js';
+import { realmProfileData, updateProfileData } from '../../actions/profile_fields.js';
 import { profileDataList } from './profile_fields.js';
 
 const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
@@ -36,7 +36,7 @@ function dummyEmailId(email: string, domain: string): number | undefined {
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
     // avatar_url is always a URL here: the schema of this endpoint does not allow null.
-    const profileData = (await profileDataByUser(services.database.db, user.realm_id, [user.id])).get(user.id);
+    const profileData = (await realmProfileData(services, user.realm_id)).get(user.id);
     const shaped = formatUser(user, { clientGravatar: false, includeCustomProfileFields: true, profileData });
     // This endpoint's object has no bot fields; a bot reads its own through GET /users/{id}.
     delete shaped.bot_type;
@@ -60,7 +60,7 @@ export function registerUserRoutes(r: Router): void {
     } else {
       chosen = [...users.values()].filter(canSee);
     }
-    const profiles = includeCustomProfileFields ? await profileDataByUser(services.database.db, realm.id, ids ? chosen.map((u) => u.id) : undefined) : undefined;
+    const profiles = includeCustomProfileFields ? await realmProfileData(services, realm.id) : undefined;
     return { members: chosen.map((u) => userForClient(u, user, { clientGravatar, includeCustomProfileFields, profileData: profiles?.get(u.id) })) };
   });
 
@@ -84,7 +84,7 @@ export function registerUserRoutes(r: Router): void {
     }
     const visible = target ? await usersVisibleTo(services, user, realm) : null;
     if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
-    const profileData = includeCustomProfileFields ? (await profileDataByUser(services.database.db, realm.id, [target.id])).get(target.id) : undefined;
+    const profileData = includeCustomProfileFields ? (await realmProfileData(services, realm.id)).get(target.id) : undefined;
     return { user: userForClient(target, user, { clientGravatar, includeCustomProfileFields, profileData }) };
   });
 
