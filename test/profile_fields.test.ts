@@ -188,6 +188,14 @@ test('clearing values; administrators edit anyone, dates checked; bots have no p
   assert.equal((await member.get('/users/me')).body.profile_data[String(ids.birthday)].value, '1990-02-28');
   assert.equal((await admin.patch(`/users/${member.userId}`, { profile_data: [{ id: ids.birthday, value: '1990-02-30' }] })).body.msg, 'Birthday is not a date');
   assert.equal((await member.patch(`/users/${other.userId}`, { profile_data: [{ id: ids.phone, value: '1' }] })).status, 400);
+  // One request, one transaction: a bad value keeps the new name from being written too.
+  const mixed = await admin.patch(`/users/${member.userId}`, { full_name: 'Mia Renamed', profile_data: [{ id: ids.site, value: 'nope' }] });
+  assert.deepEqual([mixed.status, mixed.body.msg], [400, 'Website is not a URL']);
+  assert.equal((await member.get('/users/me')).body.full_name, 'Mia Member');
+  const both = await admin.patch(`/users/${member.userId}`, { full_name: 'Mia Renamed', profile_data: [{ id: ids.site, value: 'https://mia.example.com' }] });
+  assert.equal(both.status, 200);
+  const renamed = (await member.get('/users/me')).body;
+  assert.deepEqual([renamed.full_name, renamed.profile_data[String(ids.site)].value], ['Mia Renamed', 'https://mia.example.com']);
 
   // A dropdown that loses a choice loses the values that named it.
   assert.equal((await other.patch('/users/me/profile_data', { data: [{ id: ids.editor, value: 'emacs' }] })).status, 200);

@@ -410,6 +410,19 @@ const NOT_EDITABLE = 'You are not allowed to change this field. Contact an admin
  * each changed value is one realm_user update event to those who may see the target.
  */
 export async function updateProfileData(services: Services, caller: User, realm: Realm, target: User, updates: ProfileDataUpdate[], clear: number[] = []): Promise<void> {
+  const write = await prepareProfileData(services, caller, realm, target, updates, clear);
+  if (write) await services.database.transaction(write);
+}
+
+/** Every check of a profile data change; the returned function writes it inside a transaction. */
+export async function prepareProfileData(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  target: User,
+  updates: ProfileDataUpdate[],
+  clear: number[] = [],
+): Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined> {
   if (target.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
   const fields = new Map((await listProfileFields(services.database.db, realm.id)).map((f) => [f.id, f]));
   const users = await services.cache.users(realm.id);
@@ -431,10 +444,10 @@ export async function updateProfileData(services: Services, caller: User, realm:
     const empty = u.value === null || u.value === '' || (Array.isArray(u.value) && u.value.length === 0);
     writes.set(u.id, empty ? null : checkedValue(f, u.value, realmUserIds));
   }
-  if (!writes.size) return;
+  if (!writes.size) return undefined;
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
   const renderCtx = { users: [...users.values()].filter((u) => u.is_active), linkifiers: await services.cache.linkifiers(realm.id) };
-  await services.database.transaction(async (tx, onCommit) => {
+  return async (tx, onCommit) => {
     let changed = false;
     const ids = [...writes.keys()];
     const current = new Map(
@@ -461,5 +474,5 @@ export async function updateProfileData(services: Services, caller: User, realm:
       changed = true;
     }
     if (changed) onCommit(() => services.cache.invalidateUsers(realm.id));
-  });
+  };
 }

@@ -209,7 +209,15 @@ export async function createUserByApi(services: Services, caller: User, realm: R
 }
 
 /** PATCH /users/{user_id}: administrators (or a bot's owner, for the bot's name) change a name or a role. */
-export async function updateUserByAdmin(services: Services, caller: User, realm: Realm, targetId: number, change: { fullName?: string; role?: number }) {
+export async function updateUserByAdmin(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  targetId: number,
+  change: { fullName?: string; role?: number },
+  /** Further writes of the same request (profile_data), checked by the caller, in the same transaction. */
+  alsoWrite?: (target: User) => Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined>,
+) {
   const users = await services.cache.users(realm.id);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
@@ -229,7 +237,8 @@ export async function updateUserByAdmin(services: Services, caller: User, realm:
   const raw = change.fullName;
   const fullName = raw !== undefined && raw !== target.full_name && raw.trim() !== '' ? validateFullName(raw) : undefined;
   if (fullName !== undefined) checkUniqueName(realm, users.values(), fullName, target.id);
-  if (role === undefined && (fullName === undefined || fullName === target.full_name)) return;
+  const extra = alsoWrite ? await alsoWrite(target) : undefined;
+  if (role === undefined && (fullName === undefined || fullName === target.full_name) && !extra) return;
 
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
   const everyone = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
@@ -249,6 +258,7 @@ export async function updateUserByAdmin(services: Services, caller: User, realm:
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, role } } });
       publishSystemGroupMoves(services, onCommit, realm.id, target.id, moves, everyone);
     }
+    if (extra) await extra(tx, onCommit);
     onCommit(() => afterUserChange(services, realm.id));
   });
 }

@@ -12,7 +12,7 @@ import { muteUser, unmuteUser } from '../../actions/muting.js';
 import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
 import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
 import { BadRequest } from '../../errors.js';
-import { realmProfileData, updateProfileData } from '../../actions/profile_fields.js';
+import { prepareProfileData, realmProfileData } from '../../actions/profile_fields.js';
 import { profileDataList } from './profile_fields.js';
 
 const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
@@ -103,14 +103,14 @@ export function registerUserRoutes(r: Router): void {
     const fullName = params.optStr('full_name');
     const role = params.optInt('role');
     const profileData = params.optJson('profile_data', profileDataList);
-    await updateUserByAdmin(services, user, realm, id, { fullName, role });
-    if (profileData) {
-      // Another user's values: administrators only (Zulip checks the role first).
-      requireRealmAdmin(user);
-      const target = (await services.cache.users(realm.id)).get(id);
-      if (!target) throw new NoSuchUser();
-      await updateProfileData(services, user, realm, target, profileData);
-    }
+    // Another user's profile values: administrators only, written with the rest of the change.
+    const alsoWrite = profileData
+      ? (target: User) => {
+          requireRealmAdmin(user);
+          return prepareProfileData(services, user, realm, target, profileData);
+        }
+      : undefined;
+    await updateUserByAdmin(services, user, realm, id, { fullName, role }, alsoWrite);
     return {};
   });
 
