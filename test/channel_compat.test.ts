@@ -107,6 +107,10 @@ test('subscription status, a user\'s channels and a channel\'s members respect w
   assert.ok(!mine.body.subscribed_channel_ids.includes(secret), 'a private channel the caller cannot see is left out');
   assert.ok((await admin.get(`/users/${t.owner.userId}/channels`)).body.subscribed_channel_ids.includes(secret));
   assert.equal((await member.get('/users/999999/channels')).body.msg, 'No such user');
+  const leaving = await t.createUser({ name: 'Lee Leaving' });
+  assert.equal((await t.owner.delete(`/users/${leaving.userId}`)).status, 200);
+  assert.equal((await member.get(`/users/${leaving.userId}/channels`)).body.msg, 'User is deactivated');
+  assert.equal((await member.get(`/users/${leaving.userId}/subscriptions/${open}`)).body.msg, 'User is deactivated');
 
   const members = await member.get(`/streams/${open}/members`);
   assert.deepEqual([members.status, members.body.subscribers], [200, [t.owner.userId, other.userId].sort((a, b) => a - b)]);

@@ -43,6 +43,12 @@ test('add and remove a default channel: events to non-guests, realm_default_stre
   const evs = await queuedEvents(member, memberQ);
   assert.deepEqual(evs.map((e: any) => [e.type, e.default_streams]), [['default_streams', [id]]]);
   assert.deepEqual(await queuedEvents(guest, guestQ), [], 'guests are not told');
+  assert.deepEqual(await defaults(guest), [], 'nor shown the set');
+  // The same through PATCH /streams/{id}: non-guests hear of it.
+  const viaPatchQ = await openQueue(guest, ['default_streams']);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: false })).status, 200);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
+  assert.deepEqual(await queuedEvents(guest, viaPatchQ), []);
   // Adding it again changes nothing and says nothing.
   const againQ = await openQueue(member, ['default_streams']);
   assert.equal((await admin.post('/default_streams', { stream_id: id })).status, 200);

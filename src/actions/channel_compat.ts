@@ -82,6 +82,7 @@ async function accessibleUser(services: Services, caller: User, realm: Realm, us
   const target = (await services.cache.users(realm.id)).get(userId);
   const visible = target ? await usersVisibleTo(services, caller, realm) : null;
   if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
+  if (!target.is_active) throw new BadRequest('User is deactivated');
   return target;
 }
 

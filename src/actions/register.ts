@@ -227,7 +227,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph);
 
-  if (want('default_streams')) state.realm_default_streams = await defaultStreamIds(db, realm.id);
+  // Guests are not told which channels new users join.
+  if (want('default_streams')) state.realm_default_streams = user.role === ROLE.guest ? [] : await defaultStreamIds(db, realm.id);
 
   if (want('subscription') || want('stream')) {
     const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false });
