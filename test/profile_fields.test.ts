@@ -162,6 +162,8 @@ test('users set their values; profile_data everywhere; realm_user updates; per-t
   await bad([{ id: ids.site, value: 'not a url' }], 'Website is not a URL');
   await bad([{ id: ids.mentor, value: [999999] }], 'Invalid user ID: 999999');
   await bad([{ id: ids.mentor, value: 'me' }], 'Mentor is not a list');
+  const botMentor = await other.post('/bots', { full_name: 'Mentor Bot', short_name: 'mentorbot' });
+  await bad([{ id: ids.mentor, value: [botMentor.body.user_id] }], `User with ID ${botMentor.body.user_id} is a bot`);
   await bad([{ id: ids.phone, value: 5 }], 'Phone number is not a string');
   await bad([{ id: 999999, value: 'x' }], 'Field id 999999 not found.');
   await bad([{ id: ids.birthday, value: '2000-01-01' }], 'You are not allowed to change this field. Contact an administrator to update it.');

@@ -372,14 +372,17 @@ const isUrl = (v: string) => {
 };
 
 /** A value checked against its field's type, as the text that is stored. */
-function checkedValue(field: ProfileField, value: unknown, realmUserIds: ReadonlySet<number>): string {
+function checkedValue(field: ProfileField, value: unknown, realmUsers: ReadonlyMap<number, User>): string {
   const name = field.name;
   switch (field.field_type) {
     case FIELD_TYPE.user: {
       if (!Array.isArray(value)) throw new BadRequest(`${name} is not a list`);
       for (const [i, id] of value.entries()) {
         if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new BadRequest(`${name}[${i}] is not an integer`);
-        if (!realmUserIds.has(id)) throw new BadRequest(`Invalid user ID: ${id}`);
+        const person = realmUsers.get(id);
+        if (!person) throw new BadRequest(`Invalid user ID: ${id}`);
+        if (!person.is_active) throw new BadRequest(`User with ID ${id} is deactivated`);
+        if (person.is_bot) throw new BadRequest(`User with ID ${id} is a bot`);
       }
       return JSON.stringify([...new Set(value as number[])]);
     }
@@ -426,7 +429,6 @@ export async function prepareProfileData(
   if (target.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
   const fields = new Map((await listProfileFields(services.database.db, realm.id)).map((f) => [f.id, f]));
   const users = await services.cache.users(realm.id);
-  const realmUserIds = new Set(users.keys());
   const admin = isRealmAdmin(caller);
   const writes = new Map<number, string | null>();
   const checkField = (id: number): ProfileField => {
@@ -442,7 +444,7 @@ export async function prepareProfileData(
   for (const u of updates) {
     const f = checkField(u.id);
     const empty = u.value === null || u.value === '' || (Array.isArray(u.value) && u.value.length === 0);
-    writes.set(u.id, empty ? null : checkedValue(f, u.value, realmUserIds));
+    writes.set(u.id, empty ? null : checkedValue(f, u.value, users));
   }
   if (!writes.size) return undefined;
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
