@@ -2,7 +2,7 @@
 // default_streams event and realm_default_streams, and new accounts joining the defaults.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
 import { createAccountFromCli } from '../src/actions/cli.js';
 
 let t: TestServer;
@@ -91,6 +91,9 @@ test('default channels: only administrators, only public channels, Zulip errors'
 test('a new account joins the default channels; others see peer_add; bots do not join', async () => {
   const id = await create(t.owner, 'everyone-here');
   assert.equal((await t.owner.post('/default_streams', { stream_id: id })).status, 200);
+  for (let i = 0; i < 25; i++) {
+    assert.equal((await t.owner.post('/messages', { type: 'stream', to: id, topic: 'history', content: `message ${i}` })).status, 200);
+  }
   const memberQ = await openQueue(member, ['subscription', 'realm_user']);
   const made = await t.owner.post('/users', { email: 'newbie@example.com', password: 'newbie-password', full_name: 'Nell Newbie' });
   assert.equal(made.status, 200, JSON.stringify(made.body));
@@ -100,9 +103,16 @@ test('a new account joins the default channels; others see peer_add; bots do not
   assert.deepEqual([evs[1].stream_ids, evs[1].user_ids], [[id], [newId]]);
   const subs = await t.owner.get('/users/me/subscriptions', { include_subscribers: true });
   assert.ok(subs.body.subscriptions.find((s: any) => s.stream_id === id).subscribers.includes(newId));
-  // The new user sees the channel among their own subscriptions.
+  // The new user starts with the channel and its recent history, the newest 20 messages unread.
   const key = await t.owner.post('/fetch_api_key', { username: 'newbie@example.com', password: 'newbie-password' });
   assert.equal(key.status, 200);
+  const newbie = new Client(t.url, 'newbie@example.com', key.body.api_key, newId);
+  const state = await newbie.post('/register', { fetch_event_types: ['subscription', 'message', 'update_message_flags'] });
+  assert.deepEqual(state.body.subscriptions.map((s: any) => s.stream_id), [id]);
+  assert.equal(state.body.unread_msgs.count, 20);
+  const history = await newbie.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'channel', operand: id }] });
+  assert.equal(history.body.messages.length, 25);
+  assert.ok(history.body.messages[0].flags.includes('read') && !history.body.messages[24].flags.includes('read'));
 
   const bot = await member.post('/bots', { full_name: 'Helper Bot', short_name: 'helper' });
   assert.equal(bot.status, 200);

@@ -31,7 +31,7 @@ import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/cha
 import { renderMarkdown } from '../markdown/render.js';
 import { getChannelFolder } from './channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { defaultStreamsForNewUser } from './default_streams.js';
+import { addNewUserHistory, defaultStreamsForNewUser } from './default_streams.js';
 
 export { subscriptionStateFor, usersWhoCanSee, type SubscriptionState } from '../http/shapes/channels.js';
 
@@ -475,5 +475,7 @@ export async function subscribeNewAccountToDefaults(tx: Executor, realmId: numbe
   if (user.is_bot) return undefined;
   const streams = await defaultStreamsForNewUser(tx, realmId);
   if (!streams.length) return undefined;
-  return writeSubscriptions(tx, realmId, streams, [user], new Map());
+  const outcome = await writeSubscriptions(tx, realmId, streams, [user], new Map());
+  await addNewUserHistory(tx, user.id, streams, nowSeconds());
+  return outcome;
 }

@@ -10,6 +10,7 @@ import { BadRequest, InvalidStreamId } from '../errors.js';
 import { channelAccess } from './channel_access.js';
 import { requireRealmAdmin } from './users.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { FLAG_BITS, insertUserMessages } from '../store/messages.js';
 
 /** Zulip tells the organization's active non-guest users about the set. */
 async function nonGuestAudience(services: Services, realmId: number): Promise<number[]> {
@@ -66,4 +67,31 @@ export async function defaultStreamsForNewUser(tx: Executor, realmId: number): P
     .orderBy('streams.id')
     .execute();
   return rows.map(streamFromRow);
+}
+
+/** Zulip's new-user history: at most this many recent messages, from the last twelve weeks... */
+const NEW_USER_HISTORY_MESSAGES = 1000;
+const NEW_USER_HISTORY_SECONDS = 12 * 7 * 86400;
+/** ...of which only the newest stay unread. */
+const NEW_USER_UNREAD_MESSAGES = 20;
+
+/**
+ * A new account's first view of its default channels, as Zulip gives it: the recent messages of
+ * those whose history subscribers may read, flagged historical, all but the newest few read.
+ */
+export async function addNewUserHistory(tx: Executor, userId: number, streams: readonly Stream[], now: number): Promise<void> {
+  const readable = streams.filter((s) => s.history_public_to_subscribers).map((s) => s.id);
+  if (!readable.length) return;
+  const rows = await tx
+    .selectFrom('messages')
+    .select('id')
+    .where('stream_id', 'in', readable)
+    .where('date_sent', '>', now - NEW_USER_HISTORY_SECONDS)
+    .orderBy('id', 'desc')
+    .limit(NEW_USER_HISTORY_MESSAGES)
+    .execute();
+  if (!rows.length) return;
+  const newest = new Set(rows.slice(0, NEW_USER_UNREAD_MESSAGES).map((r) => r.id));
+  const values = rows.map((r) => ({ user_id: userId, message_id: r.id, flags: FLAG_BITS.historical | (newest.has(r.id) ? 0 : FLAG_BITS.read) }));
+  await insertUserMessages(tx, values.reverse(), true);
 }
