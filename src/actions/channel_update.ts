@@ -157,8 +157,9 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
     }
     if (defaultChange) {
       const ids = await defaultStreamIds(tx, realm.id);
-      const everyone = [...users.values()].filter((x) => x.is_active).map((x) => x.id);
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: everyone, event: { type: 'default_streams', default_streams: ids } });
+      // Like Zulip, only non-guests hear about the default channels.
+      const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: ids } });
     }
     onCommit(() => services.cache.invalidateGroups(realm.id));
   });

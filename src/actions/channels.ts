@@ -30,7 +30,8 @@ import { storeGroupSettingValue, type GroupSettingValue } from './group_settings
 import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/channels.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { getChannelFolder } from './channel_folders.js';
-import { publishAfterCommit } from '../events/publish.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { addNewUserHistory, defaultStreamsForNewUser } from './default_streams.js';
 
 export { subscriptionStateFor, usersWhoCanSee, type SubscriptionState } from '../http/shapes/channels.js';
 
@@ -128,6 +129,8 @@ export interface SubscribeRequest {
   channels: ChannelSpec[];
   /** Users to subscribe; undefined or empty means the caller. */
   principals: User[] | undefined;
+  /** POST /channels/create: exactly `principals`, even none. */
+  exactPrincipals?: boolean;
   authorizationErrorsFatal: boolean;
   /** Whether to DM users others subscribed (Confab has no Notification Bot: none is ever sent). */
   sendNewSubscriptionMessages?: boolean;
@@ -214,7 +217,7 @@ function canAddSubscribers(graph: GroupGraph, realm: Realm, caller: User, stream
   return can(realm.settings.can_add_subscribers_group) || can(stream.can_administer_channel_group) || can(stream.can_add_subscribers_group);
 }
 
-function isUniqueViolation(e: unknown): boolean {
+export function isUniqueViolation(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
@@ -233,11 +236,23 @@ export async function subscribeToChannels(services: Services, caller: User, real
 }
 
 async function subscribeOnce(services: Services, caller: User, realm: Realm, req: SubscribeRequest): Promise<SubscribeResult> {
+  const plan = await prepareSubscribe(services, caller, realm, req);
+  return plan.respond(await services.database.transaction(plan.write));
+}
+
+/** A checked subscription request: `write` runs inside a transaction, `respond` shapes its outcome. */
+export interface SubscribePlan {
+  write: (tx: Executor, onCommit: OnCommit) => Promise<SubscriptionOutcome>;
+  respond: (outcome: SubscriptionOutcome) => SubscribeResult;
+}
+
+/** Every check of POST /users/me/subscriptions, before anything is written. */
+export async function prepareSubscribe(services: Services, caller: User, realm: Realm, req: SubscribeRequest): Promise<SubscribePlan> {
   const { cache, database } = services;
   const o = req.options;
   if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
   const graph = await cache.groupGraph(realm.id);
-  const principals = req.principals?.length ? req.principals : [caller];
+  const principals = req.exactPrincipals ? (req.principals ?? []) : req.principals?.length ? req.principals : [caller];
   const subscribingOthers = principals.some((p) => p.id !== caller.id);
 
   const named = req.channels.map((spec) => ({ ...spec, name: validateChannelName(spec.name) }));
@@ -287,7 +302,7 @@ async function subscribeOnce(services: Services, caller: User, realm: Realm, req
   const users = await cache.users(realm.id);
   const renderCtx = toCreate.length ? { users: [...users.values()].filter((u) => u.is_active), linkifiers: await cache.linkifiers(realm.id) } : {};
   const now = nowSeconds();
-  const result = await database.transaction(async (tx, onCommit) => {
+  const write = async (tx: Executor, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
     const overlay = overlayGraph(graph);
     const created: Stream[] = [];
     for (const spec of toCreate) {
@@ -326,18 +341,21 @@ async function subscribeOnce(services: Services, caller: User, realm: Realm, req
     }
     if (overlay.groups.size !== graph.groups.size) onCommit(() => cache.invalidateGroups(realm.id));
     return outcome;
-  });
+  };
 
-  const out: SubscribeResult = { subscribed: {}, already_subscribed: {} };
-  for (const p of principals) {
-    for (const stream of result.targets) {
-      const bucket = result.added.get(stream.id)?.has(p.id) ? out.subscribed : out.already_subscribed;
-      (bucket[String(p.id)] ??= []).push(stream.name);
+  const respond = (result: SubscriptionOutcome): SubscribeResult => {
+    const out: SubscribeResult = { subscribed: {}, already_subscribed: {} };
+    for (const p of principals) {
+      for (const stream of result.targets) {
+        const bucket = result.added.get(stream.id)?.has(p.id) ? out.subscribed : out.already_subscribed;
+        (bucket[String(p.id)] ??= []).push(stream.name);
+      }
     }
-  }
-  if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized.map((s) => s.name);
-  if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = false;
-  return out;
+    if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized.map((s) => s.name);
+    if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = false;
+    return out;
+  };
+  return { write, respond };
 }
 
 /** A copy of the group graph that can take the anonymous groups a transaction creates. */
@@ -447,4 +465,17 @@ export async function createGeneralChannel(services: Services, realm: Realm, own
       groupSettings: {},
     },
   });
+}
+
+/**
+ * A new human account joins the organization's default channels (inside the transaction that
+ * creates it). The caller publishes subscriptionEvents of the outcome after the commit.
+ */
+export async function subscribeNewAccountToDefaults(tx: Executor, realmId: number, user: User): Promise<SubscriptionOutcome | undefined> {
+  if (user.is_bot) return undefined;
+  const streams = await defaultStreamsForNewUser(tx, realmId);
+  if (!streams.length) return undefined;
+  const outcome = await writeSubscriptions(tx, realmId, streams, [user], new Map());
+  await addNewUserHistory(tx, user.id, streams, nowSeconds());
+  return outcome;
 }

@@ -1,11 +1,12 @@
 // Account creation for the operator's command line: no caller, so no permission check.
 import type { Database } from '../store/db.js';
 import { listRealms } from '../store/realms.js';
-import { ROLE, type RoleName } from '../store/users.js';
+import { ROLE, userFromRow, type RoleName } from '../store/users.js';
 import { BadRequest } from '../errors.js';
 import { hashPassword } from '../lib/secrets.js';
 import { nowSeconds } from '../services.js';
 import { insertAccount } from './users.js';
+import { subscribeNewAccountToDefaults } from './channels.js';
 
 export async function createAccountFromCli(
   database: Database,
@@ -21,8 +22,12 @@ export async function createAccountFromCli(
     );
   }
   const passwordHash = await hashPassword(a.password);
-  const created = await database.transaction((tx) =>
-    insertAccount(tx, { realmId: realm.id, email: a.email, fullName: a.fullName, role, passwordHash, now: nowSeconds(), canCreateUsers: role === ROLE.owner }),
-  );
+  // The new account joins the default channels, as every new human account does.
+  const created = await database.transaction(async (tx) => {
+    const account = await insertAccount(tx, { realmId: realm.id, email: a.email, fullName: a.fullName, role, passwordHash, now: nowSeconds(), canCreateUsers: role === ROLE.owner });
+    const user = userFromRow(await tx.selectFrom('users').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow());
+    await subscribeNewAccountToDefaults(tx, realm.id, user);
+    return account;
+  });
   return { realm_id: realm.id, user_id: created.id, email: created.email, api_key: created.api_key };
 }

@@ -24,7 +24,9 @@ import { alertWordsOf } from './alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
-import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTING_DEFAULTS, userSettingsOf } from '../lib/user_settings.js';
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
+import { realmUserDefaults } from './realm_user_defaults.js';
+import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from './channel_access.js';
 
 export const LIMITS = {
@@ -67,8 +69,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   if (want('alert_words')) state.alert_words = await alertWordsOf(db, user.id);
   if (want('custom_profile_fields')) {
-    state.custom_profile_fields = [];
-    state.custom_profile_field_types = {};
+    state.custom_profile_fields = (await listProfileFields(db, realm.id)).map(formatProfileField);
+    state.custom_profile_field_types = FIELD_TYPES_FOR_CLIENTS;
   }
   if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id) : [];
   if (want('onboarding_steps')) {
@@ -119,7 +121,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
   if (want('default_stream_groups')) state.realm_default_stream_groups = [];
   if (want('realm_user_settings_defaults')) {
-    const { email_address_visibility: _unused, ...defaults } = USER_SETTING_DEFAULTS;
+    const defaults = await realmUserDefaults(db, realm.id);
     state.realm_user_settings_defaults = { ...defaults, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
   }
 
@@ -171,9 +173,10 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const visible = await usersVisibleTo(services, user, realm);
     const active: unknown[] = [];
     const inactive: unknown[] = [];
+    const profiles = await realmProfileData(services, realm.id);
     for (const u of users.values()) {
       if (visible && !visible.has(u.id)) continue;
-      const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar });
+      const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });
       if (u.is_active) {
         delete shaped.is_active;
         active.push(shaped);
@@ -229,7 +232,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph);
 
-  if (want('default_streams')) state.realm_default_streams = await defaultStreamIds(db, realm.id);
+  // Guests are not told which channels new users join.
+  if (want('default_streams')) state.realm_default_streams = user.role === ROLE.guest ? [] : await defaultStreamIds(db, realm.id);
 
   if (want('subscription') || want('stream')) {
     const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false });

@@ -7,6 +7,8 @@ import { isUserInGroup } from '../store/cache.js';
 import { NotAllowed, StreamDoesNotExist } from '../errors.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { usersWhoCanSee } from './channels.js';
+import type { Executor } from '../store/db.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 
 /**
  * Who may remove a subscriber (the founding document's three rules): organization administrators
@@ -20,13 +22,33 @@ function mayRemove(caller: User, target: User, stream: Stream, callerHasAccess: 
   return inRemoveGroup;
 }
 
+export interface UnsubscribeResult {
+  removed: string[];
+  not_removed: string[];
+}
+
 export async function unsubscribe(
   services: Services,
   caller: User,
   realm: Realm,
   names: string[],
   principals: User[] | undefined,
-): Promise<{ removed: string[]; not_removed: string[] }> {
+): Promise<UnsubscribeResult> {
+  const write = await prepareUnsubscribe(services, caller, realm, names, principals);
+  return services.database.transaction(write);
+}
+
+/**
+ * Every check of DELETE /users/me/subscriptions, before anything is written; the returned
+ * function does the writes inside the caller's transaction and queues the events on its commit.
+ */
+export async function prepareUnsubscribe(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  names: string[],
+  principals: User[] | undefined,
+): Promise<(tx: Executor, onCommit: OnCommit) => Promise<UnsubscribeResult>> {
   const db = services.database.db;
   const graph = await services.cache.groupGraph(realm.id);
   const targets = principals ?? [caller];
@@ -48,10 +70,11 @@ export async function unsubscribe(
     }
   }
 
-  const removed: string[] = [];
-  const notRemoved: string[] = [];
-  const removedBy = new Map<number, number[]>();
-  await services.database.transaction(async (tx) => {
+  const users = [...(await services.cache.users(realm.id)).values()];
+  return async (tx, onCommit) => {
+    const removed: string[] = [];
+    const notRemoved: string[] = [];
+    const removedBy = new Map<number, number[]>();
     for (const stream of streams) {
       const current = new Set(before.get(stream.id) ?? []);
       const leaving = targets.filter((t) => current.has(t.id)).map((t) => t.id);
@@ -59,24 +82,20 @@ export async function unsubscribe(
       await deactivateSubscriptions(tx, stream.id, leaving);
       removedBy.set(stream.id, leaving);
     }
-  });
-
-  // After the commit: each leaver hears of it, the rest of the channel's audience sees them go,
-  // and a leaver who no longer may see a private channel is told it is gone for them.
-  const users = [...(await services.cache.users(realm.id)).values()];
-  const publish = (userIds: number[], event: Record<string, unknown>) => {
-    if (userIds.length) services.bus.publish({ realmId: realm.id, userIds, event });
+    // After the commit: each leaver hears of it, the rest of the channel's audience sees them go,
+    // and a leaver who no longer may see a private channel is told it is gone for them.
+    const publish = (userIds: number[], event: Record<string, unknown>) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
+    for (const stream of streams) {
+      const leaving = removedBy.get(stream.id) ?? [];
+      if (leaving.length === 0) continue;
+      const remaining = new Set((before.get(stream.id) ?? []).filter((id) => !leaving.includes(id)));
+      for (const id of leaving) publish([id], { type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] });
+      const viewers = usersWhoCanSee(graph, users, stream, remaining);
+      const peers = viewers.filter((id) => !leaving.includes(id));
+      publish(peers, { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: leaving });
+      const lostSight = leaving.filter((id) => !viewers.includes(id));
+      publish(lostSight, { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] });
+    }
+    return { removed, not_removed: notRemoved };
   };
-  for (const stream of streams) {
-    const leaving = removedBy.get(stream.id) ?? [];
-    if (leaving.length === 0) continue;
-    const remaining = new Set((before.get(stream.id) ?? []).filter((id) => !leaving.includes(id)));
-    for (const id of leaving) publish([id], { type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] });
-    const viewers = usersWhoCanSee(graph, users, stream, remaining);
-    const peers = viewers.filter((id) => !leaving.includes(id));
-    publish(peers, { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: leaving });
-    const lostSight = leaving.filter((id) => !viewers.includes(id));
-    publish(lostSight, { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] });
-  }
-  return { removed, not_removed: notRemoved };
 }

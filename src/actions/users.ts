@@ -15,6 +15,9 @@ import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { canSeeDeliveryEmail, formatUser } from '../http/shapes/users.js';
 import { botDomain } from '../http/shapes/realm.js';
 import { isRealmAdmin } from './channel_access.js';
+import { subscribeNewAccountToDefaults } from './channels.js';
+import { realmUserDefaultOverrides } from './realm_user_defaults.js';
+import { subscriptionEvents } from '../http/shapes/channels.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 export const MAX_NAME_LENGTH = 100;
@@ -91,6 +94,9 @@ export async function insertAccount(tx: Executor, a: NewAccount) {
     bot_owner_id: a.botOwnerId ?? null,
     can_create_users: a.canCreateUsers ?? false,
   });
+  // The organization's defaults for new users become the account's own settings.
+  const defaults = await realmUserDefaultOverrides(tx, a.realmId);
+  if (Object.keys(defaults).length) await updateUser(tx, id, { settings: defaults });
   // A new account is a full member only when the organization has no waiting period.
   const fullMember = a.role !== ROLE.member || ((await getRealm(tx, a.realmId))?.settings.waiting_period_threshold ?? 0) === 0;
   await setSystemGroupMembership(tx, a.realmId, id, a.role, fullMember);
@@ -185,17 +191,33 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   if (a.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
   const passwordHash = await hashPassword(a.password);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
+  const graph = await services.cache.groupGraph(realm.id);
   return services.database.transaction(async (tx, onCommit) => {
     const created = await insertAccount(tx, { realmId: realm.id, email, fullName, role: ROLE.member, passwordHash, now: nowSeconds() });
     const user = await rowAsUser(tx, created.id);
     onCommit(() => afterUserChange(services, realm.id));
     publishUserAdded(services, onCommit, realm.id, user, [...audience, user]);
+    // Then, as Zulip does for every new human account, the default channels and their events.
+    const outcome = await subscribeNewAccountToDefaults(tx, realm.id, user);
+    if (outcome) {
+      for (const e of subscriptionEvents(graph, [...users.values(), user], [], outcome, undefined)) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: e.userIds, event: e.event });
+      }
+    }
     return { user_id: created.id };
   });
 }
 
 /** PATCH /users/{user_id}: administrators (or a bot's owner, for the bot's name) change a name or a role. */
-export async function updateUserByAdmin(services: Services, caller: User, realm: Realm, targetId: number, change: { fullName?: string; role?: number }) {
+export async function updateUserByAdmin(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  targetId: number,
+  change: { fullName?: string; role?: number },
+  /** Further writes of the same request (profile_data), checked by the caller, in the same transaction. */
+  alsoWrite?: (target: User) => Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined>,
+) {
   const users = await services.cache.users(realm.id);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
@@ -215,7 +237,8 @@ export async function updateUserByAdmin(services: Services, caller: User, realm:
   const raw = change.fullName;
   const fullName = raw !== undefined && raw !== target.full_name && raw.trim() !== '' ? validateFullName(raw) : undefined;
   if (fullName !== undefined) checkUniqueName(realm, users.values(), fullName, target.id);
-  if (role === undefined && (fullName === undefined || fullName === target.full_name)) return;
+  const extra = alsoWrite ? await alsoWrite(target) : undefined;
+  if (role === undefined && (fullName === undefined || fullName === target.full_name) && !extra) return;
 
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
   const everyone = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
@@ -235,6 +258,7 @@ export async function updateUserByAdmin(services: Services, caller: User, realm:
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, role } } });
       publishSystemGroupMoves(services, onCommit, realm.id, target.id, moves, everyone);
     }
+    if (extra) await extra(tx, onCommit);
     onCommit(() => afterUserChange(services, realm.id));
   });
 }

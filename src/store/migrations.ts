@@ -428,6 +428,55 @@ function editHistory(_dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Channel email addresses (one token per channel and sender), organization defaults for new
+ * users' settings, and custom profile fields with each user's values.
+ */
+function defaultChannelsProfileFields(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'channel_email_tokens')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('stream_id', int, (c) => c.notNull().references('streams.id'))
+        // 0 stands for the email gateway (Zulip's default sender).
+        .addColumn('sender_id', int, (c) => c.notNull())
+        .addColumn('creator_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('token', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('channel_email_tokens_stream_sender').unique().on('channel_email_tokens').columns(['stream_id', 'sender_id']).execute();
+      await db.schema
+        .createTable('realm_user_defaults')
+        .addColumn('realm_id', int, (c) => c.primaryKey().references('realms.id'))
+        .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
+        .execute();
+      await createTable(db, dialect, 'custom_profile_fields')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('hint', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('field_type', int, (c) => c.notNull())
+        .addColumn('field_data', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('order_index', int, (c) => c.notNull())
+        .addColumn('display_in_profile_summary', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('required', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('editable_by_user', 'boolean', (c) => c.notNull().defaultTo(true))
+        .addColumn('use_for_user_matching', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+      await db.schema.createIndex('custom_profile_fields_realm').on('custom_profile_fields').columns(['realm_id', 'order_index']).execute();
+      await createTable(db, dialect, 'custom_profile_field_values')
+        .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('field_id', int, (c) => c.notNull().references('custom_profile_fields.id'))
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('rendered_value', 'text')
+        .execute();
+      await db.schema.createIndex('custom_profile_field_values_user_field').unique().on('custom_profile_field_values').columns(['user_id', 'field_id']).execute();
+      await db.schema.createIndex('custom_profile_field_values_field').on('custom_profile_field_values').columns(['field_id']).execute();
+      await db.schema.createIndex('custom_profile_field_values_realm').on('custom_profile_field_values').columns(['realm_id']).execute();
+    },
+  };
+}
+
 /** Uploaded files and the messages that link them (Zulip's Attachment and its messages relation). */
 function attachments(dialect: DialectName): Migration {
   return {
@@ -512,6 +561,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0014_edit_history': editHistory(dialect),
     '0015_emoji_reactions_status': emojiReactionsStatus(dialect),
     '0016_attachments': attachments(dialect),
+    '0019_default_channels_profile_fields': defaultChannelsProfileFields(dialect),
   };
 }
 

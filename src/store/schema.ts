@@ -292,6 +292,46 @@ export interface AlertWordTable {
   word: string;
 }
 
+export interface ChannelEmailTokenTable {
+  id: Generated<number>;
+  realm_id: number;
+  stream_id: number;
+  /** 0: the email gateway. */
+  sender_id: number;
+  creator_id: number;
+  token: string;
+}
+
+export interface RealmUserDefaultsTable {
+  realm_id: number;
+  /** JSON object of the defaults that differ from Confab's own (lib/user_settings.ts). */
+  settings: string;
+}
+
+export interface CustomProfileFieldTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  hint: string;
+  field_type: number;
+  /** Zulip's field_data: JSON text (choices, or the external account's subtype), or ''. */
+  field_data: string;
+  order_index: number;
+  display_in_profile_summary: Bool;
+  required: Bool;
+  editable_by_user: Bool;
+  use_for_user_matching: Bool;
+}
+
+export interface CustomProfileFieldValueTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  field_id: number;
+  value: string;
+  rendered_value: string | null;
+}
+
 export interface AttachmentTable {
   id: Generated<number>;
   realm_id: number;
@@ -373,4 +413,8 @@ export interface DB {
   realm_emoji: RealmEmojiTable;
   reactions: ReactionTable;
   user_status: UserStatusTable;
+  channel_email_tokens: ChannelEmailTokenTable;
+  realm_user_defaults: RealmUserDefaultsTable;
+  custom_profile_fields: CustomProfileFieldTable;
+  custom_profile_field_values: CustomProfileFieldValueTable;
 }

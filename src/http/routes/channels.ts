@@ -17,7 +17,7 @@ import { formatStream, listChannelsFor, subscriptionStateFor } from '../shapes/c
 import type { User } from '../../store/users.js';
 
 /** folder_id: a folder's id, or null for none. */
-function folderIdValue(v: unknown, name: string): number | null {
+export function folderIdValue(v: unknown, name: string): number | null {
   if (v === null) return null;
   return check.int(v, name);
 }
@@ -28,7 +28,7 @@ const TOPICS_POLICIES = new Set(['inherit', 'allow_empty_topic', 'disable_empty_
  * A string parameter Zulip declares as JSON (topics_policy, message_retention_days): clients send
  * it JSON-encoded ("\"unlimited\"") or bare (unlimited); numbers come back as their text.
  */
-function jsonOrBareString(params: Params, name: string): string | undefined {
+export function jsonOrBareString(params: Params, name: string): string | undefined {
   const raw = params.optStr(name);
   if (raw === undefined) return undefined;
   try {
@@ -40,7 +40,7 @@ function jsonOrBareString(params: Params, name: string): string | undefined {
   return raw;
 }
 
-function topicsPolicyParam(params: Params): string | undefined {
+export function topicsPolicyParam(params: Params): string | undefined {
   const policy = jsonOrBareString(params, 'topics_policy');
   if (policy !== undefined && !TOPICS_POLICIES.has(policy)) throw new BadRequest('Invalid topics_policy');
   return policy;
@@ -48,7 +48,7 @@ function topicsPolicyParam(params: Params): string | undefined {
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
-function channelSpecs(v: unknown, name: string): ChannelSpec[] {
+export function channelSpecs(v: unknown, name: string): ChannelSpec[] {
   const list = check.list(v, name);
   return list.map((item, i) => {
     const at = `${name}[${i}]`;
@@ -75,7 +75,7 @@ function channelSpecs(v: unknown, name: string): ChannelSpec[] {
  * principals: a list of user ids or one of emails (not mixed); every one an active user of the
  * organization. Anything else is Zulip's "No such user", whichever organization it belongs to.
  */
-async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
+export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
   if (!Array.isArray(raw)) throw new BadRequest('principals is not a list');
   const ints = raw.every((p) => typeof p === 'number' && Number.isSafeInteger(p));
   const strs = raw.every((p) => typeof p === 'string');
@@ -92,7 +92,7 @@ async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User
 }
 
 /** message_retention_days: a positive number of days, "unlimited" (-1) or "realm_default" (null). */
-function retentionDays(v: string | undefined): number | null {
+export function retentionDays(v: string | undefined): number | null {
   if (v === undefined || v === 'realm_default') return null;
   if (v === 'unlimited' || v === 'forever') return -1;
   if (!/^\d+$/.test(v) || Number(v) <= 0 || !Number.isSafeInteger(Number(v))) throw new BadRequest(`Bad value for 'message_retention_days': ${v}`);

@@ -18,6 +18,10 @@ import { registerPresenceRoutes } from './presence.js';
 import { registerUserGroupRoutes } from './user_groups.js';
 import { registerUploadRoutes } from './uploads.js';
 import { registerEmojiRoutes } from './emoji.js';
+import { registerDefaultStreamRoutes } from './default_streams.js';
+import { registerChannelCompatRoutes } from './channel_compat.js';
+import { registerRealmUserDefaultRoutes } from './realm_user_defaults.js';
+import { registerProfileFieldRoutes } from './profile_fields.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -38,4 +42,8 @@ export function registerAllRoutes(r: Router): void {
   registerUserGroupRoutes(r);
   registerUploadRoutes(r);
   registerEmojiRoutes(r);
+  registerDefaultStreamRoutes(r);
+  registerChannelCompatRoutes(r);
+  registerRealmUserDefaultRoutes(r);
+  registerProfileFieldRoutes(r);
 }

@@ -12,6 +12,8 @@ import { muteUser, unmuteUser } from '../../actions/muting.js';
 import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
 import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
 import { BadRequest } from '../../errors.js';
+import { prepareProfileData, realmProfileData } from '../../actions/profile_fields.js';
+import { profileDataList } from './profile_fields.js';
 
 const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
 
@@ -31,19 +33,11 @@ function dummyEmailId(email: string, domain: string): number | undefined {
   return m && m[2]!.toLowerCase() === domain ? Number(m[1]) : undefined;
 }
 
-/** profile_data: custom profile fields are not modelled, so any field id is unknown. */
-function checkProfileData(v: unknown, name: string): void {
-  for (const [i, entry] of check.list(v, name).entries()) {
-    const o = check.object(entry, `${name}[${i}]`);
-    const id = check.int(o.id, `${name}[${i}]["id"]`);
-    throw new BadRequest(`Field id ${id} not found.`);
-  }
-}
-
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
     // avatar_url is always a URL here: the schema of this endpoint does not allow null.
-    const shaped = formatUser(user, { clientGravatar: false, includeCustomProfileFields: true });
+    const profileData = (await realmProfileData(services, user.realm_id)).get(user.id);
+    const shaped = formatUser(user, { clientGravatar: false, includeCustomProfileFields: true, profileData });
     // This endpoint's object has no bot fields; a bot reads its own through GET /users/{id}.
     delete shaped.bot_type;
     delete shaped.bot_owner_id;
@@ -66,7 +60,8 @@ export function registerUserRoutes(r: Router): void {
     } else {
       chosen = [...users.values()].filter(canSee);
     }
-    return { members: chosen.map((u) => userForClient(u, user, { clientGravatar, includeCustomProfileFields })) };
+    const profiles = includeCustomProfileFields ? await realmProfileData(services, realm.id) : undefined;
+    return { members: chosen.map((u) => userForClient(u, user, { clientGravatar, includeCustomProfileFields, profileData: profiles?.get(u.id) })) };
   });
 
   // One path for GET /users/{user_id} and GET /users/{email}: a number is an id, anything else an address.
@@ -89,7 +84,8 @@ export function registerUserRoutes(r: Router): void {
     }
     const visible = target ? await usersVisibleTo(services, user, realm) : null;
     if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
-    return { user: userForClient(target, user, { clientGravatar, includeCustomProfileFields }) };
+    const profileData = includeCustomProfileFields ? (await realmProfileData(services, realm.id)).get(target.id) : undefined;
+    return { user: userForClient(target, user, { clientGravatar, includeCustomProfileFields, profileData }) };
   });
 
   r.post('/users', async ({ params, services, user, realm }) => {
@@ -106,8 +102,15 @@ export function registerUserRoutes(r: Router): void {
     const id = pathInt(ctx, 'user_id', () => new NoSuchUser());
     const fullName = params.optStr('full_name');
     const role = params.optInt('role');
-    params.optJson('profile_data', checkProfileData);
-    await updateUserByAdmin(services, user, realm, id, { fullName, role });
+    const profileData = params.optJson('profile_data', profileDataList);
+    // Another user's profile values: administrators only, written with the rest of the change.
+    const alsoWrite = profileData
+      ? (target: User) => {
+          requireRealmAdmin(user);
+          return prepareProfileData(services, user, realm, target, profileData);
+        }
+      : undefined;
+    await updateUserByAdmin(services, user, realm, id, { fullName, role }, alsoWrite);
     return {};
   });
 

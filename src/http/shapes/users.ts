@@ -53,6 +53,8 @@ export interface FormatUserOptions {
   /** Whether the viewer may see real email addresses (Zulip's email_address_visibility). */
   canSeeDeliveryEmail?: boolean;
   includeCustomProfileFields?: boolean;
+  /** The user's custom profile field values (profile_data), when includeCustomProfileFields. */
+  profileData?: Record<string, unknown>;
 }
 
 /** The user object; bot_type and bot_owner_id only for bots, profile_data only for humans. */
@@ -76,8 +78,7 @@ export function formatUser(user: User, opts: FormatUserOptions = {}): Record<str
     out.bot_type = user.bot_type;
     out.bot_owner_id = user.bot_owner_id;
   } else if (opts.includeCustomProfileFields) {
-    // Custom profile fields are not modelled: every user has none.
-    out.profile_data = {};
+    out.profile_data = opts.profileData ?? {};
   }
   return out;
 }
@@ -86,7 +87,7 @@ export function formatUser(user: User, opts: FormatUserOptions = {}): Record<str
 export function userForClient(
   user: User,
   viewer: User,
-  opts: { clientGravatar?: boolean; includeCustomProfileFields?: boolean } = {},
+  opts: { clientGravatar?: boolean; includeCustomProfileFields?: boolean; profileData?: Record<string, unknown> } = {},
 ): Record<string, unknown> {
   return formatUser(user, { ...opts, canSeeDeliveryEmail: canSeeDeliveryEmail(viewer, user) });
 }

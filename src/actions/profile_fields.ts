@@ -1,0 +1,480 @@
+// Custom profile fields: the organization's fields (administrators create, change, reorder and
+// delete them; everyone hears `custom_profile_fields`), and each user's values (profile_data in
+// user objects; changes announced as realm_user updates).
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { Executor } from '../store/db.js';
+import { BadRequest } from '../errors.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { renderMarkdown } from '../markdown/render.js';
+import { isRealmAdmin } from './channel_access.js';
+import { audienceFor, requireRealmAdmin } from './users.js';
+
+export const FIELD_TYPE = { short_text: 1, long_text: 2, select: 3, date: 4, url: 5, user: 6, external_account: 7, pronouns: 8 } as const;
+
+/** custom_profile_field_types of /register. */
+export const FIELD_TYPES_FOR_CLIENTS = {
+  SHORT_TEXT: { id: 1, name: 'Text (short)' },
+  LONG_TEXT: { id: 2, name: 'Text (long)' },
+  SELECT: { id: 3, name: 'List of options' },
+  DATE: { id: 4, name: 'Date picker' },
+  URL: { id: 5, name: 'Link' },
+  USER: { id: 6, name: 'Person picker' },
+  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
+  PRONOUNS: { id: 8, name: 'Pronouns' },
+};
+
+const NAME_MAX_LENGTH = 40;
+const HINT_MAX_LENGTH = 80;
+const SHORT_VALUE_MAX_LENGTH = 50;
+const LONG_VALUE_MAX_LENGTH = 500;
+const MAX_SUMMARY_FIELDS = 2;
+
+/** The external accounts Zulip knows by name: their fields take the name and hint from here. */
+const DEFAULT_EXTERNAL_ACCOUNTS: Record<string, { name: string; hint: string }> = {
+  github: { name: 'GitHub', hint: 'Enter your GitHub username' },
+  twitter: { name: 'Twitter', hint: 'Enter your Twitter username' },
+};
+
+export interface ProfileField {
+  id: number;
+  realm_id: number;
+  name: string;
+  hint: string;
+  field_type: number;
+  field_data: string;
+  order_index: number;
+  display_in_profile_summary: boolean;
+  required: boolean;
+  editable_by_user: boolean;
+  use_for_user_matching: boolean;
+}
+
+function fieldFromRow(r: Record<string, any>): ProfileField {
+  return {
+    ...(r as ProfileField),
+    order_index: Number(r.order_index),
+    display_in_profile_summary: !!r.display_in_profile_summary,
+    required: !!r.required,
+    editable_by_user: !!r.editable_by_user,
+    use_for_user_matching: !!r.use_for_user_matching,
+  };
+}
+
+export async function listProfileFields(db: Executor, realmId: number): Promise<ProfileField[]> {
+  const rows = await db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realmId).orderBy('order_index').orderBy('id').execute();
+  return rows.map(fieldFromRow);
+}
+
+/** A field as the API shows it; the two optional flags only when true. */
+export function formatProfileField(f: ProfileField): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: f.id,
+    name: f.name,
+    type: f.field_type,
+    hint: f.hint,
+    field_data: f.field_data,
+    order: f.order_index,
+    required: f.required,
+    editable_by_user: f.editable_by_user,
+  };
+  if (f.display_in_profile_summary) out.display_in_profile_summary = true;
+  if (f.use_for_user_matching) out.use_for_user_matching = true;
+  return out;
+}
+
+export type ProfileData = Record<string, { value: string; rendered_value?: string }>;
+
+function profileEntry(fieldType: number, value: string, rendered: string | null): { value: string; rendered_value?: string } {
+  return isRenderable(fieldType) && rendered !== null ? { value, rendered_value: rendered } : { value };
+}
+
+/** Every user's values in the organization, by user id: one query. */
+export async function profileDataByUser(db: Executor, realmId: number): Promise<Map<number, ProfileData>> {
+  const out = new Map<number, ProfileData>();
+  const q = db
+    .selectFrom('custom_profile_field_values')
+    .innerJoin('custom_profile_fields', 'custom_profile_fields.id', 'custom_profile_field_values.field_id')
+    .select(['custom_profile_field_values.user_id as user_id', 'custom_profile_field_values.field_id as field_id', 'custom_profile_field_values.value as value', 'custom_profile_field_values.rendered_value as rendered_value', 'custom_profile_fields.field_type as field_type'])
+    .where('custom_profile_field_values.realm_id', '=', realmId);
+  for (const r of await q.execute()) {
+    const data = out.get(r.user_id) ?? out.set(r.user_id, {}).get(r.user_id)!;
+    data[String(r.field_id)] = profileEntry(r.field_type, r.value, r.rendered_value);
+  }
+  return out;
+}
+
+/**
+ * Profile values are read with every user object (GET /users/me among them), so each process
+ * keeps the organization's values beside its cached user list: a change to the values invalidates
+ * the users cache (in every process), which drops this copy with the old list.
+ */
+const cachedProfiles = new WeakMap<object, Promise<Map<number, ProfileData>>>();
+
+export async function realmProfileData(services: Services, realmId: number): Promise<Map<number, ProfileData>> {
+  const users = await services.cache.users(realmId);
+  let data = cachedProfiles.get(users);
+  if (!data) {
+    data = profileDataByUser(services.database.db, realmId);
+    cachedProfiles.set(users, data);
+    data.catch(() => cachedProfiles.delete(users));
+  }
+  return data;
+}
+
+function isRenderable(fieldType: number): boolean {
+  return fieldType === FIELD_TYPE.short_text || fieldType === FIELD_TYPE.long_text;
+}
+
+function codePoints(s: string): number {
+  return [...s].length;
+}
+
+// ---- the organization's fields ----
+
+export interface FieldSpec {
+  name?: string;
+  hint?: string;
+  fieldType?: number;
+  /** The parsed field_data object (choices, or an external account's subtype). */
+  fieldData?: Record<string, unknown>;
+  displayInProfileSummary?: boolean;
+  required?: boolean;
+  editableByUser?: boolean;
+  useForUserMatching?: boolean;
+}
+
+function checkNameAndHint(name: string, hint: string): void {
+  if (!name.trim()) throw new BadRequest('Label cannot be blank.');
+  if (codePoints(hint) > HINT_MAX_LENGTH) throw new BadRequest(`hint is too long (limit: ${HINT_MAX_LENGTH} characters)`);
+  if (codePoints(name) > NAME_MAX_LENGTH) throw new BadRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
+}
+
+/** Choices of a dropdown: {key: {text, order}}, at least one, no two with the same text. */
+function checkSelectData(data: Record<string, unknown>): void {
+  const entries = Object.entries(data);
+  if (entries.length < 1) throw new BadRequest('Field must have at least one choice.');
+  const texts = new Set<string>();
+  for (const [key, choice] of entries) {
+    const at = `field_data["${key}"]`;
+    if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) throw new BadRequest(`${at} is not a dict`);
+    const c = choice as Record<string, unknown>;
+    for (const k of Object.keys(c)) if (k !== 'text' && k !== 'order') throw new BadRequest(`Unexpected argument "${k}" in ${at}`);
+    if (typeof c.text !== 'string') throw new BadRequest(`${at}["text"] is not a string`);
+    if (typeof c.order !== 'string') throw new BadRequest(`${at}["order"] is not a string`);
+    if (!c.text.trim()) throw new BadRequest('Label cannot be blank.');
+    if (texts.has(c.text)) throw new BadRequest('Field must not have duplicate choices.');
+    texts.add(c.text);
+  }
+}
+
+/** An external account field: a known subtype, or "custom" with a URL pattern holding %(username)s. */
+function checkExternalAccountData(data: Record<string, unknown>): void {
+  const subtype = data.subtype;
+  if (typeof subtype !== 'string') throw new BadRequest('field_data["subtype"] is not a string');
+  if (subtype === 'custom') {
+    const pattern = data.url_pattern;
+    if (typeof pattern !== 'string' || !pattern) throw new BadRequest('Custom external account must define URL pattern');
+    const parts = pattern.split('%(username)s');
+    let ok = parts.length === 2 && !/%\(/.test(parts.join(''));
+    try {
+      const u = new URL(pattern.replace('%(username)s', 'username'));
+      ok &&= u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new BadRequest('Malformed URL pattern.');
+  } else if (!(subtype in DEFAULT_EXTERNAL_ACCOUNTS)) {
+    throw new BadRequest('Invalid external account type');
+  }
+}
+
+function isDefaultExternal(fieldType: number, data: Record<string, unknown>): boolean {
+  return fieldType === FIELD_TYPE.external_account && data.subtype !== 'custom';
+}
+
+function checkFieldSpec(name: string, hint: string, fieldType: number, data: Record<string, unknown>, summary: boolean, matching: boolean): void {
+  if (fieldType === FIELD_TYPE.select) checkSelectData(data);
+  else if (fieldType === FIELD_TYPE.external_account) checkExternalAccountData(data);
+  if (!isDefaultExternal(fieldType, data)) checkNameAndHint(name, hint);
+  if (!(Object.values(FIELD_TYPE) as number[]).includes(fieldType)) throw new BadRequest('Invalid field type.');
+  if (summary && (fieldType === FIELD_TYPE.long_text || fieldType === FIELD_TYPE.user)) throw new BadRequest('Field type not supported for display in profile summary.');
+  if (matching && fieldType !== FIELD_TYPE.short_text && fieldType !== FIELD_TYPE.external_account) {
+    throw new BadRequest('Field type not supported for user matching.');
+  }
+}
+
+/** field_data as stored: '' for types without configuration, else the JSON text. */
+function storedFieldData(fieldType: number, data: Record<string, unknown>): string {
+  if (fieldType !== FIELD_TYPE.select && fieldType !== FIELD_TYPE.external_account) return Object.keys(data).length ? JSON.stringify(data) : '';
+  return JSON.stringify(data);
+}
+
+async function summaryCount(tx: Executor, realmId: number, exceptId?: number): Promise<number> {
+  let q = tx.selectFrom('custom_profile_fields').select('id').where('realm_id', '=', realmId).where('display_in_profile_summary', '=', true);
+  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+  return (await q.execute()).length;
+}
+
+async function nameTaken(tx: Executor, realmId: number, name: string, exceptId?: number): Promise<boolean> {
+  let q = tx.selectFrom('custom_profile_fields').select('id').where('realm_id', '=', realmId).where('name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** After any change to the organization's fields: the whole list, to every active user. */
+async function announceFields(services: Services, tx: Executor, onCommit: OnCommit, realmId: number): Promise<void> {
+  const users = await services.cache.users(realmId);
+  const everyone = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  const fields = (await listProfileFields(tx, realmId)).map(formatProfileField);
+  publishAfterCommit(services, onCommit, { realmId, userIds: everyone, event: { type: 'custom_profile_fields', fields } });
+}
+
+const SUMMARY_LIMIT_MESSAGE = `Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`;
+
+/** POST /realm/profile_fields. */
+export async function createProfileField(services: Services, caller: User, realm: Realm, spec: FieldSpec): Promise<number> {
+  requireRealmAdmin(caller);
+  const fieldType = spec.fieldType!;
+  const data = spec.fieldData ?? {};
+  let name = (spec.name ?? '').trim();
+  let hint = spec.hint ?? '';
+  const summary = spec.displayInProfileSummary ?? false;
+  const matching = spec.useForUserMatching ?? false;
+  checkFieldSpec(name, hint, fieldType, data, summary, matching);
+  if (isDefaultExternal(fieldType, data)) {
+    const known = DEFAULT_EXTERNAL_ACCOUNTS[data.subtype as string]!;
+    name = known.name;
+    hint = known.hint;
+  }
+  return services.database.transaction(async (tx, onCommit) => {
+    if (summary && (await summaryCount(tx, realm.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
+    if (await nameTaken(tx, realm.id, name)) throw new BadRequest('A field with that label already exists.');
+    const row = await tx
+      .insertInto('custom_profile_fields')
+      .values({
+        realm_id: realm.id,
+        name,
+        hint,
+        field_type: fieldType,
+        field_data: storedFieldData(fieldType, data),
+        order_index: 0,
+        display_in_profile_summary: summary,
+        required: spec.required ?? false,
+        editable_by_user: spec.editableByUser ?? true,
+        use_for_user_matching: matching,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // Like Zulip, a new field's order is its id: it goes last.
+    await tx.updateTable('custom_profile_fields').set({ order_index: row.id }).where('id', '=', row.id).execute();
+    await announceFields(services, tx, onCommit, realm.id);
+    return row.id;
+  });
+}
+
+async function getField(db: Executor, realmId: number, fieldId: number): Promise<ProfileField> {
+  const row = await db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realmId).where('id', '=', fieldId).executeTakeFirst();
+  if (!row) throw new BadRequest(`Field id ${fieldId} not found.`);
+  return fieldFromRow(row);
+}
+
+/** PATCH /realm/profile_fields/{field_id}: the type never changes; the rest is checked as on creation. */
+export async function updateProfileField(services: Services, caller: User, realm: Realm, fieldId: number, spec: FieldSpec): Promise<void> {
+  requireRealmAdmin(caller);
+  const field = await getField(services.database.db, realm.id, fieldId);
+  const currentData = field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {};
+  const name = spec.name !== undefined ? spec.name.trim() : field.name;
+  const hint = spec.hint ?? field.hint;
+  const data = spec.fieldData ?? currentData;
+  const summary = spec.displayInProfileSummary ?? field.display_in_profile_summary;
+  const matching = spec.useForUserMatching ?? field.use_for_user_matching;
+  if (isDefaultExternal(field.field_type, currentData)) {
+    // Zulip lets only the flags of a known external account change.
+    const same = name === field.name && hint === field.hint && JSON.stringify(data) === JSON.stringify(currentData);
+    if (!same) throw new BadRequest('Default custom field cannot be updated.');
+  }
+  checkFieldSpec(name, hint, field.field_type, data, summary, matching);
+  await services.database.transaction(async (tx, onCommit) => {
+    if (spec.displayInProfileSummary && (await summaryCount(tx, realm.id, field.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
+    if (name !== field.name && (await nameTaken(tx, realm.id, name, field.id))) throw new BadRequest('A field with that label already exists.');
+    await tx
+      .updateTable('custom_profile_fields')
+      .set({
+        name,
+        hint,
+        field_data: spec.fieldData !== undefined ? storedFieldData(field.field_type, data) : field.field_data,
+        display_in_profile_summary: summary,
+        required: spec.required ?? field.required,
+        editable_by_user: spec.editableByUser ?? field.editable_by_user,
+        use_for_user_matching: matching,
+      })
+      .where('id', '=', field.id)
+      .execute();
+    // Like Zulip, values naming a choice that is gone are removed with it.
+    if (field.field_type === FIELD_TYPE.select && spec.fieldData !== undefined) {
+      const keys = Object.keys(data);
+      const stale = await tx.deleteFrom('custom_profile_field_values').where('field_id', '=', field.id).where('value', 'not in', keys).executeTakeFirst();
+      if (Number(stale.numDeletedRows) > 0) onCommit(() => services.cache.invalidateUsers(realm.id));
+    }
+    await announceFields(services, tx, onCommit, realm.id);
+  });
+}
+
+/** DELETE /realm/profile_fields/{field_id}: the field and every user's value for it. */
+export async function deleteProfileField(services: Services, caller: User, realm: Realm, fieldId: number): Promise<void> {
+  requireRealmAdmin(caller);
+  const field = await getField(services.database.db, realm.id, fieldId);
+  await services.database.transaction(async (tx, onCommit) => {
+    await tx.deleteFrom('custom_profile_field_values').where('field_id', '=', field.id).execute();
+    await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
+    await announceFields(services, tx, onCommit, realm.id);
+    onCommit(() => services.cache.invalidateUsers(realm.id));
+  });
+}
+
+/** PATCH /realm/profile_fields: `order` lists every field of the organization, each once. */
+export async function reorderProfileFields(services: Services, caller: User, realm: Realm, order: number[]): Promise<void> {
+  requireRealmAdmin(caller);
+  await services.database.transaction(async (tx, onCommit) => {
+    const fields = await listProfileFields(tx, realm.id);
+    const position = new Map(order.map((id, i) => [id, i]));
+    if (position.size !== order.length || fields.length !== order.length || fields.some((f) => !position.has(f.id))) {
+      throw new BadRequest('Invalid order mapping.');
+    }
+    for (const f of fields) await tx.updateTable('custom_profile_fields').set({ order_index: position.get(f.id)! }).where('id', '=', f.id).execute();
+    await announceFields(services, tx, onCommit, realm.id);
+  });
+}
+
+// ---- users' values ----
+
+export interface ProfileDataUpdate {
+  id: number;
+  value: unknown;
+}
+
+const isDate = (v: string) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+};
+
+const isUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
+  } catch {
+    return false;
+  }
+};
+
+/** A value checked against its field's type, as the text that is stored. */
+function checkedValue(field: ProfileField, value: unknown, realmUsers: ReadonlyMap<number, User>): string {
+  const name = field.name;
+  switch (field.field_type) {
+    case FIELD_TYPE.user: {
+      if (!Array.isArray(value)) throw new BadRequest(`${name} is not a list`);
+      for (const [i, id] of value.entries()) {
+        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new BadRequest(`${name}[${i}] is not an integer`);
+        const person = realmUsers.get(id);
+        if (!person) throw new BadRequest(`Invalid user ID: ${id}`);
+        if (!person.is_active) throw new BadRequest(`User with ID ${id} is deactivated`);
+        if (person.is_bot) throw new BadRequest(`User with ID ${id} is a bot`);
+      }
+      return JSON.stringify([...new Set(value as number[])]);
+    }
+    default: {
+      if (typeof value !== 'string') throw new BadRequest(`${name} is not a string`);
+      if (field.field_type === FIELD_TYPE.long_text) {
+        if (codePoints(value) > LONG_VALUE_MAX_LENGTH) throw new BadRequest(`${name} is too long (limit: ${LONG_VALUE_MAX_LENGTH} characters)`);
+      } else if (field.field_type === FIELD_TYPE.date) {
+        if (!isDate(value)) throw new BadRequest(`${name} is not a date`);
+      } else if (field.field_type === FIELD_TYPE.url) {
+        if (!isUrl(value)) throw new BadRequest(`${name} is not a URL`);
+      } else if (field.field_type === FIELD_TYPE.select) {
+        const choices = JSON.parse(field.field_data || '{}') as Record<string, unknown>;
+        if (!Object.prototype.hasOwnProperty.call(choices, value)) throw new BadRequest(`'${value}' is not a valid choice for '${name}'.`);
+      } else if (codePoints(value) > SHORT_VALUE_MAX_LENGTH) {
+        throw new BadRequest(`${name} is too long (limit: ${SHORT_VALUE_MAX_LENGTH} characters)`);
+      }
+      return value;
+    }
+  }
+}
+
+const NOT_EDITABLE = 'You are not allowed to change this field. Contact an administrator to update it.';
+
+/**
+ * Sets (or, for an empty value, clears) the target's values: PATCH /users/me/profile_data, or an
+ * administrator's PATCH /users/{user_id}. Every entry is checked before anything is written;
+ * each changed value is one realm_user update event to those who may see the target.
+ */
+export async function updateProfileData(services: Services, caller: User, realm: Realm, target: User, updates: ProfileDataUpdate[], clear: number[] = []): Promise<void> {
+  const write = await prepareProfileData(services, caller, realm, target, updates, clear);
+  if (write) await services.database.transaction(write);
+}
+
+/** Every check of a profile data change; the returned function writes it inside a transaction. */
+export async function prepareProfileData(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  target: User,
+  updates: ProfileDataUpdate[],
+  clear: number[] = [],
+): Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined> {
+  if (target.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
+  const fields = new Map((await listProfileFields(services.database.db, realm.id)).map((f) => [f.id, f]));
+  const users = await services.cache.users(realm.id);
+  const admin = isRealmAdmin(caller);
+  const writes = new Map<number, string | null>();
+  const checkField = (id: number): ProfileField => {
+    const f = fields.get(id);
+    if (!f) throw new BadRequest(`Field id ${id} not found.`);
+    if (!admin && !f.editable_by_user) throw new BadRequest(NOT_EDITABLE);
+    return f;
+  };
+  for (const id of clear) {
+    checkField(id);
+    writes.set(id, null);
+  }
+  for (const u of updates) {
+    const f = checkField(u.id);
+    const empty = u.value === null || u.value === '' || (Array.isArray(u.value) && u.value.length === 0);
+    writes.set(u.id, empty ? null : checkedValue(f, u.value, users));
+  }
+  if (!writes.size) return undefined;
+  const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
+  const renderCtx = { users: [...users.values()].filter((u) => u.is_active), linkifiers: await services.cache.linkifiers(realm.id) };
+  return async (tx, onCommit) => {
+    let changed = false;
+    const ids = [...writes.keys()];
+    const current = new Map(
+      (await tx.selectFrom('custom_profile_field_values').select(['field_id', 'value']).where('user_id', '=', target.id).where('field_id', 'in', ids).execute()).map((r) => [r.field_id, r.value]),
+    );
+    for (const [fieldId, value] of writes) {
+      const field = fields.get(fieldId)!;
+      const before = current.get(fieldId);
+      const rendered = value !== null && isRenderable(field.field_type) ? renderMarkdown(value, renderCtx).html : null;
+      if (value === null) {
+        if (before === undefined) continue;
+        await tx.deleteFrom('custom_profile_field_values').where('user_id', '=', target.id).where('field_id', '=', fieldId).execute();
+      } else {
+        if (before === value) continue;
+        if (before === undefined) {
+          await tx.insertInto('custom_profile_field_values').values({ realm_id: realm.id, user_id: target.id, field_id: fieldId, value, rendered_value: rendered }).execute();
+        } else {
+          await tx.updateTable('custom_profile_field_values').set({ value, rendered_value: rendered }).where('user_id', '=', target.id).where('field_id', '=', fieldId).execute();
+        }
+      }
+      const entry: Record<string, unknown> = { id: fieldId, value };
+      if (rendered !== null) entry.rendered_value = rendered;
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, custom_profile_field: entry } } });
+      changed = true;
+    }
+    if (changed) onCommit(() => services.cache.invalidateUsers(realm.id));
+  };
+}
