@@ -61,6 +61,12 @@ function withinLimit(sentAt: number, limit: number | null): boolean {
   return limit === null || nowSeconds() - sentAt <= limit;
 }
 
+/** Zulip's rule for changing a message's content: its sender, while editing is on and in time. */
+export function checkContentEditAllowed(editor: User, realm: Realm, message: MessageRow): void {
+  if (message.sender_id !== editor.id || !realm.settings.allow_message_editing) throw new BadRequest("You don't have permission to edit this message");
+  if (!withinLimit(message.date_sent, realm.settings.message_content_edit_limit_seconds)) throw new BadRequest('The time limit for editing this message has passed');
+}
+
 export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<void> {
   if (req.content === undefined && req.topic === undefined) throw new BadRequest('Nothing to change');
   const message = await accessibleMessage(services, editor, id);
@@ -72,8 +78,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   let content: string | undefined;
   let rendered: ReturnType<typeof renderMarkdown> | undefined;
   if (req.content !== undefined) {
-    if (message.sender_id !== editor.id || !settings.allow_message_editing) throw new BadRequest("You don't have permission to edit this message");
-    if (!withinLimit(message.date_sent, settings.message_content_edit_limit_seconds)) throw new BadRequest('The time limit for editing this message has passed');
+    checkContentEditAllowed(editor, realm, message);
     if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
       throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
     }

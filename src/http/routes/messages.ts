@@ -7,6 +7,7 @@ import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } fr
 import { checkEditableFlag, updateMessageFlags } from '../../actions/message_flags.js';
 import { accessibleMessage, deleteMessage, editMessage, messageHistory } from '../../actions/message_edit.js';
 import { renderMarkdown } from '../../markdown/render.js';
+import { sendMessageEditTyping } from '../../actions/typing.js';
 import { parseNarrow, resolveNarrow, type RawTerm, type Term } from '../../queries/narrow.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, formatMessages } from '../shapes/messages.js';
@@ -184,6 +185,14 @@ export function registerMessageRoutes(r: Router): void {
   r.get('/messages/{message_id}/history', async (ctx) => ({
     message_history: await messageHistory(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage())),
   }));
+
+  r.post('/messages/{message_id}/typing', async (ctx) => {
+    const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
+    const op = ctx.params.str('op');
+    if (op !== 'start' && op !== 'stop') throw new BadRequest('Invalid op');
+    await sendMessageEditTyping(ctx.services, ctx.user, ctx.realm, id, op);
+    return {};
+  });
 
   r.post('/messages/flags', async ({ params, services, user, realm }) => {
     const messages = params.json('messages', check.intList);
