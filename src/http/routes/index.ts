@@ -16,6 +16,7 @@ import { registerDeviceRoutes } from './devices.js';
 import { registerCallRoutes } from './calls.js';
 import { registerPresenceRoutes } from './presence.js';
 import { registerUserGroupRoutes } from './user_groups.js';
+import { registerTopicRoutes } from './topics.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -34,4 +35,5 @@ export function registerAllRoutes(r: Router): void {
   registerCallRoutes(r);
   registerPresenceRoutes(r);
   registerUserGroupRoutes(r);
+  registerTopicRoutes(r);
 }
