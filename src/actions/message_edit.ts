@@ -7,14 +7,20 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { getStream, type Stream } from '../store/channels.js';
-import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, getMessages, messageFromRow, type MessageRow } from '../store/messages.js';
+import { getStream, isSubscribed, streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
+import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, getMessages, insertUserMessages, type MessageRow } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
-import { BadRequest, InvalidMessage } from '../errors.js';
+import type { Executor } from '../store/db.js';
+import { setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
+import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors.js';
+import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
+import { messageLink, notificationBot, paragraph, postChannelNotification, silentMention, text, topicLink } from './notification_bot.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { fetchMessages } from '../queries/messages.js';
-import { normalizeContent, normalizeTopic } from './messages.js';
+import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from './messages.js';
 
 export interface EditEntry {
   timestamp: number;
@@ -23,6 +29,8 @@ export interface EditEntry {
   prev_rendered_content?: string;
   prev_topic?: string;
   topic?: string;
+  prev_stream?: number;
+  stream?: number;
 }
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
@@ -30,8 +38,12 @@ export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 export interface EditRequest {
   content?: string;
   topic?: string;
+  /** Move to this channel. */
+  streamId?: number;
   propagateMode: PropagateMode;
   prevContentSha256?: string;
+  notifyOld: boolean;
+  notifyNew: boolean;
 }
 
 const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
@@ -67,53 +79,163 @@ export function checkContentEditAllowed(editor: User, realm: Realm, message: Mes
   if (!withinLimit(message.date_sent, realm.settings.message_content_edit_limit_seconds)) throw new BadRequest('The time limit for editing this message has passed');
 }
 
+/** Zulip's grace on its edit and move time limits (clients round their countdowns). */
+const EDIT_LIMIT_BUFFER = 20;
+export const RESOLVED_TOPIC_PREFIX = '✔ ';
+/** Resolving and unresolving again within this many seconds deletes the first notice instead. */
+const RESOLVE_UNDO_GRACE_SECONDS = 60;
+const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\.$/;
+
+function withinEditLimit(sentAt: number, limit: number | null): boolean {
+  return limit === null || nowSeconds() - sentAt <= limit + EDIT_LIMIT_BUFFER;
+}
+
+/** The kept topic visibility of a user when two topics merge: the most visible one wins. */
+function mergedVisibility(a: number, b: number): number {
+  const both = new Set([a, b]);
+  if (both.has(VISIBILITY.followed)) return VISIBILITY.followed;
+  if (both.has(VISIBILITY.unmuted)) return VISIBILITY.unmuted;
+  if (both.has(VISIBILITY.inherit)) return VISIBILITY.inherit;
+  return VISIBILITY.muted;
+}
+
+/** The ids of a topic's messages the user may see (all of them unless history is protected), oldest first. */
+async function visibleTopicMessages(
+  tx: Executor,
+  user: User,
+  stream: Stream,
+  topic: string,
+  o: { fromId?: number; limit?: number; excluding?: number[] } = {},
+): Promise<Array<{ id: number; date_sent: number }>> {
+  let q = tx
+    .selectFrom('messages')
+    .select(['messages.id', 'messages.date_sent'])
+    .where('messages.stream_id', '=', stream.id)
+    .where(sql<boolean>`lower(messages.topic) = lower(${topic})`);
+  if (!stream.history_public_to_subscribers) q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', user.id);
+  if (o.fromId !== undefined) q = q.where('messages.id', '>=', o.fromId);
+  if (o.excluding?.length) q = q.where('messages.id', 'not in', o.excluding);
+  q = q.orderBy('messages.id');
+  if (o.limit !== undefined) q = q.limit(o.limit);
+  return (await q.execute()).map((r) => ({ id: r.id, date_sent: Number(r.date_sent) }));
+}
+
 export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<void> {
-  if (req.content === undefined && req.topic === undefined) throw new BadRequest('Nothing to change');
   const message = await accessibleMessage(services, editor, id);
   const settings = realm.settings;
+  const db = services.database.db;
   const graph = await services.cache.groupGraph(realm.id);
-  let stream: Stream | undefined;
-  if (message.stream_id !== null) stream = await getStream(services.database.db, realm.id, message.stream_id);
+  const inGroup = (g: number) => isUserInGroup(graph, editor.id, g);
+  if (req.content !== undefined) checkContentEditAllowed(editor, realm, message);
+
+  // What actually changes: a topic or channel equal to the current one is no change.
+  let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);
+  if (topic === message.topic) topic = undefined;
+  let streamId = req.streamId;
+  if (streamId !== undefined && streamId === message.stream_id) streamId = undefined;
+  if (topic === undefined && req.content === undefined && streamId === undefined) throw new BadRequest('Nothing to change');
+  if (message.stream_id === null) {
+    if (streamId !== undefined) throw new BadRequest('Direct messages cannot be moved to channels.');
+    if (topic !== undefined) throw new BadRequest('Direct messages cannot have topics.');
+  }
+  if (req.propagateMode !== 'change_one' && topic === undefined && streamId === undefined) throw new BadRequest('Invalid propagate_mode without topic edit');
+  if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_DISPLAY_NAME}`) throw new BadRequest('General chat cannot be marked as resolved');
+  if (streamId !== undefined && req.content !== undefined) throw new BadRequest('Cannot change message content while changing channel');
+  if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
+    throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
+  }
 
   let content: string | undefined;
   let rendered: ReturnType<typeof renderMarkdown> | undefined;
   if (req.content !== undefined) {
-    checkContentEditAllowed(editor, realm, message);
-    if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
-      throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
-    }
     content = normalizeContent(req.content);
     const users = await services.cache.users(realm.id);
     rendered = renderMarkdown(content, { users: users.values(), linkifiers: await services.cache.linkifiers(realm.id) });
   }
-  let topic: string | undefined;
-  if (req.topic !== undefined) {
-    if (!stream) throw new BadRequest('Direct messages do not have topics.');
-    topic = normalizeTopic(req.topic);
-    const moderator = editor.role <= ROLE.moderator;
-    const mayMove =
-      message.sender_id === editor.id ||
-      isUserInGroup(graph, editor.id, settings.can_move_messages_between_topics_group) ||
-      isUserInGroup(graph, editor.id, stream.can_move_messages_within_channel_group);
-    if (!mayMove) throw new BadRequest("You don't have permission to edit this message");
-    if (!moderator && !withinLimit(message.date_sent, settings.move_messages_within_stream_limit_seconds)) {
-      throw new BadRequest('The time limit for editing this message\'s topic has passed.');
+
+  let origStream: Stream | undefined;
+  let target: Stream | undefined;
+  let resolved = false;
+  let unresolved = false;
+  if (message.stream_id !== null) {
+    origStream = await getStream(db, realm.id, message.stream_id);
+    if (!origStream) throw new InvalidMessage();
+    target = origStream;
+    if (streamId !== undefined) {
+      target = await getStream(db, realm.id, streamId);
+      const subscribed = target ? await isSubscribed(db, editor.id, target.id) : false;
+      if (!target || !channelAccess(graph, editor, target, subscribed).content) throw new InvalidStreamId();
     }
-    const policy = stream.topics_policy === 'inherit' ? (settings.mandatory_topics ? 'disable_empty_topic' : settings.topics_policy) : stream.topics_policy;
-    if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest('Topics are required in this organization.');
-    if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest('Only the general chat topic is allowed in this channel.');
+    const targetTopic = topic ?? message.topic;
+    const policy = effectiveTopicsPolicy(target, realm);
+    if (targetTopic === '' && (topic !== undefined || streamId !== undefined) && policy === 'disable_empty_topic') {
+      throw new BadRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`);
+    }
+    if (targetTopic !== '' && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
+    if (topic !== undefined) {
+      resolved = topic.startsWith(RESOLVED_TOPIC_PREFIX) && !message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && topic.slice(RESOLVED_TOPIC_PREFIX.length) === message.topic;
+      unresolved = message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && !topic.startsWith(RESOLVED_TOPIC_PREFIX) && message.topic.replace(/^[✔ ]+/, '') === topic;
+    }
   }
+  const moderator = editor.role <= ROLE.moderator;
+  const channelAdmin = (s: Stream) => isRealmAdmin(editor) || inGroup(s.can_administer_channel_group);
+  if (topic !== undefined && origStream && target) {
+    const orig = origStream;
+    const other = target.id !== orig.id ? target : undefined;
+    if (resolved || unresolved) {
+      const may = inGroup(settings.can_resolve_topics_group) || inGroup(orig.can_resolve_topics_group) || (other !== undefined && inGroup(other.can_resolve_topics_group));
+      if (!may) throw new BadRequest("You don't have permission to resolve topics in this channel.");
+    } else {
+      const mayWithin = (s: Stream) => channelAdmin(s) || inGroup(s.can_move_messages_within_channel_group);
+      const may = inGroup(settings.can_move_messages_between_topics_group) || mayWithin(orig) || (other !== undefined && mayWithin(other));
+      if (!may) throw new BadRequest("You don't have permission to edit this message");
+      if (!moderator && !withinEditLimit(message.date_sent, settings.move_messages_within_stream_limit_seconds)) {
+        throw new BadRequest("The time limit for editing this message's topic has passed.");
+      }
+    }
+  }
+  if (streamId !== undefined && origStream && target) {
+    const may =
+      isRealmAdmin(editor) || inGroup(settings.can_move_messages_between_channels_group) || channelAdmin(origStream) || inGroup(origStream.can_move_messages_out_of_channel_group);
+    if (!may) throw new BadRequest("You don't have permission to move this message");
+    if (!inGroup(target.can_send_message_group)) throw new BadRequest('You do not have permission to post in this channel.');
+    if (!moderator && !withinEditLimit(message.date_sent, settings.move_messages_between_streams_limit_seconds)) {
+      throw new BadRequest("The time limit for editing this message's channel has passed");
+    }
+  }
+  const moved = topic !== undefined || streamId !== undefined;
+  if (origStream && moved && req.propagateMode === 'change_all' && !moderator && !resolved && !unresolved) {
+    await checkWholeTopicTimeLimit(db, editor, realm, origStream, message.topic, topic !== undefined, streamId !== undefined);
+  }
+
+  // Automated notices: the Notification Bot must exist before the transaction that posts them.
+  const notices = origStream !== undefined && moved && (req.notifyOld || req.notifyNew || resolved || unresolved);
+  const bot = notices ? await notificationBot(services, realm.id) : undefined;
+  const users = await services.cache.users(realm.id);
 
   const now = nowSeconds();
   await services.database.transaction(async (tx, onCommit) => {
-    // The messages the edit touches: this one, or the topic's later/all messages for topic moves.
+    const orig = origStream;
+    const dest = target;
+    const origTopic = message.topic;
+    const destTopic = topic ?? origTopic;
+    const streamMoved = streamId !== undefined && orig !== undefined && dest !== undefined;
+    // Whether the destination topic had messages before this move (for merging visibility policies).
+    const destHadMessages =
+      moved && dest ? !!(await tx.selectFrom('messages').select('id').where('stream_id', '=', dest.id).where(sql<boolean>`lower(topic) = lower(${destTopic})`).limit(1).executeTakeFirst()) : false;
+
+    // The messages the edit touches: this one, or the topic's later/all messages (those the editor can see).
     let targets: MessageRow[] = [message];
-    if (topic !== undefined && req.propagateMode !== 'change_one' && stream) {
-      let q = tx.selectFrom('messages').selectAll().where('stream_id', '=', stream.id).where(sql<boolean>`lower(topic) = lower(${message.topic})`);
-      if (req.propagateMode === 'change_later') q = q.where('id', '>=', message.id);
-      targets = (await q.orderBy('id').execute()).map(messageFromRow);
+    if (moved && orig && req.propagateMode !== 'change_one') {
+      const visible = await visibleTopicMessages(tx, editor, orig, origTopic, { fromId: req.propagateMode === 'change_later' ? message.id : undefined });
+      const ids = visible.map((m) => m.id);
+      if (!ids.includes(message.id)) ids.push(message.id);
+      targets = [];
+      for (let i = 0; i < ids.length; i += 1000) targets.push(...(await getMessages(tx, realm.id, ids.slice(i, i + 1000))));
+      targets.sort((a, b) => a.id - b.id);
     }
     const ids = targets.map((m) => m.id);
+    const destRecipientId = streamMoved ? (await streamRecipientIds(tx, [dest.id])).get(dest.id)! : undefined;
     for (const m of targets) {
       const history: EditEntry[] = m.edit_history ? (JSON.parse(m.edit_history) as EditEntry[]) : [];
       const entry: EditEntry = { timestamp: now, user_id: editor.id };
@@ -124,6 +246,12 @@ export async function editMessage(services: Services, editor: User, realm: Realm
         set.content = content;
         set.rendered_content = rendered!.html;
       }
+      if (streamMoved) {
+        entry.prev_stream = orig.id;
+        entry.stream = dest.id;
+        set.stream_id = dest.id;
+        set.recipient_id = destRecipientId;
+      }
       if (topic !== undefined && topic !== m.topic) {
         entry.prev_topic = m.topic;
         entry.topic = topic;
@@ -133,23 +261,67 @@ export async function editMessage(services: Services, editor: User, realm: Realm
       set.edit_history = JSON.stringify(history);
       await tx.updateTable('messages').set(set).where('id', '=', m.id).execute();
     }
+
+    // Moving to another channel: who keeps, loses and gains the messages.
+    let losingRows: number[] = [];
+    let losingAccess: number[] = [];
+    if (streamMoved) {
+      const oldAll = (await tx.selectFrom('subscriptions').select('user_id').distinct().where('stream_id', '=', orig.id).execute()).map((r) => r.user_id);
+      const newActive = new Set(await subscriberIds(tx, dest.id));
+      losingRows = oldAll.filter((u) => !newActive.has(u));
+      losingAccess = dest.invite_only ? losingRows : losingRows.filter((u) => users.get(u)?.role === ROLE.guest);
+      for (let i = 0; i < ids.length; i += 1000) {
+        const part = ids.slice(i, i + 1000);
+        for (let j = 0; j < losingRows.length; j += 1000) {
+          await tx.deleteFrom('user_messages').where('message_id', 'in', part).where('user_id', 'in', losingRows.slice(j, j + 1000)).execute();
+        }
+      }
+      if (!dest.history_public_to_subscribers) {
+        // Protected history: every current subscriber of the destination must hold a row.
+        const rows = [];
+        for (const u of newActive) for (const mid of ids) rows.push({ user_id: u, message_id: mid, flags: FLAG_BITS.read });
+        await insertUserMessages(tx, rows, true);
+      }
+      await sql`UPDATE streams SET first_message_id = (SELECT min(id) FROM messages WHERE messages.stream_id = streams.id) WHERE id IN (${orig.id}, ${dest.id})`.execute(tx);
+      if (losingAccess.length) {
+        publishAfterCommit(services, onCommit, {
+          realmId: realm.id,
+          userIds: losingAccess,
+          event: { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: orig.id, topic: origTopic },
+        });
+      }
+    }
+
     // Mentions follow the new content: recipients gain or lose the mention flags.
     const rows = await tx.selectFrom('user_messages').select(['user_id', 'message_id', 'flags']).where('message_id', 'in', ids).execute();
     if (rendered) {
       for (const r of rows.filter((x) => x.message_id === message.id)) {
         let flags = r.flags & ~MENTION_BITS;
         if (rendered.mentionedUserIds.has(r.user_id)) flags |= FLAG_BITS.mentioned;
-        if (rendered.wildcard === 'stream' || (rendered.wildcard && !stream)) flags |= FLAG_BITS.stream_wildcard_mentioned;
+        if (rendered.wildcard === 'stream' || (rendered.wildcard && !orig)) flags |= FLAG_BITS.stream_wildcard_mentioned;
         if (flags !== r.flags) {
           await tx.updateTable('user_messages').set({ flags }).where('user_id', '=', r.user_id).where('message_id', '=', message.id).execute();
           r.flags = flags;
         }
       }
     }
-    const recipients = [...new Set(rows.map((r) => r.user_id))];
+    // Who is told: everyone holding one of the messages, and (open history) the subscribers of
+    // both channels who can read them; not those who lost them, nor guests new to them.
+    const losing = new Set(losingAccess);
+    const told = new Set(rows.map((r) => r.user_id));
+    if (orig?.history_public_to_subscribers && dest) {
+      const destSubs = await subscriberIds(tx, dest.id);
+      const origSubs = streamMoved ? new Set(await subscriberIds(tx, orig.id)) : new Set<number>();
+      for (const u of destSubs) {
+        if (streamMoved && !origSubs.has(u) && users.get(u)?.role === ROLE.guest) continue;
+        told.add(u);
+      }
+      for (const u of origSubs) told.add(u);
+    }
+    const recipients = [...told].filter((u) => !losing.has(u) && users.get(u)?.is_active !== false);
     const perUser: Record<number, Record<string, unknown>> = {};
     for (const r of rows) if (r.message_id === message.id) perUser[r.user_id] = { flags: flagNames(r.flags) };
-    for (const u of recipients) perUser[u] ??= { flags: [] };
+    for (const u of recipients) perUser[u] ??= { flags: ['read'] };
     const event: Record<string, unknown> = {
       type: 'update_message',
       user_id: editor.id,
@@ -167,9 +339,145 @@ export async function editMessage(services: Services, editor: User, realm: Realm
         is_me_message: /^\/me( |$)/.test(content),
       });
     }
-    if (stream) Object.assign(event, { stream_id: stream.id, stream_name: stream.name });
-    if (topic !== undefined) Object.assign(event, { orig_subject: message.topic, subject: topic, propagate_mode: req.propagateMode, topic_links: [] });
+    if (orig) Object.assign(event, { stream_id: orig.id, stream_name: orig.name });
+    if (moved) event.propagate_mode = req.propagateMode;
+    if (streamMoved) Object.assign(event, { new_stream_id: dest.id, orig_subject: origTopic });
+    if (topic !== undefined) Object.assign(event, { orig_subject: origTopic, subject: topic, topic_links: [] });
+
+    // Whether the editor moved every message of the topic they can see.
+    let movedAll = false;
+    if (moved && orig) movedAll = req.propagateMode === 'change_all' || (await visibleTopicMessages(tx, editor, orig, origTopic, { limit: 1 })).length === 0;
+    const userTopicEvents: Array<{ userId: number; streamId: number; topic: string; policy: number }> = [];
+    if (movedAll && orig && dest) {
+      const policiesOf = async (s: Stream, t: string) =>
+        new Map(
+          (
+            await tx
+              .selectFrom('user_topics')
+              .select(['user_id', 'visibility_policy'])
+              .where('stream_id', '=', s.id)
+              .where(sql<boolean>`lower(topic_name) = lower(${t})`)
+              .execute()
+          ).map((r) => [r.user_id, Number(r.visibility_policy)]),
+        );
+      const before = await policiesOf(orig, origTopic);
+      const after = await policiesOf(dest, destTopic);
+      for (const u of new Set([...before.keys(), ...after.keys()])) {
+        const o = before.get(u);
+        if (streamMoved && losing.has(u)) {
+          if (o !== undefined) {
+            await setTopicPolicy(tx, u, orig.id, origTopic, VISIBILITY.inherit, now);
+            userTopicEvents.push({ userId: u, streamId: orig.id, topic: origTopic, policy: VISIBILITY.inherit });
+          }
+          continue;
+        }
+        const from = o ?? VISIBILITY.inherit;
+        const to = after.get(u) ?? VISIBILITY.inherit;
+        if (from !== VISIBILITY.inherit) {
+          await setTopicPolicy(tx, u, orig.id, origTopic, VISIBILITY.inherit, now);
+          userTopicEvents.push({ userId: u, streamId: orig.id, topic: origTopic, policy: VISIBILITY.inherit });
+        }
+        const next = destHadMessages ? mergedVisibility(from, to) : from;
+        if (next === to && !(from !== VISIBILITY.inherit && dest.id === orig.id && destTopic.toLowerCase() === origTopic.toLowerCase())) continue;
+        await setTopicPolicy(tx, u, dest.id, destTopic, next, now);
+        userTopicEvents.push({ userId: u, streamId: dest.id, topic: destTopic, policy: next });
+      }
+    }
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients, event, perUser });
+    for (const e of userTopicEvents) {
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: [e.userId],
+        event: { type: 'user_topic', stream_id: e.streamId, topic_name: e.topic, last_updated: now, visibility_policy: e.policy },
+      });
+    }
+
+    if (!bot || !orig || !dest) return;
+    const editorMention = silentMention(editor);
+    const readForEditor = (u: number) => u === editor.id;
+    // Resolving or unresolving a topic (and nothing else) is announced in it, unless it undoes a
+    // notice posted moments ago, which is then deleted instead.
+    let resolveNoticeId: number | undefined;
+    if ((resolved || unresolved) && content === undefined && !streamMoved) {
+      const last = await tx
+        .selectFrom('messages')
+        .select(['id', 'sender_id', 'content', 'date_sent', 'recipient_type', 'stream_id', 'topic'])
+        .where('stream_id', '=', dest.id)
+        .where(sql<boolean>`lower(topic) = lower(${destTopic})`)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (last && last.sender_id === bot.id && RESOLVE_NOTICE.test(last.content) && now - Number(last.date_sent) <= RESOLVE_UNDO_GRACE_SECONDS) {
+        const holders = await deleteMessagesByIds(tx, realm.id, [last.id]);
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: holders.get(last.id) ?? [], event: deleteMessageEvent(last) });
+      } else {
+        // Who finds the notice unread follows their resolved_topic_notice_auto_read_policy.
+        const followers = new Set(
+          (
+            await tx
+              .selectFrom('user_topics')
+              .select('user_id')
+              .where('stream_id', '=', dest.id)
+              .where(sql<boolean>`lower(topic_name) = lower(${destTopic})`)
+              .where('visibility_policy', '=', VISIBILITY.followed)
+              .execute()
+          ).map((r) => r.user_id),
+        );
+        const unreadFor = (u: number) => {
+          const p = userSettingsOf(users.get(u)?.settings ?? {}).resolved_topic_notice_auto_read_policy;
+          return p === 'never' || (p === 'except_followed' && followers.has(u));
+        };
+        resolveNoticeId = await postChannelNotification(services, tx, onCommit, {
+          bot,
+          realm,
+          users,
+          stream: dest,
+          topic: destTopic,
+          body: paragraph([editorMention, text(resolved ? ' has marked this topic as resolved.' : ' has marked this topic as unresolved.')]),
+          readFor: (u) => u === editor.id || users.get(u)?.is_bot === true || !unreadFor(u),
+        });
+      }
+    }
+    const count = ids.length;
+    if (req.notifyNew && (streamMoved || (topic !== undefined && !resolved && !unresolved))) {
+      const preexisting = await visibleTopicMessages(tx, editor, dest, destTopic, { limit: 1, excluding: [...ids, ...(resolveNoticeId ? [resolveNoticeId] : [])] });
+      const from = topicLink(orig, origTopic);
+      let body;
+      if (preexisting.length === 0 && movedAll) body = paragraph([text('This topic was moved here from '), from, text(' by '), editorMention, text('.')]);
+      else if (count === 1) {
+        body = paragraph([messageLink(services, realm, dest, destTopic, message.id, 'A message'), text(' was moved here from '), from, text(' by '), editorMention, text('.')]);
+      } else body = paragraph([text(`${count} messages were moved here from `), from, text(' by '), editorMention, text('.')]);
+      await postChannelNotification(services, tx, onCommit, { bot, realm, users, stream: dest, topic: destTopic, body, readFor: readForEditor });
+    }
+    if (req.notifyOld) {
+      const to = topicLink(dest, destTopic);
+      let body;
+      if (movedAll) body = paragraph([text('This topic was moved to '), to, text(' by '), editorMention, text('.')]);
+      else if (count === 1) body = paragraph([text('A message was moved from this topic to '), to, text(' by '), editorMention, text('.')]);
+      else body = paragraph([text(`${count} messages were moved from this topic to `), to, text(' by '), editorMention, text('.')]);
+      await postChannelNotification(services, tx, onCommit, { bot, realm, users, stream: orig, topic: origTopic, body, readFor: readForEditor });
+    }
+  });
+}
+
+/**
+ * Zulip's check for moving a whole topic: everyone but moderators may move only messages within
+ * the applicable time limit; when older ones are in the topic, the error says which part may move.
+ */
+async function checkWholeTopicTimeLimit(db: Executor, user: User, realm: Realm, stream: Stream, topic: string, topicChanged: boolean, streamChanged: boolean): Promise<void> {
+  const s = realm.settings;
+  const limits: number[] = [];
+  if (topicChanged && s.move_messages_within_stream_limit_seconds !== null) limits.push(s.move_messages_within_stream_limit_seconds + EDIT_LIMIT_BUFFER);
+  if (streamChanged && s.move_messages_between_streams_limit_seconds !== null) limits.push(s.move_messages_between_streams_limit_seconds + EDIT_LIMIT_BUFFER);
+  if (limits.length === 0) return;
+  const oldest = nowSeconds() - Math.min(...limits);
+  const all = await visibleTopicMessages(db, user, stream, topic);
+  const allowed = all.filter((m) => m.date_sent > oldest);
+  if (allowed.length === all.length) return;
+  throw new ApiError(`You only have permission to move the ${allowed.length}/${all.length} most recent messages in this topic.`, 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED', 400, {
+    first_message_id_allowed_to_move: allowed[0]?.id ?? null,
+    total_messages_in_topic: all.length,
+    total_messages_allowed_to_move: allowed.length,
   });
 }
 
@@ -200,10 +508,16 @@ export async function messageHistory(services: Services, user: User, realm: Real
   let content = m.content;
   let rendered = m.rendered_content;
   let topic = m.topic;
+  let stream = m.stream_id;
   const versions: Record<string, unknown>[] = [];
   for (let i = edits.length - 1; i >= 0; i--) {
     const e = edits[i]!;
     const v: Record<string, unknown> = { topic, content, rendered_content: rendered, timestamp: e.timestamp, user_id: e.user_id };
+    if (e.prev_stream !== undefined) {
+      v.prev_stream = e.prev_stream;
+      v.stream = stream;
+      stream = e.prev_stream;
+    }
     if (e.prev_content !== undefined) {
       v.prev_content = e.prev_content;
       v.prev_rendered_content = e.prev_rendered_content;

@@ -165,14 +165,14 @@ export function registerMessageRoutes(r: Router): void {
     const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
     const mode = params.optStr('propagate_mode') ?? 'change_one';
     if (mode !== 'change_one' && mode !== 'change_later' && mode !== 'change_all') throw new BadRequest('Invalid propagate_mode');
-    if (params.optInt('stream_id') !== undefined) throw new BadRequest('Moving messages to another channel is not supported by this server yet.');
-    params.optBool('send_notification_to_old_thread');
-    params.optBool('send_notification_to_new_thread');
     await editMessage(services, user, realm, id, {
       content: params.optStr('content'),
       topic: params.optStr('topic') ?? params.optStr('subject'),
+      streamId: params.optInt('stream_id'),
       propagateMode: mode,
       prevContentSha256: params.optStr('prev_content_sha256'),
+      notifyOld: params.bool('send_notification_to_old_thread', false),
+      notifyNew: params.bool('send_notification_to_new_thread', true),
     });
     return { detached_uploads: [] };
   });
