@@ -428,6 +428,21 @@ function editHistory(_dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Reminders: a scheduled message that names the message it reminds about (null for ordinary
+ * scheduled messages). Also an index for finding every user's visibility policy for one topic
+ * (topic deletion and moves).
+ */
+function reminders(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await db.schema.alterTable('scheduled_messages').addColumn('reminder_target_message_id', int).execute();
+      await sql`CREATE INDEX user_topics_stream_topic ON user_topics (stream_id, lower(topic_name))`.execute(db);
+    },
+  };
+}
+
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_initial': initial(dialect),
@@ -444,6 +459,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0012_presence': presence(dialect),
     '0013_alert_words': alertWords(dialect),
     '0014_edit_history': editHistory(dialect),
+    '0018_reminders': reminders(dialect),
   };
 }
 

@@ -17,6 +17,7 @@ import { registerCallRoutes } from './calls.js';
 import { registerPresenceRoutes } from './presence.js';
 import { registerUserGroupRoutes } from './user_groups.js';
 import { registerTopicRoutes } from './topics.js';
+import { registerReminderRoutes } from './reminders.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -36,4 +37,5 @@ export function registerAllRoutes(r: Router): void {
   registerPresenceRoutes(r);
   registerUserGroupRoutes(r);
   registerTopicRoutes(r);
+  registerReminderRoutes(r);
 }
