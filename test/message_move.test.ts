@@ -254,3 +254,28 @@ test('visibility policies follow a topic moved whole', async () => {
     ],
   );
 });
+
+test('topic moves within a channel: permissions by organization and channel, breadcrumbs, history on every moved message', async () => {
+  const a = await send(bob, 'origin', 'renameme', 'one');
+  const b = await send(bob, 'origin', 'RENAMEME', 'two');
+  assert.equal((await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:administrators'] } })).status, 200);
+  const denied = await bob.patch(`/messages/${a}`, { topic: 'renamed', propagate_mode: 'change_all' });
+  assert.deepEqual([denied.status, denied.body.msg], [400, "You don't have permission to edit this message"], 'being the sender is not enough');
+  assert.equal((await t.owner.patch(`/streams/${ids.origin}`, { can_move_messages_within_channel_group: { new: groups['role:members'] } })).status, 200);
+  const ok = await bob.patch(`/messages/${a}`, { topic: 'renamed', propagate_mode: 'change_all', send_notification_to_old_thread: true });
+  assert.equal(ok.status, 200);
+  assert.equal((await t.owner.patch(`/streams/${ids.origin}`, { can_move_messages_within_channel_group: { new: groups['role:nobody'] } })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:everyone'] } })).status, 200);
+  const bobMention = `@_**Bob Old|${bob.userId}**`;
+  const moved = await latest(bob, 'origin', 'renamed');
+  assert.deepEqual(moved.slice(0, 2).map((m: any) => m.id), [a, b]);
+  assert.equal((await bob.get(`/messages/${moved[2].id}`)).body.raw_content, `This topic was moved here from #**origin>renameme** by ${bobMention}.`);
+  const old = await latest(bob, 'origin', 'renameme');
+  assert.equal((await bob.get(`/messages/${old[0].id}`)).body.raw_content, `This topic was moved to #**origin>renamed** by ${bobMention}.`);
+  // Each moved message records its own former topic.
+  const hb = (await bob.get(`/messages/${b}/history`)).body.message_history;
+  assert.deepEqual([hb[1].prev_topic, hb[1].topic, hb[1].stream], ['RENAMEME', 'renamed', undefined]);
+  const fetched = (await bob.get(`/messages/${b}`)).body.message;
+  assert.equal(fetched.edit_history[0].prev_topic, 'RENAMEME');
+  assert.equal(typeof fetched.last_moved_timestamp, 'number');
+});

@@ -106,10 +106,10 @@ async function visibleTopicMessages(
   stream: Stream,
   topic: string,
   o: { fromId?: number; limit?: number; excluding?: number[] } = {},
-): Promise<Array<{ id: number; date_sent: number }>> {
+): Promise<Array<{ id: number; date_sent: number; topic: string }>> {
   let q = tx
     .selectFrom('messages')
-    .select(['messages.id', 'messages.date_sent'])
+    .select(['messages.id', 'messages.date_sent', 'messages.topic'])
     .where('messages.stream_id', '=', stream.id)
     .where(sql<boolean>`lower(messages.topic) = lower(${topic})`);
   if (!stream.history_public_to_subscribers) q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', user.id);
@@ -117,7 +117,7 @@ async function visibleTopicMessages(
   if (o.excluding?.length) q = q.where('messages.id', 'not in', o.excluding);
   q = q.orderBy('messages.id');
   if (o.limit !== undefined) q = q.limit(o.limit);
-  return (await q.execute()).map((r) => ({ id: r.id, date_sent: Number(r.date_sent) }));
+  return (await q.execute()).map((r) => ({ id: r.id, date_sent: Number(r.date_sent), topic: r.topic }));
 }
 
 export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<void> {
@@ -225,41 +225,53 @@ export async function editMessage(services: Services, editor: User, realm: Realm
       moved && dest ? !!(await tx.selectFrom('messages').select('id').where('stream_id', '=', dest.id).where(sql<boolean>`lower(topic) = lower(${destTopic})`).limit(1).executeTakeFirst()) : false;
 
     // The messages the edit touches: this one, or the topic's later/all messages (those the editor can see).
-    let targets: MessageRow[] = [message];
+    let others: Array<{ id: number; topic: string }> = [];
     if (moved && orig && req.propagateMode !== 'change_one') {
-      const visible = await visibleTopicMessages(tx, editor, orig, origTopic, { fromId: req.propagateMode === 'change_later' ? message.id : undefined });
-      const ids = visible.map((m) => m.id);
-      if (!ids.includes(message.id)) ids.push(message.id);
-      targets = [];
-      for (let i = 0; i < ids.length; i += 1000) targets.push(...(await getMessages(tx, realm.id, ids.slice(i, i + 1000))));
-      targets.sort((a, b) => a.id - b.id);
+      others = (await visibleTopicMessages(tx, editor, orig, origTopic, { fromId: req.propagateMode === 'change_later' ? message.id : undefined })).filter(
+        (m) => m.id !== message.id,
+      );
     }
-    const ids = targets.map((m) => m.id);
+    const ids = [message.id, ...others.map((m) => m.id)].sort((a, b) => a - b);
     const destRecipientId = streamMoved ? (await streamRecipientIds(tx, [dest.id])).get(dest.id)! : undefined;
-    for (const m of targets) {
-      const history: EditEntry[] = m.edit_history ? (JSON.parse(m.edit_history) as EditEntry[]) : [];
+    const moveFields = (fromTopic: string) => {
       const entry: EditEntry = { timestamp: now, user_id: editor.id };
       const set: Record<string, unknown> = { last_edit_time: now };
-      if (content !== undefined && m.id === message.id) {
-        entry.prev_content = m.content;
-        entry.prev_rendered_content = m.rendered_content;
-        set.content = content;
-        set.rendered_content = rendered!.html;
-      }
       if (streamMoved) {
         entry.prev_stream = orig.id;
         entry.stream = dest.id;
         set.stream_id = dest.id;
         set.recipient_id = destRecipientId;
       }
-      if (topic !== undefined && topic !== m.topic) {
-        entry.prev_topic = m.topic;
+      if (topic !== undefined && topic !== fromTopic) {
+        entry.prev_topic = fromTopic;
         entry.topic = topic;
         set.topic = topic;
       }
+      return { entry, set };
+    };
+    {
+      // The edited message: content and location, its history parsed and extended.
+      const { entry, set } = moveFields(message.topic);
+      if (content !== undefined) {
+        entry.prev_content = message.content;
+        entry.prev_rendered_content = message.rendered_content;
+        set.content = content;
+        set.rendered_content = rendered!.html;
+      }
+      const history: EditEntry[] = message.edit_history ? (JSON.parse(message.edit_history) as EditEntry[]) : [];
       history.push(entry);
       set.edit_history = JSON.stringify(history);
-      await tx.updateTable('messages').set(set).where('id', '=', m.id).execute();
+      await tx.updateTable('messages').set(set).where('id', '=', message.id).execute();
+    }
+    // The others move together: one UPDATE per original topic spelling (and 1000 ids), the
+    // history entry appended to each row's JSON list in SQL.
+    const byTopic = new Map<string, number[]>();
+    for (const m of others) (byTopic.get(m.topic) ?? byTopic.set(m.topic, []).get(m.topic)!).push(m.id);
+    for (const [fromTopic, group] of byTopic) {
+      const { entry, set } = moveFields(fromTopic);
+      const json = JSON.stringify(entry);
+      set.edit_history = sql<string>`CASE WHEN edit_history IS NULL OR edit_history = '' THEN ${'[' + json + ']'} ELSE substr(edit_history, 1, length(edit_history) - 1) || ${',' + json + ']'} END`;
+      for (let i = 0; i < group.length; i += 1000) await tx.updateTable('messages').set(set).where('id', 'in', group.slice(i, i + 1000)).execute();
     }
 
     // Moving to another channel: who keeps, loses and gains the messages.
