@@ -38,6 +38,7 @@ test('change_all to another channel with a new topic: events, locations, history
   const m2 = await send(bob, 'origin', 'plans', 'second');
   const qb = await openQueue(bob, ['update_message', 'delete_message']);
   const qc = await openQueue(cat, ['update_message', 'message']);
+  const qu = await openQueue(cat, ['realm_user']);
   const res = await ann.patch(`/messages/${m2}`, {
     stream_id: ids.destination,
     topic: 'moved plans',
@@ -61,6 +62,9 @@ test('change_all to another channel with a new topic: events, locations, history
   const catEvents = await queuedEvents(cat, qc);
   assert.ok(catEvents.some((e: any) => e.type === 'update_message' && e.new_stream_id === ids.destination), 'new subscribers see the move');
 
+  // The Notification Bot's account is made on first use; running clients are told of it.
+  const [botAdded] = await queuedEvents(cat, qu);
+  assert.deepEqual([botAdded.type, botAdded.op, botAdded.person.email, botAdded.person.full_name, botAdded.person.is_bot], ['realm_user', 'add', 'notification-bot@zulip.com', 'Notification Bot', true]);
   const moved = await cat.get(`/messages/${m1}`);
   assert.equal(moved.status, 200);
   assert.equal(moved.body.message.stream_id, ids.destination);

@@ -6,7 +6,9 @@ import type { DB } from '../store/schema.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import { BOT_TYPE, ROLE, type User } from '../store/users.js';
+import { BOT_TYPE, ROLE, userFromRow, type User } from '../store/users.js';
+import { formatUser } from '../http/shapes/users.js';
+import { publishAfterCommit } from '../events/publish.js';
 import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
 import { FLAG_BITS } from '../store/messages.js';
@@ -26,11 +28,13 @@ function findBot(users: Map<number, User>): User | undefined {
 
 /** The organization's Notification Bot, created on first use (two first uses racing both succeed). */
 export async function notificationBot(services: Services, realmId: number): Promise<User> {
-  const found = findBot(await services.cache.users(realmId));
+  const current = await services.cache.users(realmId);
+  const found = findBot(current);
   if (found) return found;
+  const everyone = [...current.values()].filter((u) => u.is_active).map((u) => u.id);
   try {
-    await services.database.transaction((tx) =>
-      insertAccount(tx, {
+    await services.database.transaction(async (tx, onCommit) => {
+      const made = await insertAccount(tx, {
         realmId,
         email: NOTIFICATION_BOT_EMAIL,
         fullName: NOTIFICATION_BOT_NAME,
@@ -39,8 +43,15 @@ export async function notificationBot(services: Services, realmId: number): Prom
         now: nowSeconds(),
         isBot: true,
         botType: BOT_TYPE.generic,
-      }),
-    );
+      });
+      // Clients already running learn of the new sender, as of any new account.
+      const row = await tx.selectFrom('users').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow();
+      publishAfterCommit(services, onCommit, {
+        realmId,
+        userIds: everyone,
+        event: { type: 'realm_user', op: 'add', person: formatUser(userFromRow(row), { includeCustomProfileFields: true, canSeeDeliveryEmail: true }) },
+      });
+    });
   } catch {
     // Another request made it first; it is read below.
   }
