@@ -30,6 +30,7 @@ test('an administrator deletes every message of the topic; readers get delete_me
   assert.equal((await ann.post('/user_topics', { stream_id: streamId, topic: 'doomed', visibility_policy: 3 })).status, 200);
   const q = await openQueue(bob, ['delete_message']);
   const qa = await openQueue(ann, ['user_topic']);
+  const qs = await openQueue(bob, ['stream']);
   const res = await admin.post(`/streams/${streamId}/delete_topic`, { topic_name: 'Doomed' });
   assert.equal(res.status, 200);
   assert.equal(res.body.complete, true);
@@ -42,6 +43,12 @@ test('an administrator deletes every message of the topic; readers get delete_me
   assert.equal((await bob.get(`/messages/${kept}`)).status, 200);
   const topics = (await bob.get(`/users/me/${streamId}/topics`)).body.topics.map((x: any) => x.name);
   assert.deepEqual(topics, ['kept']);
+  // The channel's oldest message went with the topic.
+  const streamEvents = await queuedEvents(bob, qs);
+  assert.deepEqual(
+    streamEvents.map((e: any) => [e.op, e.stream_id, e.property, e.value]),
+    [['update', streamId, 'first_message_id', kept]],
+  );
   const [ut] = await queuedEvents(ann, qa);
   assert.equal(ut.type, 'user_topic');
   assert.equal(ut.visibility_policy, 0);

@@ -39,6 +39,7 @@ test('change_all to another channel with a new topic: events, locations, history
   const qb = await openQueue(bob, ['update_message', 'delete_message']);
   const qc = await openQueue(cat, ['update_message', 'message']);
   const qu = await openQueue(cat, ['realm_user']);
+  const qs = await openQueue(ann, ['stream']);
   const res = await ann.patch(`/messages/${m2}`, {
     stream_id: ids.destination,
     topic: 'moved plans',
@@ -88,6 +89,9 @@ test('change_all to another channel with a new topic: events, locations, history
   assert.match(notice.content, /user-mention silent/);
   const oldThread = await latest(bob, 'origin', 'plans');
   assert.equal(oldThread.length, 1, 'only the breadcrumb is left');
+  // Both channels' oldest messages changed: the origin's first message is now its breadcrumb.
+  const firstIds = (await queuedEvents(ann, qs)).filter((e: any) => e.property === 'first_message_id');
+  assert.deepEqual(firstIds.map((e: any) => [e.stream_id, e.value]), [[ids.origin, oldThread[0].id], [ids.destination, m1]]);
   assert.equal((await bob.get(`/messages/${oldThread[0].id}`)).body.raw_content, `This topic was moved to #**destination>moved plans** by ${annMention}.`);
   // The notices are read for the mover, unread for others.
   assert.ok(notice.flags.includes('read') === false);

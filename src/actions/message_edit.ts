@@ -16,6 +16,7 @@ import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
+import { announceFirstMessageIds } from './first_message.js';
 import { messageLink, notificationBot, paragraph, postChannelNotification, silentMention, text, topicLink } from './notification_bot.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -404,71 +405,73 @@ export async function editMessage(services: Services, editor: User, realm: Realm
       });
     }
 
-    if (!bot || !orig || !dest) return;
-    const editorMention = silentMention(editor);
-    const readForEditor = (u: number) => u === editor.id;
-    // Resolving or unresolving a topic (and nothing else) is announced in it, unless it undoes a
-    // notice posted moments ago, which is then deleted instead.
-    let resolveNoticeId: number | undefined;
-    if ((resolved || unresolved) && content === undefined && !streamMoved) {
-      const last = await tx
-        .selectFrom('messages')
-        .select(['id', 'sender_id', 'content', 'date_sent', 'recipient_type', 'stream_id', 'topic'])
-        .where('stream_id', '=', dest.id)
-        .where(sql<boolean>`lower(topic) = lower(${destTopic})`)
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (last && last.sender_id === bot.id && RESOLVE_NOTICE.test(last.content) && now - Number(last.date_sent) <= RESOLVE_UNDO_GRACE_SECONDS) {
-        const holders = await deleteMessagesByIds(tx, realm.id, [last.id]);
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: holders.get(last.id) ?? [], event: deleteMessageEvent(last) });
-      } else {
-        // Who finds the notice unread follows their resolved_topic_notice_auto_read_policy.
-        const followers = new Set(
-          (
-            await tx
-              .selectFrom('user_topics')
-              .select('user_id')
-              .where('stream_id', '=', dest.id)
-              .where(sql<boolean>`lower(topic_name) = lower(${destTopic})`)
-              .where('visibility_policy', '=', VISIBILITY.followed)
-              .execute()
-          ).map((r) => r.user_id),
-        );
-        const unreadFor = (u: number) => {
-          const p = userSettingsOf(users.get(u)?.settings ?? {}).resolved_topic_notice_auto_read_policy;
-          return p === 'never' || (p === 'except_followed' && followers.has(u));
-        };
-        resolveNoticeId = await postChannelNotification(services, tx, onCommit, {
-          bot,
-          realm,
-          users,
-          stream: dest,
-          topic: destTopic,
-          body: paragraph([editorMention, text(resolved ? ' has marked this topic as resolved.' : ' has marked this topic as unresolved.')]),
-          readFor: (u) => u === editor.id || users.get(u)?.is_bot === true || !unreadFor(u),
-        });
+    if (bot && orig && dest) {
+      const editorMention = silentMention(editor);
+      const readForEditor = (u: number) => u === editor.id;
+      // Resolving or unresolving a topic (and nothing else) is announced in it, unless it undoes a
+      // notice posted moments ago, which is then deleted instead.
+      let resolveNoticeId: number | undefined;
+      if ((resolved || unresolved) && content === undefined && !streamMoved) {
+        const last = await tx
+          .selectFrom('messages')
+          .select(['id', 'sender_id', 'content', 'date_sent', 'recipient_type', 'stream_id', 'topic'])
+          .where('stream_id', '=', dest.id)
+          .where(sql<boolean>`lower(topic) = lower(${destTopic})`)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        if (last && last.sender_id === bot.id && RESOLVE_NOTICE.test(last.content) && now - Number(last.date_sent) <= RESOLVE_UNDO_GRACE_SECONDS) {
+          const holders = await deleteMessagesByIds(tx, realm.id, [last.id]);
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: holders.get(last.id) ?? [], event: deleteMessageEvent(last) });
+        } else {
+          // Who finds the notice unread follows their resolved_topic_notice_auto_read_policy.
+          const followers = new Set(
+            (
+              await tx
+                .selectFrom('user_topics')
+                .select('user_id')
+                .where('stream_id', '=', dest.id)
+                .where(sql<boolean>`lower(topic_name) = lower(${destTopic})`)
+                .where('visibility_policy', '=', VISIBILITY.followed)
+                .execute()
+            ).map((r) => r.user_id),
+          );
+          const unreadFor = (u: number) => {
+            const p = userSettingsOf(users.get(u)?.settings ?? {}).resolved_topic_notice_auto_read_policy;
+            return p === 'never' || (p === 'except_followed' && followers.has(u));
+          };
+          resolveNoticeId = await postChannelNotification(services, tx, onCommit, {
+            bot,
+            realm,
+            users,
+            stream: dest,
+            topic: destTopic,
+            body: paragraph([editorMention, text(resolved ? ' has marked this topic as resolved.' : ' has marked this topic as unresolved.')]),
+            readFor: (u) => u === editor.id || users.get(u)?.is_bot === true || !unreadFor(u),
+          });
+        }
+      }
+      const count = ids.length;
+      if (req.notifyNew && (streamMoved || (topic !== undefined && !resolved && !unresolved))) {
+        const preexisting = await visibleTopicMessages(tx, editor, dest, destTopic, { limit: 1, excluding: [...ids, ...(resolveNoticeId ? [resolveNoticeId] : [])] });
+        const from = topicLink(orig, origTopic);
+        let body;
+        if (preexisting.length === 0 && movedAll) body = paragraph([text('This topic was moved here from '), from, text(' by '), editorMention, text('.')]);
+        else if (count === 1) {
+          body = paragraph([messageLink(services, realm, dest, destTopic, message.id, 'A message'), text(' was moved here from '), from, text(' by '), editorMention, text('.')]);
+        } else body = paragraph([text(`${count} messages were moved here from `), from, text(' by '), editorMention, text('.')]);
+        await postChannelNotification(services, tx, onCommit, { bot, realm, users, stream: dest, topic: destTopic, body, readFor: readForEditor });
+      }
+      if (req.notifyOld) {
+        const to = topicLink(dest, destTopic);
+        let body;
+        if (movedAll) body = paragraph([text('This topic was moved to '), to, text(' by '), editorMention, text('.')]);
+        else if (count === 1) body = paragraph([text('A message was moved from this topic to '), to, text(' by '), editorMention, text('.')]);
+        else body = paragraph([text(`${count} messages were moved from this topic to `), to, text(' by '), editorMention, text('.')]);
+        await postChannelNotification(services, tx, onCommit, { bot, realm, users, stream: orig, topic: origTopic, body, readFor: readForEditor });
       }
     }
-    const count = ids.length;
-    if (req.notifyNew && (streamMoved || (topic !== undefined && !resolved && !unresolved))) {
-      const preexisting = await visibleTopicMessages(tx, editor, dest, destTopic, { limit: 1, excluding: [...ids, ...(resolveNoticeId ? [resolveNoticeId] : [])] });
-      const from = topicLink(orig, origTopic);
-      let body;
-      if (preexisting.length === 0 && movedAll) body = paragraph([text('This topic was moved here from '), from, text(' by '), editorMention, text('.')]);
-      else if (count === 1) {
-        body = paragraph([messageLink(services, realm, dest, destTopic, message.id, 'A message'), text(' was moved here from '), from, text(' by '), editorMention, text('.')]);
-      } else body = paragraph([text(`${count} messages were moved here from `), from, text(' by '), editorMention, text('.')]);
-      await postChannelNotification(services, tx, onCommit, { bot, realm, users, stream: dest, topic: destTopic, body, readFor: readForEditor });
-    }
-    if (req.notifyOld) {
-      const to = topicLink(dest, destTopic);
-      let body;
-      if (movedAll) body = paragraph([text('This topic was moved to '), to, text(' by '), editorMention, text('.')]);
-      else if (count === 1) body = paragraph([text('A message was moved from this topic to '), to, text(' by '), editorMention, text('.')]);
-      else body = paragraph([text(`${count} messages were moved from this topic to `), to, text(' by '), editorMention, text('.')]);
-      await postChannelNotification(services, tx, onCommit, { bot, realm, users, stream: orig, topic: origTopic, body, readFor: readForEditor });
-    }
+    if (streamMoved) await announceFirstMessageIds(services, tx, onCommit, { realmId: realm.id, users, graph }, [{ ...orig }, { ...dest }]);
   });
 }
 

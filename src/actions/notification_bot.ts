@@ -11,7 +11,7 @@ import { formatUser } from '../http/shapes/users.js';
 import { publishAfterCommit } from '../events/publish.js';
 import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
-import { FLAG_BITS } from '../store/messages.js';
+import { FLAG_BITS, setFirstMessageIdIfUnset } from '../store/messages.js';
 import type { OnCommit } from '../events/publish.js';
 import { insertAccount } from './users.js';
 import { writeMessage } from './messages.js';
@@ -143,5 +143,7 @@ export async function postChannelNotification(
     users,
     linkifiers: [],
   }, { automated: true });
+  // The channel may have lost all its messages earlier in the caller's transaction.
+  await setFirstMessageIdIfUnset(tx, o.stream.id, id);
   return id;
 }

@@ -12,6 +12,7 @@ import { VISIBILITY } from '../store/user_topics.js';
 import { InvalidStreamId, PermissionDenied } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { announceFirstMessageIds } from './first_message.js';
 
 const BATCH = 1000;
 /** After this long the request answers `complete: false` and leaves the rest for the next one. */
@@ -27,6 +28,7 @@ export async function deleteTopic(services: Services, user: User, realm: Realm, 
   if (!channelAccess(graph, user, stream, subscribed).content) throw new InvalidStreamId();
   // Protected history: only the messages the administrator actually received.
   const onlyOwnRows = !stream.history_public_to_subscribers;
+  const users = await services.cache.users(realm.id);
   const started = Date.now();
   const budgetMs = o.budgetMs ?? TIME_BUDGET_MS;
   for (;;) {
@@ -42,6 +44,7 @@ export async function deleteTopic(services: Services, user: User, realm: Realm, 
       const ids = batch.map((m) => m.id).sort((a, b) => a - b);
       const recipients = await deleteMessagesByIds(tx, realm.id, ids);
       const userIds = [...new Set([...recipients.values()].flat())];
+      await announceFirstMessageIds(services, tx, onCommit, { realmId: realm.id, users, graph }, [stream]);
       publishAfterCommit(services, onCommit, {
         realmId: realm.id,
         userIds,
