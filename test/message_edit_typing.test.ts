@@ -84,3 +84,18 @@ test('receivers who turned typing notifications off are skipped; senders who did
   assert.equal(off.body.msg, 'User has disabled typing notifications for channel messages');
   assert.equal((await ann.patch('/settings', { send_stream_typing_notifications: true })).status, 200);
 });
+
+test('the edit rules apply: editing turned off, and the time limit (edits get a grace period, typing does not)', async () => {
+  const m = await ann.post('/messages', { type: 'stream', to: 'edit-typing', topic: 'limits', content: 'x' });
+  await t.server.services.database.db.updateTable('messages').set({ date_sent: Math.floor(Date.now() / 1000) - 70 }).where('id', '=', m.body.id).execute();
+  assert.equal((await t.owner.patch('/realm', { message_content_edit_limit_seconds: 60 })).status, 200);
+  const late = await ann.post(`/messages/${m.body.id}/typing`, { op: 'start' });
+  assert.deepEqual([late.status, late.body.msg], [400, 'The time limit for editing this message has passed']);
+  assert.equal((await ann.patch(`/messages/${m.body.id}`, { content: 'within the grace period' })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { allow_message_editing: false })).status, 200);
+  const off = await ann.post(`/messages/${m.body.id}/typing`, { op: 'start' });
+  assert.deepEqual([off.status, off.body.msg], [400, 'Your organization has turned off message editing']);
+  const edit = await ann.patch(`/messages/${m.body.id}`, { content: 'nope' });
+  assert.deepEqual([edit.status, edit.body.msg], [400, 'Your organization has turned off message editing']);
+  assert.equal((await t.owner.patch('/realm', { allow_message_editing: true, message_content_edit_limit_seconds: 'unlimited' })).status, 200);
+});

@@ -75,9 +75,11 @@ function withinLimit(sentAt: number, limit: number | null): boolean {
 }
 
 /** Zulip's rule for changing a message's content: its sender, while editing is on and in time. */
-export function checkContentEditAllowed(editor: User, realm: Realm, message: MessageRow): void {
-  if (message.sender_id !== editor.id || !realm.settings.allow_message_editing) throw new BadRequest("You don't have permission to edit this message");
-  if (!withinLimit(message.date_sent, realm.settings.message_content_edit_limit_seconds)) throw new BadRequest('The time limit for editing this message has passed');
+export function checkContentEditAllowed(editor: User, realm: Realm, message: MessageRow, bufferSeconds = 0): void {
+  if (!realm.settings.allow_message_editing) throw new BadRequest('Your organization has turned off message editing');
+  if (message.sender_id !== editor.id) throw new BadRequest("You don't have permission to edit this message");
+  const limit = realm.settings.message_content_edit_limit_seconds;
+  if (!withinLimit(message.date_sent, limit === null ? null : limit + bufferSeconds)) throw new BadRequest('The time limit for editing this message has passed');
 }
 
 /** Zulip's grace on its edit and move time limits (clients round their countdowns). */
@@ -127,7 +129,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   const db = services.database.db;
   const graph = await services.cache.groupGraph(realm.id);
   const inGroup = (g: number) => isUserInGroup(graph, editor.id, g);
-  if (req.content !== undefined) checkContentEditAllowed(editor, realm, message);
+  if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
 
   // What actually changes: a topic or channel equal to the current one is no change.
   let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);
