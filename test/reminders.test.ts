@@ -85,6 +85,11 @@ test('deleting a reminder: only one\'s own; the remove event', async () => {
   assert.deepEqual((await queuedEvents(ann, q)).map(({ id: _i, ...e }: any) => e), [{ type: 'reminders', op: 'remove', reminder_id: id }]);
   assert.equal((await ann.delete(`/reminders/${id}`)).status, 404);
   assert.equal((await ann.delete('/reminders/abc')).status, 404);
+  // Nor is a reminder a scheduled message.
+  const other = (await ann.post('/reminders', { message_id: m, scheduled_delivery_timestamp: inSeconds(3600) })).body.reminder_id;
+  assert.equal((await ann.delete(`/scheduled_messages/${other}`)).status, 404);
+  assert.equal((await ann.patch(`/scheduled_messages/${other}`, { content: 'changed' })).status, 404);
+  assert.equal((await ann.delete(`/reminders/${other}`)).status, 200);
   // A scheduled message's id is not a reminder's.
   const sched = (await ann.post('/scheduled_messages', { type: 'stream', to: streamId, topic: 't', content: 'later', scheduled_delivery_timestamp: inSeconds(3600) })).body.scheduled_message_id;
   assert.equal((await ann.delete(`/reminders/${sched}`)).status, 404);
