@@ -287,3 +287,28 @@ test('topic moves within a channel: permissions by organization and channel, bre
   assert.equal(fetched.edit_history[0].prev_topic, 'RENAMEME');
   assert.equal(typeof fetched.last_moved_timestamp, 'number');
 });
+
+test('merging into an existing topic keeps the more visible policy; a renamed case keeps its policy', async () => {
+  const a = await send(ann, 'origin', 'merge-a', 'a');
+  await send(ann, 'origin', 'merge-b', 'b');
+  assert.equal((await bob.post('/user_topics', { stream_id: ids.origin, topic: 'merge-a', visibility_policy: 3 })).status, 200);
+  assert.equal((await bob.post('/user_topics', { stream_id: ids.origin, topic: 'merge-b', visibility_policy: 1 })).status, 200);
+  const q = await openQueue(bob, ['user_topic']);
+  assert.equal((await ann.patch(`/messages/${a}`, { topic: 'merge-b', propagate_mode: 'change_all', send_notification_to_new_thread: false })).status, 200);
+  assert.deepEqual(
+    (await queuedEvents(bob, q)).map((e: any) => [e.topic_name, e.visibility_policy]),
+    [
+      ['merge-a', 0],
+      ['merge-b', 3],
+    ],
+  );
+  // Only the case changes: the policy stays on the topic.
+  const q2 = await openQueue(bob, ['user_topic']);
+  assert.equal((await ann.patch(`/messages/${a}`, { topic: 'MERGE-B', propagate_mode: 'change_all', send_notification_to_new_thread: false })).status, 200);
+  assert.deepEqual((await queuedEvents(bob, q2)).map((e: any) => [e.topic_name, e.visibility_policy]), [['merge-b', 0], ['MERGE-B', 3]]);
+  const state = await bob.post('/register', { fetch_event_types: ['user_topic'] });
+  assert.deepEqual(
+    state.body.user_topics.filter((u: any) => u.topic_name.toLowerCase() === 'merge-b').map((u: any) => [u.topic_name, u.visibility_policy]),
+    [['MERGE-B', 3]],
+  );
+});

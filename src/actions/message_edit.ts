@@ -11,7 +11,7 @@ import { getStream, isSubscribed, streamRecipientIds, subscriberIds, type Stream
 import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, getMessages, insertUserMessages, type MessageRow } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import type { Executor } from '../store/db.js';
-import { setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
+import { VISIBILITY } from '../store/user_topics.js';
 import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
@@ -308,7 +308,10 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     }
 
     // Mentions follow the new content: recipients gain or lose the mention flags.
-    const rows = await tx.selectFrom('user_messages').select(['user_id', 'message_id', 'flags']).where('message_id', 'in', ids).execute();
+    const rows: Array<{ user_id: number; message_id: number; flags: number }> = [];
+    for (let i = 0; i < ids.length; i += 1000) {
+      rows.push(...(await tx.selectFrom('user_messages').select(['user_id', 'message_id', 'flags']).where('message_id', 'in', ids.slice(i, i + 1000)).execute()));
+    }
     if (rendered) {
       for (const r of rows.filter((x) => x.message_id === message.id)) {
         let flags = r.flags & ~MENTION_BITS;
@@ -377,25 +380,36 @@ export async function editMessage(services: Services, editor: User, realm: Realm
         );
       const before = await policiesOf(orig, origTopic);
       const after = await policiesOf(dest, destTopic);
+      // Users who lose the messages lose the policy; the others carry theirs over (merged with
+      // any they had for the destination topic). Three statements whatever the number of users.
+      const sameTopic = dest.id === orig.id && destTopic.toLowerCase() === origTopic.toLowerCase();
+      const clearOrig: number[] = [];
+      const setDest = new Map<number, number>();
       for (const u of new Set([...before.keys(), ...after.keys()])) {
-        const o = before.get(u);
-        if (streamMoved && losing.has(u)) {
-          if (o !== undefined) {
-            await setTopicPolicy(tx, u, orig.id, origTopic, VISIBILITY.inherit, now);
-            userTopicEvents.push({ userId: u, streamId: orig.id, topic: origTopic, policy: VISIBILITY.inherit });
-          }
-          continue;
-        }
-        const from = o ?? VISIBILITY.inherit;
+        const from = before.get(u);
+        if (from !== undefined && from !== VISIBILITY.inherit) clearOrig.push(u);
+        if (streamMoved && losing.has(u)) continue;
         const to = after.get(u) ?? VISIBILITY.inherit;
-        if (from !== VISIBILITY.inherit) {
-          await setTopicPolicy(tx, u, orig.id, origTopic, VISIBILITY.inherit, now);
-          userTopicEvents.push({ userId: u, streamId: orig.id, topic: origTopic, policy: VISIBILITY.inherit });
+        const next = destHadMessages ? mergedVisibility(from ?? VISIBILITY.inherit, to) : (from ?? VISIBILITY.inherit);
+        // Clearing the original topic also cleared the destination when they are one and the same.
+        if (next !== to || (sameTopic && clearOrig.includes(u))) setDest.set(u, next);
+      }
+      const topicRows = (s: Stream, t: string, userIds: number[]) =>
+        tx.deleteFrom('user_topics').where('user_id', 'in', userIds).where('stream_id', '=', s.id).where(sql<boolean>`lower(topic_name) = lower(${t})`);
+      if (clearOrig.length) {
+        await topicRows(orig, origTopic, clearOrig).execute();
+        for (const u of clearOrig) userTopicEvents.push({ userId: u, streamId: orig.id, topic: origTopic, policy: VISIBILITY.inherit });
+      }
+      if (setDest.size) {
+        await topicRows(dest, destTopic, [...setDest.keys()]).execute();
+        const inserts = [...setDest].filter(([, p]) => p !== VISIBILITY.inherit);
+        if (inserts.length) {
+          await tx
+            .insertInto('user_topics')
+            .values(inserts.map(([u, p]) => ({ user_id: u, stream_id: dest.id, topic_name: destTopic, visibility_policy: p, last_updated: now })))
+            .execute();
         }
-        const next = destHadMessages ? mergedVisibility(from, to) : from;
-        if (next === to && !(from !== VISIBILITY.inherit && dest.id === orig.id && destTopic.toLowerCase() === origTopic.toLowerCase())) continue;
-        await setTopicPolicy(tx, u, dest.id, destTopic, next, now);
-        userTopicEvents.push({ userId: u, streamId: dest.id, topic: destTopic, policy: next });
+        for (const [u, p] of setDest) userTopicEvents.push({ userId: u, streamId: dest.id, topic: destTopic, policy: p });
       }
     }
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients, event, perUser });
