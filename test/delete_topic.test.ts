@@ -79,6 +79,14 @@ test('members may not; bad channels and missing names are refused', async () => 
   assert.equal(hidden.status, 400);
   assert.equal(hidden.body.msg, 'Invalid channel ID');
   assert.equal((await ann.get(`/users/me/${priv}/topics`)).body.topics.length, 1);
+  // Nor can topics of an archived channel be deleted.
+  assert.equal((await t.owner.delete(`/streams/${priv}`)).status, 200);
+  await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'cleanup-archived' }], principals: [admin.userId] });
+  const archived = (await ann.get('/get_stream_id', { stream: 'cleanup-archived' })).body.stream_id;
+  await send(ann, 'old', 'x', 'cleanup-archived');
+  assert.equal((await t.owner.delete(`/streams/${archived}`)).status, 200);
+  const gone = await admin.post(`/streams/${archived}/delete_topic`, { topic_name: 'old' });
+  assert.deepEqual([gone.status, gone.body.msg], [400, 'Invalid channel ID']);
 });
 
 test('"general chat" names the empty topic', async () => {

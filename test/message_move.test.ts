@@ -175,6 +175,10 @@ test('refusals: direct messages, content with a channel, bad channels, permissio
   const hidden = (await admin.get('/get_stream_id', { stream: 'hidden-dest' })).body.stream_id;
   await expect(ann, m, { stream_id: hidden }, 'Invalid channel ID');
   assert.equal((await ann.patch(`/messages/${m}`, { stream_id: 'abc' })).status, 400);
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'attic' }], principals: [ann.userId] });
+  const attic = (await ann.get('/get_stream_id', { stream: 'attic' })).body.stream_id;
+  assert.equal((await t.owner.delete(`/streams/${attic}`)).status, 200);
+  await expect(ann, m, { stream_id: attic }, 'Invalid channel ID');
 
   // Organization setting: only administrators move between channels.
   assert.equal((await t.owner.patch('/realm', { can_move_messages_between_channels_group: { new: groups['role:administrators'] } })).status, 200);

@@ -167,7 +167,8 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     if (streamId !== undefined) {
       target = await getStream(db, realm.id, streamId);
       const subscribed = target ? await isSubscribed(db, editor.id, target.id) : false;
-      if (!target || !channelAccess(graph, editor, target, subscribed).content) throw new InvalidStreamId();
+      // Archived channels take no messages: they look missing, as in Zulip.
+      if (!target || target.is_archived || !channelAccess(graph, editor, target, subscribed).content) throw new InvalidStreamId();
     }
     const targetTopic = topic ?? message.topic;
     const policy = effectiveTopicsPolicy(target, realm);

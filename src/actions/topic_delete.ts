@@ -22,7 +22,7 @@ export async function deleteTopic(services: Services, user: User, realm: Realm, 
   if (!isRealmAdmin(user)) throw new PermissionDenied('Must be an organization administrator');
   const db = services.database.db;
   const stream = await getStream(db, realm.id, streamId);
-  if (!stream) throw new InvalidStreamId();
+  if (!stream || stream.is_archived) throw new InvalidStreamId();
   const subscribed = await isSubscribed(db, user.id, stream.id);
   const graph = await services.cache.groupGraph(realm.id);
   if (!channelAccess(graph, user, stream, subscribed).content) throw new InvalidStreamId();
