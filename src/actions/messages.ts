@@ -18,7 +18,7 @@ import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
-import { publishAfterCommit } from '../events/publish.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, shapeMessage } from '../http/shapes/messages.js';
 import { claimMessageAttachments } from './attachments.js';
 
@@ -69,7 +69,7 @@ export function normalizeTopic(raw: string): string {
 }
 
 /** The topics policy in force for a channel, its own or the organization's. */
-function effectiveTopicsPolicy(stream: Stream, realm: Realm): string {
+export function effectiveTopicsPolicy(stream: Stream, realm: Realm): string {
   if (stream.topics_policy !== 'inherit') return stream.topics_policy;
   if (realm.settings.mandatory_topics) return 'disable_empty_topic';
   return realm.settings.topics_policy;
@@ -283,12 +283,26 @@ export async function commitMessage(
   m: PreparedMessage,
   o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void> } = {},
 ): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
+  return services.database.transaction(async (tx, onCommit) => {
+    if (o.alsoInTransaction) await o.alsoInTransaction(tx);
+    return writeMessage(services, tx, onCommit, m, o);
+  });
+}
+
+/** The writes of commitMessage, inside a transaction the caller holds (events after its commit). */
+export async function writeMessage(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: OnCommit,
+  m: PreparedMessage,
+  o: { queueId?: string; localId?: string; automated?: boolean } = {},
+): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   const { sender, realm, stream, topic, content, rendered, dmParticipants, everyone, flagsOf } = m;
   const now = nowSeconds();
   const users = m.users;
-  return services.database.transaction(async (tx, onCommit) => {
-    if (o.alsoInTransaction) await o.alsoInTransaction(tx);
-    const visibility = stream ? await automaticVisibility(tx, m) : new Map<number, number>();
+  {
+    // Automated messages (the Notification Bot's) change nobody's topic visibility.
+    const visibility = stream && !o.automated ? await automaticVisibility(tx, m) : new Map<number, number>();
     let recipientId: number;
     let dmGroupId: number | null = null;
     if (stream) {
@@ -351,7 +365,7 @@ export async function commitMessage(
     }
     const senderPolicy = visibility.get(sender.id);
     return senderPolicy === undefined ? { id } : { id, automatic_new_visibility_policy: senderPolicy };
-  });
+  }
 }
 
 // Zulip's automatically_follow_topics_policy / automatically_unmute_topics_in_muted_streams_policy values.

@@ -17,6 +17,7 @@ import { realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
 import { subscriptionStateFor } from './channels.js';
 import { listScheduledMessages } from './scheduled.js';
+import { listPendingReminders } from './reminders.js';
 import { listNavigationViews } from './navigation_views.js';
 import { listChannelFolders } from './channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
@@ -93,7 +94,9 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('navigation_views')) state.navigation_views = await listNavigationViews(services, user);
   if (want('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
   if (want('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(services, user);
-  if (want('reminders')) state.reminders = [];
+  // The API description (level 469) gives /register's reminders the scheduled-message shape,
+  // while GET /reminders and reminders events use the reminder shape; each follows its schema.
+  if (want('reminders')) state.reminders = await listPendingReminders(services, user);
   if (want('recent_private_conversations')) state.recent_private_conversations = [];
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (want('stop_words')) state.stop_words = [];

@@ -18,6 +18,7 @@ import { BadRequest, ResourceNotFound } from '../errors.js';
 import { commitMessage, prepareMessage, type PreparedMessage, type SendTarget } from './messages.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
+import { deliverReminder } from './reminders.js';
 
 export type ScheduledType = 'stream' | 'direct';
 
@@ -92,7 +93,7 @@ export async function scheduleMessage(services: Services, sender: User, realm: R
       sending_client: req.clientName,
     };
     const id = await insertScheduled(tx, row);
-    const shaped = formatScheduled({ ...row, id, failed: false, delivered: false, delivered_message_id: null });
+    const shaped = formatScheduled({ ...row, id, failed: false, delivered: false, delivered_message_id: null, reminder_target_message_id: null });
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [sender.id], event: { type: 'scheduled_messages', op: 'add', scheduled_messages: [shaped] } });
     return { scheduled_message_id: id };
   });
@@ -156,6 +157,7 @@ export async function listScheduledMessages(services: Services, sender: User): P
  * A message that can no longer be sent is marked failed; its sender must move its time to retry.
  */
 async function deliver(services: Services, m: ScheduledMessage): Promise<void> {
+  if (m.reminder_target_message_id !== null) return deliverDueReminder(services, m);
   const realm = await services.cache.realm(m.realm_id);
   const sender = realm ? await services.cache.user(realm.id, m.sender_id) : undefined;
   let prepared: PreparedMessage | undefined;
@@ -203,6 +205,20 @@ async function deliver(services: Services, m: ScheduledMessage): Promise<void> {
 }
 
 class AlreadyDelivered extends Error {}
+
+/** A reminder's delivery; one that cannot be sent is marked failed (no scheduled_messages event). */
+async function deliverDueReminder(services: Services, m: ScheduledMessage): Promise<void> {
+  try {
+    const sent = await deliverReminder(services, m, async (tx) => {
+      if (!(await claimScheduled(tx, m.id, null))) throw new AlreadyDelivered();
+    });
+    if (sent) return;
+  } catch (err) {
+    if (err instanceof AlreadyDelivered) return;
+    console.error(`reminder ${m.id}:`, err);
+  }
+  await services.database.db.updateTable('scheduled_messages').set({ failed: true }).where('id', '=', m.id).where('delivered', '=', false).execute();
+}
 
 /** Checks every second for due messages; several processes may run it on one database. */
 export function startScheduledDelivery(services: Services, intervalMs = 1000): Periodic {

@@ -6,6 +6,8 @@ import { getStream, subscriberIds } from '../store/channels.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { channelAccess } from './channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
+import { dmGroupMembers } from '../store/messages.js';
+import { accessibleMessage, checkContentEditAllowed } from './message_edit.js';
 
 export type TypingTarget = { kind: 'stream'; streamId: number; topic: string; op: 'start' | 'stop' } | { kind: 'direct'; userIds: number[]; op: 'start' | 'stop' };
 
@@ -38,4 +40,36 @@ export async function sendTyping(services: Services, sender: User, realm: Realm,
   const to = everyone.filter(receives);
   if (to.length === 0 || to.length > MAX_TYPING_RECIPIENTS) return;
   services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing', op: t.op, message_type: 'direct', sender: sender_, recipients } });
+}
+
+/**
+ * "Someone is editing this message": allowed to whoever could save a content edit now (the
+ * sender, within the edit time limit); told to everyone who would see the edit (the channel's
+ * subscribers, or the conversation's participants) who takes typing notifications.
+ */
+export async function sendMessageEditTyping(services: Services, editor: User, realm: Realm, messageId: number, op: 'start' | 'stop'): Promise<void> {
+  const message = await accessibleMessage(services, editor, messageId);
+  checkContentEditAllowed(editor, realm, message);
+  const settings = userSettingsOf(editor.settings);
+  const users = await services.cache.users(realm.id);
+  const receives = (id: number) => {
+    const u = users.get(id);
+    return !!u && u.is_active && userSettingsOf(u.settings).receives_typing_notifications;
+  };
+  let recipient: Record<string, unknown>;
+  let audience: number[];
+  if (message.stream_id !== null) {
+    if (!settings.send_stream_typing_notifications) throw new BadRequest('User has disabled typing notifications for channel messages');
+    recipient = { type: 'channel', channel_id: message.stream_id, topic: message.topic };
+    audience = await subscriberIds(services.database.db, message.stream_id);
+  } else {
+    if (!settings.send_private_typing_notifications) throw new BadRequest('User has disabled typing notifications for direct messages');
+    const members = message.dm_group_id === null ? [] : ((await dmGroupMembers(services.database.db, [message.dm_group_id])).get(message.dm_group_id) ?? []);
+    audience = [...new Set([editor.id, ...members])].sort((a, b) => a - b);
+    recipient = { type: 'direct', user_ids: audience };
+  }
+  if (audience.length > MAX_TYPING_RECIPIENTS) return;
+  const to = audience.filter(receives);
+  if (to.length === 0) return;
+  services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing_edit_message', op, sender_id: editor.id, message_id: message.id, recipient } });
 }

@@ -477,6 +477,21 @@ function defaultChannelsProfileFields(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Reminders: a scheduled message that names the message it reminds about (null for ordinary
+ * scheduled messages). Also an index for finding every user's visibility policy for one topic
+ * (topic deletion and moves).
+ */
+function reminders(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await db.schema.alterTable('scheduled_messages').addColumn('reminder_target_message_id', int).execute();
+      await sql`CREATE INDEX user_topics_stream_topic ON user_topics (stream_id, lower(topic_name))`.execute(db);
+    },
+  };
+}
+
 /** Uploaded files and the messages that link them (Zulip's Attachment and its messages relation). */
 function attachments(dialect: DialectName): Migration {
   return {
@@ -561,6 +576,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0014_edit_history': editHistory(dialect),
     '0015_emoji_reactions_status': emojiReactionsStatus(dialect),
     '0016_attachments': attachments(dialect),
+    '0018_reminders': reminders(dialect),
     '0019_default_channels_profile_fields': defaultChannelsProfileFields(dialect),
   };
 }

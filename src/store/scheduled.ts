@@ -15,35 +15,40 @@ function fromRow(r: Record<string, any>): ScheduledMessage {
   };
 }
 
-export type NewScheduled = Omit<ScheduledMessage, 'id' | 'failed' | 'delivered' | 'delivered_message_id'>;
+export type NewScheduled = Omit<ScheduledMessage, 'id' | 'failed' | 'delivered' | 'delivered_message_id' | 'reminder_target_message_id'> & {
+  reminder_target_message_id?: number | null;
+};
 
 export async function insertScheduled(db: Executor, m: NewScheduled): Promise<number> {
   const row = await db
     .insertInto('scheduled_messages')
-    .values({ ...m, to_user_ids: JSON.stringify(m.to_user_ids), failed: false, delivered: false, delivered_message_id: null })
+    .values({ ...m, to_user_ids: JSON.stringify(m.to_user_ids), failed: false, delivered: false, delivered_message_id: null, reminder_target_message_id: m.reminder_target_message_id ?? null })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-/** A sender's scheduled message that has not been sent yet. */
-export async function getPendingScheduled(db: Executor, senderId: number, id: number): Promise<ScheduledMessage | undefined> {
+/** A sender's scheduled message (or, with `reminder`, reminder) that has not been sent yet. */
+export async function getPendingScheduled(db: Executor, senderId: number, id: number, reminder = false): Promise<ScheduledMessage | undefined> {
   const r = await db
     .selectFrom('scheduled_messages')
     .selectAll()
     .where('id', '=', id)
     .where('sender_id', '=', senderId)
     .where('delivered', '=', false)
+    .where('reminder_target_message_id', reminder ? 'is not' : 'is', null)
     .executeTakeFirst();
   return r ? fromRow(r) : undefined;
 }
 
-export async function listPendingScheduled(db: Executor, senderId: number): Promise<ScheduledMessage[]> {
+/** A sender's unsent scheduled messages, or (with `reminders`) reminders, soonest first. */
+export async function listPendingScheduled(db: Executor, senderId: number, reminders = false): Promise<ScheduledMessage[]> {
   const rows = await db
     .selectFrom('scheduled_messages')
     .selectAll()
     .where('sender_id', '=', senderId)
     .where('delivered', '=', false)
+    .where('reminder_target_message_id', reminders ? 'is not' : 'is', null)
     .orderBy('scheduled_timestamp')
     .orderBy('id')
     .execute();

@@ -199,6 +199,8 @@ export interface ScheduledMessageTable {
   failed: Bool;
   delivered: Bool;
   delivered_message_id: number | null;
+  /** Reminders only: the message the reminder is about. */
+  reminder_target_message_id: number | null;
 }
 
 export interface UserTopicTable {

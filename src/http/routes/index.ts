@@ -22,6 +22,8 @@ import { registerDefaultStreamRoutes } from './default_streams.js';
 import { registerChannelCompatRoutes } from './channel_compat.js';
 import { registerRealmUserDefaultRoutes } from './realm_user_defaults.js';
 import { registerProfileFieldRoutes } from './profile_fields.js';
+import { registerTopicRoutes } from './topics.js';
+import { registerReminderRoutes } from './reminders.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -46,4 +48,6 @@ export function registerAllRoutes(r: Router): void {
   registerChannelCompatRoutes(r);
   registerRealmUserDefaultRoutes(r);
   registerProfileFieldRoutes(r);
+  registerTopicRoutes(r);
+  registerReminderRoutes(r);
 }

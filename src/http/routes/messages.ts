@@ -1,6 +1,5 @@
 // Messages: send, render, fetch a window or one message, change flags.
 import type { Router } from '../router.js';
-import { messageRenderContext } from '../../actions/render_context.js';
 import { pathInt } from '../router.js';
 import { check, type Params } from '../params.js';
 import { BadNarrow, BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
@@ -8,6 +7,8 @@ import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } fr
 import { checkEditableFlag, updateMessageFlags } from '../../actions/message_flags.js';
 import { accessibleMessage, deleteMessage, editMessage, messageHistory } from '../../actions/message_edit.js';
 import { renderMarkdown } from '../../markdown/render.js';
+import { messageRenderContext } from '../../actions/render_context.js';
+import { sendMessageEditTyping } from '../../actions/typing.js';
 import { parseNarrow, resolveNarrow, type RawTerm, type Term } from '../../queries/narrow.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, formatMessages } from '../shapes/messages.js';
@@ -165,14 +166,14 @@ export function registerMessageRoutes(r: Router): void {
     const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
     const mode = params.optStr('propagate_mode') ?? 'change_one';
     if (mode !== 'change_one' && mode !== 'change_later' && mode !== 'change_all') throw new BadRequest('Invalid propagate_mode');
-    if (params.optInt('stream_id') !== undefined) throw new BadRequest('Moving messages to another channel is not supported by this server yet.');
-    params.optBool('send_notification_to_old_thread');
-    params.optBool('send_notification_to_new_thread');
     const { detachedUploads } = await editMessage(services, user, realm, id, {
       content: params.optStr('content'),
       topic: params.optStr('topic') ?? params.optStr('subject'),
+      streamId: params.optInt('stream_id'),
       propagateMode: mode,
       prevContentSha256: params.optStr('prev_content_sha256'),
+      notifyOld: params.bool('send_notification_to_old_thread', false),
+      notifyNew: params.bool('send_notification_to_new_thread', true),
     });
     return { detached_uploads: detachedUploads };
   });
@@ -185,6 +186,14 @@ export function registerMessageRoutes(r: Router): void {
   r.get('/messages/{message_id}/history', async (ctx) => ({
     message_history: await messageHistory(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage())),
   }));
+
+  r.post('/messages/{message_id}/typing', async (ctx) => {
+    const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
+    const op = ctx.params.str('op');
+    if (op !== 'start' && op !== 'stop') throw new BadRequest('Invalid op');
+    await sendMessageEditTyping(ctx.services, ctx.user, ctx.realm, id, op);
+    return {};
+  });
 
   r.post('/messages/flags', async ({ params, services, user, realm }) => {
     const messages = params.json('messages', check.intList);

@@ -1,0 +1,99 @@
+// Deleting a whole topic (POST /streams/{id}/delete_topic): organization administrators only,
+// newest messages first, in batches that each commit on their own, so a huge topic makes
+// progress even when the request runs out of time (the client repeats it until `complete`).
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { getStream, isSubscribed } from '../store/channels.js';
+import { deleteMessagesByIds } from '../store/messages.js';
+import { VISIBILITY } from '../store/user_topics.js';
+import { InvalidStreamId, PermissionDenied } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { announceFirstMessageIds } from './first_message.js';
+
+const BATCH = 1000;
+/** After this long the request answers `complete: false` and leaves the rest for the next one. */
+const TIME_BUDGET_MS = 50_000;
+
+export async function deleteTopic(services: Services, user: User, realm: Realm, streamId: number, topic: string, o: { budgetMs?: number; batchSize?: number } = {}): Promise<{ complete: boolean }> {
+  if (!isRealmAdmin(user)) throw new PermissionDenied('Must be an organization administrator');
+  const db = services.database.db;
+  const stream = await getStream(db, realm.id, streamId);
+  if (!stream || stream.is_archived) throw new InvalidStreamId();
+  const subscribed = await isSubscribed(db, user.id, stream.id);
+  const graph = await services.cache.groupGraph(realm.id);
+  if (!channelAccess(graph, user, stream, subscribed).content) throw new InvalidStreamId();
+  // Protected history: only the messages the administrator actually received.
+  const onlyOwnRows = !stream.history_public_to_subscribers;
+  const users = await services.cache.users(realm.id);
+  const started = Date.now();
+  const budgetMs = o.budgetMs ?? TIME_BUDGET_MS;
+  for (;;) {
+    const done = await services.database.transaction(async (tx, onCommit) => {
+      let q = tx
+        .selectFrom('messages')
+        .select(['messages.id', 'messages.topic'])
+        .where('messages.stream_id', '=', stream.id)
+        .where(sql<boolean>`lower(messages.topic) = lower(${topic})`);
+      if (onlyOwnRows) q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', user.id);
+      const batch = await q.orderBy('messages.id', 'desc').limit(o.batchSize ?? BATCH).execute();
+      if (batch.length === 0) return true;
+      const ids = batch.map((m) => m.id).sort((a, b) => a - b);
+      const recipients = await deleteMessagesByIds(tx, realm.id, ids);
+      const userIds = [...new Set([...recipients.values()].flat())];
+      await announceFirstMessageIds(services, tx, onCommit, { realmId: realm.id, users, graph }, [stream]);
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds,
+        event: { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: stream.id, topic: batch[0]!.topic },
+      });
+      return false;
+    });
+    if (done) break;
+    if (Date.now() - started >= budgetMs) return { complete: false };
+  }
+  // The topic is gone: its visibility policies go too, except for users who can still read
+  // messages left in it (protected history the administrator could not see).
+  await services.database.transaction(async (tx, onCommit) => {
+    const rows = await tx
+      .selectFrom('user_topics')
+      .select(['user_id', 'topic_name'])
+      .where('stream_id', '=', stream.id)
+      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+      .execute();
+    if (rows.length === 0) return;
+    let affected = rows.map((r) => r.user_id);
+    if (onlyOwnRows) {
+      const still = await tx
+        .selectFrom('user_messages')
+        .innerJoin('messages', 'messages.id', 'user_messages.message_id')
+        .select('user_messages.user_id')
+        .distinct()
+        .where('user_messages.user_id', 'in', affected)
+        .where('messages.stream_id', '=', stream.id)
+        .where(sql<boolean>`lower(messages.topic) = lower(${topic})`)
+        .execute();
+      const keep = new Set(still.map((r) => r.user_id));
+      affected = affected.filter((id) => !keep.has(id));
+    }
+    if (affected.length === 0) return;
+    await tx
+      .deleteFrom('user_topics')
+      .where('user_id', 'in', affected)
+      .where('stream_id', '=', stream.id)
+      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+      .execute();
+    const now = nowSeconds();
+    for (const r of rows.filter((x) => affected.includes(x.user_id))) {
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: [r.user_id],
+        event: { type: 'user_topic', stream_id: stream.id, topic_name: r.topic_name, last_updated: now, visibility_policy: VISIBILITY.inherit },
+      });
+    }
+  });
+  return { complete: true };
+}
