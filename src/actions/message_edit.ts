@@ -8,6 +8,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { getStream, type Stream } from '../store/channels.js';
+import { contentFlags } from '../markdown/content_flags.js';
 import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, getMessages, messageFromRow, type MessageRow } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
@@ -118,6 +119,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
         entry.prev_rendered_content = m.rendered_content;
         set.content = content;
         set.rendered_content = rendered!.html;
+        Object.assign(set, contentFlags(rendered!.html));
       }
       if (topic !== undefined && topic !== m.topic) {
         entry.prev_topic = m.topic;

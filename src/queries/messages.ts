@@ -9,6 +9,9 @@ import { FLAG_BITS, findDmGroup, messageFromRow, type MessageRow } from '../stor
 import { isSubscribed } from '../store/channels.js';
 import { channelAccess } from '../actions/channel_access.js';
 import type { Term } from './narrow.js';
+import { parseSearch, searchCondition, type SearchQuery } from './search.js';
+import type { DialectName } from '../store/db.js';
+import { VISIBILITY } from '../store/user_topics.js';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 const LARGER_THAN_ANY_ID = 1e15;
@@ -23,6 +26,8 @@ export interface FetchRequest {
   numAfter: number;
   includeAnchor: boolean;
   terms: Term[];
+  /** Only these messages (matches_narrow); the anchor then only orders the window. */
+  messageIds?: number[];
 }
 
 export interface FetchResult {
@@ -32,6 +37,8 @@ export interface FetchResult {
   found_oldest: boolean;
   found_newest: boolean;
   history_limited: boolean;
+  /** The narrow's search, for match_content and match_subject. */
+  search?: SearchQuery;
 }
 
 type Query = SelectQueryBuilder<DB & { um: DB['user_messages'] }, 'messages' | 'um', Record<string, unknown>>;
@@ -49,7 +56,8 @@ async function channelHistoryOpen(services: Services, viewer: User, terms: Term[
 
 export async function fetchMessages(services: Services, viewer: User, req: FetchRequest): Promise<FetchResult> {
   const db = services.database.db;
-  const historyOpen = await channelHistoryOpen(services, viewer, req.terms);
+  // matches_narrow checks only messages the viewer received.
+  const historyOpen = !req.messageIds && (await channelHistoryOpen(services, viewer, req.terms));
   // With open history, messages without a row of the viewer's count as read and historical.
   const flagsExpr = historyOpen ? sql<number>`coalesce(um.flags, ${HISTORICAL_FLAGS})` : sql<number>`um.flags`;
 
@@ -60,6 +68,11 @@ export async function fetchMessages(services: Services, viewer: User, req: Fetch
     dmGroupIds.set(t.userIds.join(','), await findDmGroup(db, viewer.realm_id, ids));
   }
 
+  // Zulip joins the search operands into one search, which the results are highlighted for.
+  const searchText = req.terms.filter((t) => t.kind === 'search' && !t.negated).map((t) => (t as { text: string }).text);
+  const search = searchText.length ? parseSearch(searchText.join(' ')) : undefined;
+  const ctx: ConditionContext = { flags: flagsExpr, dmGroups: dmGroupIds, viewerId: viewer.id, realmId: viewer.realm_id, dialect: services.database.dialect };
+
   const base = (): Query => {
     let q = (
       historyOpen
@@ -67,10 +80,13 @@ export async function fetchMessages(services: Services, viewer: User, req: Fetch
         : db.selectFrom('user_messages as um').innerJoin('messages', 'messages.id', 'um.message_id').where('um.user_id', '=', viewer.id)
     ) as unknown as Query;
     q = q.where('messages.realm_id', '=', viewer.realm_id);
+    if (req.messageIds) q = q.where('messages.id', 'in', req.messageIds.length ? req.messageIds : [-1]);
     for (const t of req.terms) {
-      const cond = condition(t, flagsExpr, dmGroupIds);
+      if (t.kind === 'search' && !t.negated) continue;
+      const cond = condition(t, ctx);
       if (cond) q = q.where(t.kind !== 'empty' && t.negated ? sql<SqlBool>`not (${cond})` : cond);
     }
+    if (search) q = q.where(searchCondition(ctx.dialect, search));
     return q;
   };
 
@@ -104,13 +120,34 @@ export async function fetchMessages(services: Services, viewer: User, req: Fetch
     found_oldest: req.anchor === 'oldest' || before.length < req.numBefore,
     found_newest: anchor === LARGER_THAN_ANY_ID || after.length < req.numAfter,
     history_limited: false,
+    search,
   };
 }
 
 /** Zulip reports the "newest" anchor as this sentinel. */
 const LARGER_THAN_ANY_ID_API = 10000000000000000;
 
-function condition(t: Term, flags: Expression<number>, dmGroups: Map<string, number | undefined>): Expression<SqlBool> | null {
+interface ConditionContext {
+  flags: Expression<number>;
+  dmGroups: Map<string, number | undefined>;
+  viewerId: number;
+  realmId: number;
+  dialect: DialectName;
+}
+
+/** The viewer's visibility policy for the message's topic is one of these (user_topics_key index). */
+function topicPolicyIn(viewerId: number, policies: number[]): Expression<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from user_topics ut where ut.user_id = ${viewerId} and ut.stream_id = messages.stream_id and lower(ut.topic_name) = lower(messages.topic) and ut.visibility_policy in (${sql.join(policies)}))`;
+}
+
+/** A channel message the viewer muted: in a muted channel (unless the topic is unmuted or followed), or in a muted topic. */
+function mutedCondition(viewerId: number): Expression<SqlBool> {
+  const mutedChannel = sql<SqlBool>`exists (select 1 from subscriptions s where s.user_id = ${viewerId} and s.stream_id = messages.stream_id and s.active = ${true} and s.is_muted = ${true})`;
+  return sql<SqlBool>`(messages.recipient_type = 'stream' and ((${mutedChannel} and not ${topicPolicyIn(viewerId, [VISIBILITY.unmuted, VISIBILITY.followed])}) or ${topicPolicyIn(viewerId, [VISIBILITY.muted])}))`;
+}
+
+function condition(t: Term, ctx: ConditionContext): Expression<SqlBool> | null {
+  const { flags, dmGroups } = ctx;
   switch (t.kind) {
     case 'channel':
       return sql<SqlBool>`messages.stream_id = ${t.stream.id}`;
@@ -126,9 +163,18 @@ function condition(t: Term, flags: Expression<number>, dmGroups: Map<string, num
       return sql<SqlBool>`messages.id = ${t.id}`;
     case 'channels_public':
       return sql<SqlBool>`messages.stream_id in (select id from streams where realm_id = messages.realm_id and invite_only = ${false})`;
-    case 'search': {
-      const pattern = `%${t.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      return sql<SqlBool>`(lower(messages.content) like ${pattern} escape '\\' or lower(messages.topic) like ${pattern} escape '\\')`;
+    case 'search':
+      return searchCondition(ctx.dialect, parseSearch(t.text));
+    case 'has':
+      // Literal column names: the partial indexes of migration 0017 are on `has_x = true`.
+      return sql<SqlBool>`${sql.ref(`messages.has_${t.what}`)} = true`;
+    case 'in_home':
+      return sql<SqlBool>`not ${mutedCondition(ctx.viewerId)}`;
+    case 'dm_including': {
+      if (t.userId === ctx.viewerId && !t.groupsOnly) return sql<SqlBool>`messages.recipient_type = 'direct'`;
+      const member = `%,${t.userId},%`;
+      const groups = t.groupsOnly ? sql`and length(g.user_ids_key) - length(replace(g.user_ids_key, ',', '')) >= 2` : sql``;
+      return sql<SqlBool>`(messages.recipient_type = 'direct' and messages.dm_group_id in (select g.id from direct_message_groups g where g.realm_id = ${ctx.realmId} and (',' || g.user_ids_key || ',') like ${member} ${groups}))`;
     }
     case 'is':
       switch (t.what) {
@@ -144,6 +190,10 @@ function condition(t: Term, flags: Expression<number>, dmGroups: Map<string, num
           return sql<SqlBool>`messages.recipient_type = 'direct'`;
         case 'resolved':
           return sql<SqlBool>`messages.topic like ${'✔ %'}`;
+        case 'followed':
+          return sql<SqlBool>`(messages.recipient_type = 'stream' and ${topicPolicyIn(ctx.viewerId, [VISIBILITY.followed])})`;
+        case 'muted':
+          return mutedCondition(ctx.viewerId);
       }
       return null;
     case 'empty':

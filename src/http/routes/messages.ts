@@ -4,10 +4,12 @@ import { pathInt } from '../router.js';
 import { check, type Params } from '../params.js';
 import { BadNarrow, BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
 import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } from '../../actions/messages.js';
-import { checkEditableFlag, updateMessageFlags } from '../../actions/message_flags.js';
+import { checkEditableFlag, updateFlagsForNarrow, updateMessageFlags } from '../../actions/message_flags.js';
 import { accessibleMessage, deleteMessage, editMessage, messageHistory } from '../../actions/message_edit.js';
 import { renderMarkdown } from '../../markdown/render.js';
-import { parseNarrow, resolveNarrow, type RawTerm, type Term } from '../../queries/narrow.js';
+import { checkNarrowKinds, parseNarrow, resolveNarrow, type RawTerm } from '../../queries/narrow.js';
+import { matchFields } from '../../queries/search.js';
+import { readReceipts } from '../../actions/read_receipts.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, formatMessages } from '../shapes/messages.js';
 
@@ -68,8 +70,8 @@ function parseAnchor(raw: string | undefined, useFirstUnread: boolean): Anchor {
   return n >= LARGER_THAN_MAX_MESSAGE_ID ? 'newest' : n;
 }
 
-function nonNegative(params: Params, name: string): number {
-  const n = params.optInt(name) ?? 0;
+function nonNegative(params: Params, name: string, required = false): number {
+  const n = required ? params.int(name) : (params.optInt(name) ?? 0);
   if (n < 0) throw new BadRequest(`${name} is too small`);
   return n;
 }
@@ -85,13 +87,6 @@ function cleanNarrow(v: unknown, name: string): RawTerm[] {
     }
   }
   return parseNarrow(v).map((t) => ((t.operator === 'topic' || t.operator === 'subject') && t.operand === EMPTY_TOPIC_DISPLAY_NAME ? { ...t, operand: '' } : t));
-}
-
-/** Zulip refuses a narrow that asks for channel messages and direct messages at once. */
-function checkNarrowKinds(terms: Term[]): void {
-  const channel = terms.some((t) => t.kind === 'channel');
-  const direct = terms.some((t) => t.kind === 'dm' || (t.kind === 'is' && t.what === 'dm'));
-  if (channel && direct) throw new BadNarrow('Invalid narrow operator: No message can be both a channel message and direct message');
 }
 
 export function registerMessageRoutes(r: Router): void {
@@ -137,6 +132,10 @@ export function registerMessageRoutes(r: Router): void {
     checkNarrowKinds(terms);
     const result = await fetchMessages(services, user, { anchor, numBefore, numAfter, includeAnchor, terms });
     const messages = await formatMessages(services, realm, result.rows, { applyMarkdown, clientGravatar, allowEmptyTopicName });
+    if (result.search) {
+      // A search narrow: each message also carries its content and topic with the matches highlighted.
+      result.rows.forEach((row, i) => Object.assign(messages[i]!, matchFields(row.rendered_content, row.topic, result.search)));
+    }
     return {
       anchor: result.anchor,
       found_anchor: result.found_anchor,
@@ -193,4 +192,37 @@ export function registerMessageRoutes(r: Router): void {
     if (op !== 'add' && op !== 'remove') throw new BadRequest(`Invalid message flag operation: '${op}'`);
     return updateMessageFlags(services, user, realm, messages, op, flag);
   });
+
+  r.get('/messages/matches_narrow', async ({ params, services, user }) => {
+    const msgIds = [...new Set(params.json('msg_ids', check.intList))];
+    const narrowRaw = params.json('narrow', cleanNarrow);
+    const terms = await resolveNarrow(services, user, narrowRaw);
+    checkNarrowKinds(terms);
+    const out: Record<string, { match_content: string; match_subject: string }> = {};
+    // Only messages the viewer received (their own rows), as Zulip checks them; in chunks under bind limits.
+    for (let i = 0; i < msgIds.length; i += 1000) {
+      const ids = msgIds.slice(i, i + 1000);
+      const result = await fetchMessages(services, user, { anchor: 0, numBefore: 0, numAfter: ids.length, includeAnchor: false, terms, messageIds: ids });
+      for (const row of result.rows) out[String(row.id)] = matchFields(row.rendered_content, row.topic, result.search);
+    }
+    return { messages: out };
+  });
+
+  r.post('/messages/flags/narrow', async ({ params, services, user, realm }) => {
+    const anchor = parseAnchor(params.optStr('anchor'), false);
+    const includeAnchor = params.bool('include_anchor', true);
+    const numBefore = nonNegative(params, 'num_before', true);
+    const numAfter = nonNegative(params, 'num_after', true);
+    const narrowRaw = params.json('narrow', cleanNarrow);
+    const op = params.str('op');
+    const flag = checkEditableFlag(params.str('flag'));
+    if (op !== 'add' && op !== 'remove') throw new BadRequest(`Invalid message flag operation: '${op}'`);
+    const terms = await resolveNarrow(services, user, narrowRaw);
+    checkNarrowKinds(terms);
+    return updateFlagsForNarrow(services, user, realm, { anchor, includeAnchor, numBefore, numAfter, terms }, op, flag);
+  });
+
+  r.get('/messages/{message_id}/read_receipts', async (ctx) => ({
+    user_ids: await readReceipts(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage())),
+  }));
 }
