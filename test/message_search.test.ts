@@ -240,3 +240,19 @@ test('a queue registered with a narrow gets the message events that match it, ju
   assert.deepEqual(await got(unreadQ), [r, m]);
   assert.deepEqual(await got(plainQ), [r, m, own]);
 });
+
+test('channels:public reads the history of every public channel, never a private one, and not for guests', async () => {
+  const pub = await send(bob, 'general', 'public-history', 'quokka sighting');
+  const priv = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true, principals: [t.owner.userId, bob.userId] });
+  assert.equal(priv.status, 200, JSON.stringify(priv.body));
+  const secret = await send(bob, 'hidden', 'public-history', 'quokka secret');
+  // Carl is in no channel: the public channel's message is readable through channels:public only.
+  assert.deepEqual(ids(await search(carl, [s('quokka')])), []);
+  const found = await search(carl, [{ operator: 'channels', operand: 'public' }, s('quokka')]);
+  assert.deepEqual(ids(found), [pub]);
+  assert.deepEqual(found.messages[0].flags, ['read', 'historical']);
+  assert.ok(!ids(await search(bob, [{ operator: 'channels', operand: 'public' }, s('quokka')])).includes(secret));
+  assert.deepEqual(ids(await search(bob, [{ operator: 'channels', operand: 'public', negated: true }, s('quokka')])), [secret]);
+  const guest = await t.createUser({ role: 'guest', name: 'Gus Guest' });
+  assert.deepEqual(ids(await search(guest, [{ operator: 'streams', operand: 'public' }, s('quokka')])), []);
+});

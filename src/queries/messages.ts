@@ -3,7 +3,7 @@
 // is open to them they also read the messages from before they joined, flagged read+historical.
 import { sql, type Expression, type SqlBool, type SelectQueryBuilder } from 'kysely';
 import type { Services } from '../services.js';
-import type { User } from '../store/users.js';
+import { ROLE, type User } from '../store/users.js';
 import type { DB } from '../store/schema.js';
 import { FLAG_BITS, findDmGroup, messageFromRow, type MessageRow } from '../store/messages.js';
 import { isSubscribed } from '../store/channels.js';
@@ -45,6 +45,11 @@ type Query = SelectQueryBuilder<DB & { um: DB['user_messages'] }, 'messages' | '
 
 /** Whether the narrow's channel lets the viewer read beyond their own rows. */
 async function channelHistoryOpen(services: Services, viewer: User, terms: Term[]): Promise<boolean> {
+  // Zulip: any `is` term is about the viewer's own rows, so it never reads history.
+  if (terms.some((t) => t.kind === 'is')) return false;
+  // channels:public reads every public channel's history, for anyone but guests (the condition
+  // limits the rows to public channels of the viewer's organization).
+  if (terms.some((t) => t.kind === 'channels_public' && !t.negated) && viewer.role !== ROLE.guest) return true;
   const channel = terms.find((t): t is Extract<Term, { kind: 'channel' }> => t.kind === 'channel' && !t.negated);
   if (!channel) return false;
   const stream = channel.stream;
@@ -162,7 +167,7 @@ function condition(t: Term, ctx: ConditionContext): Expression<SqlBool> | null {
     case 'id':
       return sql<SqlBool>`messages.id = ${t.id}`;
     case 'channels_public':
-      return sql<SqlBool>`messages.stream_id in (select id from streams where realm_id = messages.realm_id and invite_only = ${false})`;
+      return sql<SqlBool>`messages.stream_id in (select id from streams where realm_id = ${ctx.realmId} and invite_only = ${false} and history_public_to_subscribers = ${true})`;
     case 'search':
       return searchCondition(ctx.dialect, parseSearch(t.text));
     case 'has':
