@@ -161,3 +161,54 @@ test('read receipts: readers other than the sender who share them, minus muted u
   const disabled = await receipts(ann);
   assert.deepEqual([disabled.status, disabled.body.result, disabled.body.msg], [400, 'error', 'Read receipts are disabled in this organization.']);
 });
+
+test('GET /messages with message_ids: the requested messages the viewer may read, within the narrow', async () => {
+  const a = await send(bob, 'general', 'by-id', 'first pick');
+  const b = await send(bob, 'random', 'by-id', 'second pick');
+  const secret = (await bob.post('/messages', { type: 'private', to: [carl.userId], content: 'not for ann' })).body.id;
+  const res = await ann.get('/messages', { message_ids: [b, a, secret, 999999, a] });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(res.body.messages.map((m: any) => m.id), [a, b]);
+  assert.ok(!('anchor' in res.body));
+  assert.deepEqual([res.body.found_anchor, res.body.found_oldest, res.body.found_newest, res.body.history_limited], [false, false, false, false]);
+  const narrowed = await ann.get('/messages', { message_ids: [a, b], narrow: [{ operator: 'search', operand: 'second' }] });
+  assert.deepEqual(narrowed.body.messages.map((m: any) => [m.id, m.match_content]), [[b, '<p><span class="highlight">second</span> pick</p>']]);
+  // Dora reads a public channel's history by id only through a channel narrow.
+  assert.deepEqual((await dora.get('/messages', { message_ids: [a] })).body.messages, []);
+  assert.deepEqual((await dora.get('/messages', { message_ids: [a], narrow: [['channel', 'general']] })).body.messages.map((m: any) => m.id), [a]);
+
+  const both = await ann.get('/messages', { message_ids: [a], anchor: 'newest', num_before: 2 });
+  assert.deepEqual([both.status, both.body.msg], [400, 'Unsupported parameter combination: message_ids, anchor, num_before']);
+  const notInts = await ann.get('/messages', { message_ids: ['a'] });
+  assert.equal(notInts.status, 400);
+});
+
+test('GET /messages with anchor=date: the first message of the narrow sent at or after anchor_date', async () => {
+  const ids: number[] = [];
+  for (let i = 0; i < 3; i++) ids.push(await send(bob, 'general', 'dated', `dated ${i}`));
+  // Later than every other message, in id order: 2030-01-01, 2031-06-15 12:00, 2032-01-01 (UTC).
+  const dates = [Date.UTC(2030, 0, 1), Date.UTC(2031, 5, 15, 12), Date.UTC(2032, 0, 1)].map((ms) => ms / 1000);
+  const db = t.server.services.database.db;
+  for (let i = 0; i < 3; i++) await db.updateTable('messages').set({ date_sent: dates[i]! }).where('id', '=', ids[i]!).execute();
+  const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'dated' }];
+  const at = async (anchor_date: string) => {
+    const res = await ann.get('/messages', { anchor: 'date', anchor_date, num_before: 0, num_after: 1, narrow });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
+  assert.deepEqual([(await at('2029-12-31')).anchor, (await at('2029-12-31')).found_anchor], [ids[0], true]);
+  assert.equal((await at('2030-01-02')).anchor, ids[1]);
+  assert.equal((await at('2031-06-15T12:00:00')).anchor, ids[1]);
+  assert.equal((await at('2031-06-15T12:00:01Z')).anchor, ids[2]);
+  assert.equal((await at('2031-06-15T13:00:00+01:00')).anchor, ids[1]);
+  const later = await at('2040-01-01');
+  assert.deepEqual([later.anchor, later.found_newest, later.messages.length], [10000000000000000, true, 0]);
+
+  const missing = await ann.get('/messages', { anchor: 'date', num_before: 1, num_after: 0 });
+  assert.deepEqual([missing.status, missing.body.msg], [400, "Missing 'anchor_date' argument"]);
+  const bad = await ann.get('/messages', { anchor: 'date', anchor_date: 'yesterday', num_before: 1, num_after: 0 });
+  assert.deepEqual([bad.status, bad.body.msg], [400, 'Invalid anchor_date']);
+  // flags/narrow takes the same anchor.
+  const star = await ann.post('/messages/flags/narrow', { anchor: 'date', anchor_date: '2031-01-01', num_before: 0, num_after: 5, narrow, op: 'add', flag: 'starred' });
+  assert.deepEqual([star.status, star.body.first_processed_id, star.body.processed_count], [200, ids[1], 2]);
+});

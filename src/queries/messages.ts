@@ -18,7 +18,8 @@ const LARGER_THAN_ANY_ID = 1e15;
 /** Flags of a message the viewer reads through channel history without a row of their own. */
 export const HISTORICAL_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
 
-export type Anchor = number | 'newest' | 'oldest' | 'first_unread';
+/** `date`: the first message sent at or after this Unix time. */
+export type Anchor = number | 'newest' | 'oldest' | 'first_unread' | { date: number };
 
 export interface FetchRequest {
   anchor: Anchor;
@@ -26,8 +27,10 @@ export interface FetchRequest {
   numAfter: number;
   includeAnchor: boolean;
   terms: Term[];
-  /** Only these messages (matches_narrow); the anchor then only orders the window. */
+  /** Only these messages (message_ids, matches_narrow); the anchor then only orders the window. */
   messageIds?: number[];
+  /** false: only the viewer's own rows, even in a channel whose history is open (matches_narrow). */
+  allowHistory?: boolean;
 }
 
 export interface FetchResult {
@@ -61,8 +64,7 @@ async function channelHistoryOpen(services: Services, viewer: User, terms: Term[
 
 export async function fetchMessages(services: Services, viewer: User, req: FetchRequest): Promise<FetchResult> {
   const db = services.database.db;
-  // matches_narrow checks only messages the viewer received.
-  const historyOpen = !req.messageIds && (await channelHistoryOpen(services, viewer, req.terms));
+  const historyOpen = req.allowHistory !== false && (await channelHistoryOpen(services, viewer, req.terms));
   // With open history, messages without a row of the viewer's count as read and historical.
   const flagsExpr = historyOpen ? sql<number>`coalesce(um.flags, ${HISTORICAL_FLAGS})` : sql<number>`um.flags`;
 
@@ -105,6 +107,16 @@ export async function fetchMessages(services: Services, viewer: User, req: Fetch
       .orderBy('messages.id', 'asc')
       .limit(1)
       .executeTakeFirst();
+    anchor = first ? Number(first.id) : LARGER_THAN_ANY_ID;
+  } else if (typeof req.anchor === 'object') {
+    // The organization's first message since then (messages_realm_date), then the narrow's first from there.
+    const since = await db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.min('id').as('id'))
+      .where('realm_id', '=', viewer.realm_id)
+      .where('date_sent', '>=', req.anchor.date)
+      .executeTakeFirst();
+    const first = since?.id == null ? undefined : await base().select('messages.id').where('messages.id', '>=', Number(since.id)).where('messages.date_sent', '>=', req.anchor.date).orderBy('messages.id', 'asc').limit(1).executeTakeFirst();
     anchor = first ? Number(first.id) : LARGER_THAN_ANY_ID;
   } else anchor = req.anchor;
 

@@ -443,6 +443,8 @@ function messageSearch(dialect: DialectName): Migration {
       for (const col of ['has_link', 'has_image', 'has_attachment']) {
         await sql`CREATE INDEX ${sql.raw(`messages_${col}`)} ON messages (realm_id, id) WHERE ${sql.raw(col)} = true`.execute(db);
       }
+      // GET /messages with anchor=date: the first message of the organization since a time.
+      await db.schema.createIndex('messages_realm_date').on('messages').columns(['realm_id', 'date_sent']).execute();
       if (dialect === 'postgres') {
         await sql`CREATE INDEX messages_search ON messages USING gin (to_tsvector('english'::regconfig, topic || ' ' || content))`.execute(db);
       } else {
