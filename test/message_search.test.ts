@@ -256,3 +256,33 @@ test('channels:public reads the history of every public channel, never a private
   const guest = await t.createUser({ role: 'guest', name: 'Gus Guest' });
   assert.deepEqual(ids(await search(guest, [{ operator: 'streams', operand: 'public' }, s('quokka')])), []);
 });
+
+test('a queue narrow refuses operators Zulip cannot judge on events', async () => {
+  for (const [narrow, msg] of [
+    [[['search', 'cats']], 'Operator search not supported.'],
+    [[['has', 'link']], 'Operator has not supported.'],
+    [[['is', 'followed']], 'Operand followed not supported.'],
+  ] as const) {
+    const res = await ann.post('/register', { event_types: ['message'], narrow });
+    assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', msg]);
+  }
+});
+
+test('the first unread anchor skips muted topics, and muted channels unless narrowed to them', async () => {
+  const viewer = await t.createUser({ name: 'Vera Vine' });
+  const sub = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }, { name: 'loud' }], principals: [viewer.userId, bob.userId] });
+  assert.equal(sub.status, 200, JSON.stringify(sub.body));
+  const quietId = (await t.owner.get('/get_stream_id', { stream: 'quiet' })).body.stream_id;
+  const loudId = (await t.owner.get('/get_stream_id', { stream: 'loud' })).body.stream_id;
+  const inQuiet = await send(bob, 'quiet', 'anything', 'in a muted channel');
+  const mutedTopic = await send(bob, 'loud', 'boring', 'in a muted topic');
+  const wanted = await send(bob, 'loud', 'news', 'the first that counts');
+  assert.equal((await viewer.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quietId, property: 'is_muted', value: true }] })).status, 200);
+  assert.equal((await viewer.post('/user_topics', { stream_id: loudId, topic: 'boring', visibility_policy: 1 })).status, 200);
+  const anchorOf = async (narrow: unknown[]) => (await search(viewer, narrow, { anchor: 'first_unread', num_before: 0, num_after: 0 })).anchor;
+  assert.equal(await anchorOf([]), wanted);
+  assert.equal(await anchorOf([{ operator: 'channel', operand: 'loud' }]), wanted);
+  assert.equal(await anchorOf([{ operator: 'channel', operand: 'quiet' }]), inQuiet);
+  assert.equal(await anchorOf([{ operator: 'channel', operand: 'loud' }, { operator: 'topic', operand: 'boring' }]), 10000000000000000);
+  assert.ok(mutedTopic < wanted);
+});

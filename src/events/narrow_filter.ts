@@ -19,7 +19,8 @@ export function parseQueueNarrow(raw: unknown[]): QueueNarrowTerm[] {
     if (Array.isArray(term) && term.length === 2) [operator, operand] = term;
     else if (term && typeof term === 'object') ({ operator, operand } = term as Record<string, unknown>);
     if (typeof operator !== 'string' || typeof operand !== 'string') throw new BadRequest('Invalid narrow');
-    if (!SUPPORTED.has(operator)) throw new BadRequest(`Invalid narrow operator: ${operator}`);
+    if (!SUPPORTED.has(operator)) throw new BadRequest(`Operator ${operator} not supported.`);
+    if (operator === 'is' && operand === 'followed') throw new BadRequest(`Operand ${operand} not supported.`);
     return { operator, operand };
   });
 }

@@ -104,6 +104,7 @@ export async function fetchMessages(services: Services, viewer: User, req: Fetch
     const first = await base()
       .select('messages.id')
       .where(sql<SqlBool>`(${flagsExpr} & ${FLAG_BITS.read}) = 0`)
+      .where(sql<SqlBool>`not ${firstUnreadMuting(viewer.id, req.terms)}`)
       .orderBy('messages.id', 'asc')
       .limit(1)
       .executeTakeFirst();
@@ -161,6 +162,17 @@ function topicPolicyIn(viewerId: number, policies: number[]): Expression<SqlBool
 function mutedCondition(viewerId: number): Expression<SqlBool> {
   const mutedChannel = sql<SqlBool>`exists (select 1 from subscriptions s where s.user_id = ${viewerId} and s.stream_id = messages.stream_id and s.active = ${true} and s.is_muted = ${true})`;
   return sql<SqlBool>`(messages.recipient_type = 'stream' and ((${mutedChannel} and not ${topicPolicyIn(viewerId, [VISIBILITY.unmuted, VISIBILITY.followed])}) or ${topicPolicyIn(viewerId, [VISIBILITY.muted])}))`;
+}
+
+/**
+ * What the first unread anchor skips, as Zulip: muted topics, and muted channels unless the
+ * narrow is that channel (inside a channel, only its muted topics are skipped).
+ */
+function firstUnreadMuting(viewerId: number, terms: Term[]): Expression<SqlBool> {
+  if (terms.some((t) => t.kind === 'channel' && !t.negated)) {
+    return sql<SqlBool>`(messages.recipient_type = 'stream' and ${topicPolicyIn(viewerId, [VISIBILITY.muted])})`;
+  }
+  return mutedCondition(viewerId);
 }
 
 function condition(t: Term, ctx: ConditionContext): Expression<SqlBool> | null {
