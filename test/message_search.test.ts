@@ -3,6 +3,7 @@
 // Zulip gives for bad operands and combinations; also the narrow of an event queue.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
@@ -285,4 +286,42 @@ test('the first unread anchor skips muted topics, and muted channels unless narr
   assert.equal(await anchorOf([{ operator: 'channel', operand: 'quiet' }]), inQuiet);
   assert.equal(await anchorOf([{ operator: 'channel', operand: 'loud' }, { operator: 'topic', operand: 'boring' }]), 10000000000000000);
   assert.ok(mutedTopic < wanted);
+});
+
+test('search over a large history stays fast (the full-text index is used)', async () => {
+  const reader = await t.createUser({ name: 'Rita Reader' });
+  const db = t.server.services.database;
+  const recipientId = (await db.db.selectFrom('recipients').select('id').where('type', '=', 2).where('type_id', '=', generalId).executeTakeFirstOrThrow()).id;
+  const now = Math.floor(Date.now() / 1000);
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+  await db.transaction(async (tx) => {
+    for (let batch = 0; batch < 20; batch++) {
+      const rows = Array.from({ length: 1000 }, (_, i) => {
+        const n = batch * 1000 + i;
+        const content = `${words[n % 8]} ${words[(n * 7) % 8]} filler text number ${n}`;
+        return {
+          realm_id: t.realmId, sender_id: bob.userId, recipient_type: 'stream', recipient_id: recipientId, stream_id: generalId, dm_group_id: null,
+          topic: `load ${n % 50}`, content, rendered_content: `<p>${content}</p>`, date_sent: now, last_edit_time: null, sending_client: 'test', edit_history: null,
+        };
+      });
+      const ids = await tx.insertInto('messages').values(rows).returning('id').execute();
+      await tx.insertInto('user_messages').values(ids.map((r) => ({ user_id: reader.userId, message_id: r.id, flags: 1 }))).execute();
+    }
+  });
+  const wanted: number[] = [];
+  for (let i = 0; i < 3; i++) wanted.push(await send(bob, 'general', 'needle', `a rare xylophone ${i}`));
+  // Rita received only the bulk rows; give her the needles too.
+  await db.db.insertInto('user_messages').values(wanted.map((id) => ({ user_id: reader.userId, message_id: id, flags: 0 }))).execute();
+  // The planner's statistics after a bulk load, as autovacuum would gather them.
+  await sql`ANALYZE`.execute(db.db);
+  await search(reader, [s('xylophone')]);
+  const started = performance.now();
+  for (let i = 0; i < 10; i++) assert.deepEqual(ids(await search(reader, [s('rare xylophone')])), wanted);
+  const each = (performance.now() - started) / 10;
+  assert.ok(each < 150, `a rare-word search took ${each.toFixed(1)} ms`);
+  // A common word still answers with the newest page quickly.
+  const t0 = performance.now();
+  const common = await search(reader, [s('alpha filler')], { num_before: 50 });
+  assert.equal(common.messages.length, 50);
+  assert.ok(performance.now() - t0 < 1000);
 });
