@@ -5,7 +5,7 @@
 // to_tsvector('english', topic || ' ' || content) (both made in migration 0017_message_search).
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { stemmer } from 'stemmer';
-import type { DialectName } from '../store/db.js';
+import { CUSTOM_PLAN, type DialectName } from '../store/db.js';
 
 export interface SearchQuery {
   /** Lowercased words, in order, without repeats. */
@@ -33,7 +33,8 @@ export function searchCondition(dialect: DialectName, q: SearchQuery): Expressio
   if (q.words.length === 0) return sql<SqlBool>`1 = 0`;
   let cond: Expression<SqlBool>;
   if (dialect === 'postgres') {
-    cond = sql<SqlBool>`to_tsvector('english'::regconfig, messages.topic || ' ' || messages.content) @@ plainto_tsquery('english'::regconfig, ${q.words.join(' ')})`;
+    // Planned for these words each time: rare words read the GIN index, common ones walk the window.
+    cond = sql<SqlBool>`${sql.raw(CUSTOM_PLAN)} to_tsvector('english'::regconfig, messages.topic || ' ' || messages.content) @@ plainto_tsquery('english'::regconfig, ${q.words.join(' ')})`;
   } else {
     // Each word quoted: FTS5 reads it as a string, never as an operator or column filter.
     const match = q.words.map((w) => `"${w}"`).join(' ');
