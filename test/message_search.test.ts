@@ -63,6 +63,11 @@ test('search: words ANDed with stemming, the topic counts, phrases, and matches 
   assert.deepEqual(ids(await search(ann, [s('"big dogs"')])), [m4]);
   assert.deepEqual(ids(await search(ann, [s('"dogs big" bark')])), [m4]);
   assert.deepEqual(ids(await search(ann, [s('"cats were jumping"')])), []);
+  // Stop words are left out (as PostgreSQL's English configuration does) and not highlighted.
+  const withStopWords = await search(ann, [s('the cats were running')]);
+  assert.deepEqual(ids(withStopWords), [m1]);
+  assert.equal(withStopWords.messages[0].match_content, '<p>The <span class="highlight">cats</span> were <span class="highlight">running</span> across the lawn</p>');
+  assert.deepEqual(ids(await search(ann, [s('the of and')])), [], 'only stop words: nothing matches');
   // Combined with other operators, and negated.
   assert.deepEqual(ids(await search(ann, [{ operator: 'channel', operand: 'general' }, s('cat')])), [m1, m2]);
   const notCats = ids(await search(ann, [{ operator: 'channel', operand: 'general' }, s('cat', true)]));

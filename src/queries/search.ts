@@ -18,9 +18,25 @@ export interface SearchQuery {
 const MAX_WORDS = 50;
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/**
+ * English stop words, as PostgreSQL's `english` configuration drops them: left out of every
+ * search so that SQLite answers the same, and never highlighted.
+ */
+const STOP_WORDS = new Set(
+  (
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its ' +
+    'itself they them their theirs themselves what which who whom this that these those am is are was were be been being ' +
+    'have has had having do does did doing a an the and but if or because as until while of at by for with about against ' +
+    'between into through during before after above below to from up down in out on off over under again further then ' +
+    'once here there when where why how all any both each few more most other some such no nor not only own same so than ' +
+    'too very s t can will just don should now'
+  ).split(' '),
+);
+
 export function parseSearch(operand: string): SearchQuery {
   const phrases = [...operand.matchAll(/"([^"]+)"/g)].map((m) => m[1]!.trim()).filter(Boolean);
-  const words = [...new Set([...operand.toLowerCase().matchAll(WORD)].map((m) => m[0]))].slice(0, MAX_WORDS);
+  const all = [...new Set([...operand.toLowerCase().matchAll(WORD)].map((m) => m[0]))];
+  const words = all.filter((w) => !STOP_WORDS.has(w)).slice(0, MAX_WORDS);
   return { words, phrases };
 }
 
