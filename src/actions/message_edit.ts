@@ -19,6 +19,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
 import { announceFirstMessageIds } from './first_message.js';
 import { messageLink, notificationBot, paragraph, postChannelNotification, silentMention, text, topicLink } from './notification_bot.js';
 import { renderMarkdown } from '../markdown/render.js';
+import { contentFlags } from '../markdown/content_flags.js';
 import { messageRenderContext } from './render_context.js';
 import { updateMessageAttachments } from './attachments.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -263,6 +264,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
         entry.prev_rendered_content = message.rendered_content;
         set.content = content;
         set.rendered_content = rendered!.html;
+        Object.assign(set, contentFlags(rendered!.html));
       }
       const history: EditEntry[] = message.edit_history ? (JSON.parse(message.edit_history) as EditEntry[]) : [];
       history.push(entry);

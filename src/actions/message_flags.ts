@@ -11,6 +11,8 @@ import { listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { fetchMessages, type Anchor } from '../queries/messages.js';
+import type { Term } from '../queries/narrow.js';
 
 /** Flags a user may set or clear; the rest are the server's to decide. */
 const EDITABLE: ReadonlySet<string> = new Set(['read', 'starred', 'collapsed']);
@@ -152,4 +154,38 @@ async function unreadDetails(tx: Executor, user: User, realm: Realm, ids: number
     details[String(m.id)] = entry;
   }
   return details;
+}
+
+/** Zulip's MAX_MESSAGES_PER_UPDATE: the most messages one flags/narrow request changes. */
+export const MAX_MESSAGES_PER_UPDATE = 5000;
+
+export interface NarrowFlagsRequest {
+  anchor: Anchor;
+  includeAnchor: boolean;
+  numBefore: number;
+  numAfter: number;
+  terms: Term[];
+}
+
+/**
+ * POST /messages/flags/narrow: the flag change over a window of a narrow, as GET /messages would
+ * return it. The window is clamped to MAX_MESSAGES_PER_UPDATE (the before side keeps at least half).
+ */
+export async function updateFlagsForNarrow(services: Services, user: User, realm: Realm, req: NarrowFlagsRequest, op: 'add' | 'remove', flag: FlagName) {
+  if (req.numBefore > 0 && req.numAfter > 0 && !req.includeAnchor) throw new BadRequest('The anchor can only be excluded at an end of the range');
+  const numBefore = Math.min(req.numBefore, Math.max(MAX_MESSAGES_PER_UPDATE - req.numAfter, MAX_MESSAGES_PER_UPDATE / 2));
+  const numAfter = Math.min(req.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
+  const window = await fetchMessages(services, user, { anchor: req.anchor, includeAnchor: req.includeAnchor, numBefore, numAfter, terms: req.terms });
+  const ids = window.rows.map((m) => m.id);
+  const result = await updateMessageFlags(services, user, realm, ids, op, flag);
+  const out: Record<string, unknown> = {
+    processed_count: ids.length,
+    updated_count: result.messages.length,
+    first_processed_id: ids.length ? ids[0] : null,
+    last_processed_id: ids.length ? ids[ids.length - 1] : null,
+    found_oldest: window.found_oldest || req.anchor === 0,
+    found_newest: window.found_newest,
+  };
+  if (result.ignored_because_not_subscribed_channels) out.ignored_because_not_subscribed_channels = result.ignored_because_not_subscribed_channels;
+  return out;
 }

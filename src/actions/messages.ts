@@ -7,6 +7,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import { BOT_TYPE, type User } from '../store/users.js';
 import { getStream, getStreamByName, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
+import { contentFlags } from '../markdown/content_flags.js';
 import { FLAG_BITS, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
 import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
@@ -326,6 +327,7 @@ export async function writeMessage(
       last_edit_time: null,
       sending_client: m.clientName,
       edit_history: null,
+      ...contentFlags(rendered.html),
     };
     const id = await insertMessage(tx, row);
     const perUser: Record<number, Record<string, unknown>> = {};

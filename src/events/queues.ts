@@ -15,7 +15,7 @@ export interface QueueOptions {
   /** The client_capabilities flag empty_topic_name: false shows the empty topic by its display name. */
   emptyTopicName?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
-  filter?: (event: Record<string, unknown>) => boolean;
+  filter?: (event: Record<string, unknown>, flags: readonly string[]) => boolean;
 }
 
 /**
@@ -200,9 +200,9 @@ export class QueueManager {
     const recipients = new Set(e.userIds);
     for (const q of targets) {
       if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
-      if (q.opts.filter && !q.opts.filter(e.event)) continue;
       let extra: Record<string, unknown> | undefined = { ...e.perUser?.[q.opts.userId], ...e.perQueue?.[q.id] };
       if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra.flags = ['read', 'historical'];
+      if (q.opts.filter && !q.opts.filter(e.event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
       if (Object.keys(extra).length === 0) extra = undefined;
       const key = type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : '';
       let json = variants.get(key);

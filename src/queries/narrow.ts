@@ -1,11 +1,13 @@
 // Narrows of GET /messages: parsed from Zulip's two encodings and resolved against the
 // organization (channel names, emails) before any SQL is built.
-import { BadNarrow, BadRequest } from '../errors.js';
+import { BadNarrow, BadRequest, InvalidMessage } from '../errors.js';
 import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
 import type { Stream } from '../store/channels.js';
 import { getStream, getStreamByName, isSubscribed } from '../store/channels.js';
 import { channelAccess } from '../actions/channel_access.js';
+import { accessibleMessage } from '../actions/message_edit.js';
+import { dmGroupMembers, type MessageRow } from '../store/messages.js';
 
 export interface RawTerm {
   operator: string;
@@ -13,12 +15,17 @@ export interface RawTerm {
   negated: boolean;
 }
 
+export type IsOperand = 'starred' | 'mentioned' | 'unread' | 'dm' | 'alerted' | 'resolved' | 'followed' | 'muted';
+
 export type Term =
   | { kind: 'channel'; stream: Stream; negated: boolean }
   | { kind: 'topic'; topic: string; negated: boolean }
   | { kind: 'dm'; userIds: number[]; negated: boolean }
+  | { kind: 'dm_including'; userId: number; groupsOnly: boolean; negated: boolean }
   | { kind: 'sender'; userId: number; negated: boolean }
-  | { kind: 'is'; what: 'starred' | 'mentioned' | 'unread' | 'dm' | 'alerted' | 'resolved'; negated: boolean }
+  | { kind: 'is'; what: IsOperand; negated: boolean }
+  | { kind: 'has'; what: 'link' | 'image' | 'attachment' | 'reaction'; negated: boolean }
+  | { kind: 'in_home'; negated: boolean }
   | { kind: 'id'; id: number; negated: boolean }
   | { kind: 'channels_public'; negated: boolean }
   | { kind: 'search'; text: string; negated: boolean }
@@ -41,7 +48,7 @@ export function parseNarrow(v: unknown): RawTerm[] {
   });
 }
 
-const IS_OPERANDS: Record<string, Extract<Term, { kind: 'is' }>['what']> = {
+const IS_OPERANDS: Record<string, IsOperand> = {
   starred: 'starred',
   mentioned: 'mentioned',
   unread: 'unread',
@@ -49,7 +56,29 @@ const IS_OPERANDS: Record<string, Extract<Term, { kind: 'is' }>['what']> = {
   private: 'dm',
   alerted: 'alerted',
   resolved: 'resolved',
+  followed: 'followed',
+  muted: 'muted',
 };
+
+const HAS_OPERANDS = new Set(['link', 'image', 'attachment', 'reaction']);
+
+/** Zulip's largest message id (a 32-bit signed integer). */
+const MAX_MESSAGE_ID = 2147483647;
+
+function operandString(t: RawTerm): string {
+  if (typeof t.operand !== 'string') throw new BadRequest('operand is not a string');
+  return t.operand;
+}
+
+function isStringOrInt(v: unknown): v is string | number {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
+}
+
+/** A message id operand (id, with): digits or an integer. */
+function messageIdOperand(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) && n >= 0 && n <= MAX_MESSAGE_ID ? n : undefined;
+}
 
 async function userIdsFromOperand(services: Services, viewer: User, operand: unknown, operator: string): Promise<number[]> {
   const users = await services.cache.users(viewer.realm_id);
@@ -67,8 +96,9 @@ async function userIdsFromOperand(services: Services, viewer: User, operand: unk
 }
 
 /** Resolves names and emails; a channel the viewer may not see is as unknown as a missing one. */
-export async function resolveNarrow(services: Services, viewer: User, raw: RawTerm[]): Promise<Term[]> {
+export async function resolveNarrow(services: Services, viewer: User, rawTerms: RawTerm[]): Promise<Term[]> {
   const db = services.database.db;
+  const raw = await replaceWith(services, viewer, rawTerms);
   const out: Term[] = [];
   for (const t of raw) {
     const op = t.operator;
@@ -112,29 +142,101 @@ export async function resolveNarrow(services: Services, viewer: User, raw: RawTe
         break;
       }
       case 'is': {
-        const what = typeof t.operand === 'string' ? IS_OPERANDS[t.operand] : undefined;
-        if (!what) throw new BadNarrow(`Invalid narrow operator: unknown 'is' operand ${String(t.operand)}`);
+        const operand = operandString(t);
+        const what = IS_OPERANDS[operand];
+        if (!what) throw new BadNarrow(`Invalid narrow operator: unknown 'is' operand ${operand}`);
         out.push({ kind: 'is', what, negated });
         break;
       }
+      case 'has': {
+        const operand = operandString(t);
+        if (!HAS_OPERANDS.has(operand)) throw new BadNarrow(`Invalid narrow operator: unknown 'has' operand ${operand}`);
+        out.push({ kind: 'has', what: operand as 'link' | 'image' | 'attachment' | 'reaction', negated });
+        break;
+      }
+      case 'in': {
+        const operand = operandString(t);
+        if (operand === 'home') out.push({ kind: 'in_home', negated });
+        else if (operand !== 'all') throw new BadNarrow(`Invalid narrow operator: unknown 'in' operand ${operand}`);
+        break;
+      }
+      case 'near':
+        // Only an anchor hint for clients: it does not filter.
+        if (!isStringOrInt(t.operand)) throw new BadRequest('operand is not a string');
+        break;
       case 'id': {
-        const id = typeof t.operand === 'number' ? t.operand : typeof t.operand === 'string' && /^\d+$/.test(t.operand) ? Number(t.operand) : NaN;
-        if (!Number.isSafeInteger(id)) throw new BadNarrow('Invalid narrow operator: invalid message ID');
+        if (!isStringOrInt(t.operand)) throw new BadRequest('operand is not a string or integer');
+        const id = messageIdOperand(t.operand);
+        if (id === undefined) throw new BadNarrow('Invalid narrow operator: Invalid message ID');
         out.push({ kind: 'id', id, negated });
+        break;
+      }
+      case 'dm-including':
+      case 'group-pm-with': {
+        if (!isStringOrInt(t.operand)) throw new BadRequest('operand is not a string or integer');
+        const ids = await userIdsFromOperand(services, viewer, t.operand, op);
+        if (ids.length !== 1) throw new BadNarrow(`Invalid narrow operator: unknown user ${String(t.operand)}`);
+        out.push({ kind: 'dm_including', userId: ids[0]!, groupsOnly: op === 'group-pm-with', negated });
         break;
       }
       case 'channels':
       case 'streams':
+        operandString(t);
         if (t.operand !== 'public') throw new BadNarrow(`Invalid narrow operator: unknown channels operand ${String(t.operand)}`);
         out.push({ kind: 'channels_public', negated });
         break;
       case 'search':
-        if (typeof t.operand !== 'string') throw new BadNarrow('Invalid narrow operator: invalid search');
-        if (t.operand.trim()) out.push({ kind: 'search', text: t.operand.trim().slice(0, 200), negated });
+        if (typeof t.operand !== 'string') throw new BadRequest('operand is not a string');
+        if (!t.operand.trim()) throw new BadRequest('operand cannot be blank.');
+        out.push({ kind: 'search', text: t.operand.trim().slice(0, 1000), negated });
         break;
       default:
         throw new BadNarrow(`Invalid narrow operator: unknown operator ${op}`);
     }
   }
   return out;
+}
+
+/**
+ * Zulip's `with` operator: the narrow becomes the conversation (channel and topic, or the direct
+ * message group) of the message it names, keeping the other terms. A message the viewer cannot
+ * read leaves a narrow that already names a conversation as it is; otherwise it is an error.
+ */
+async function replaceWith(services: Services, viewer: User, raw: RawTerm[]): Promise<RawTerm[]> {
+  const withTerms = raw.filter((t) => t.operator === 'with');
+  if (withTerms.length === 0) return raw;
+  if (withTerms.length > 1) throw new BadNarrow("Invalid narrow operator combination: Duplicate 'with' operators.");
+  const rest = raw.filter((t) => t.operator !== 'with');
+  const id = isStringOrInt(withTerms[0]!.operand) ? messageIdOperand(withTerms[0]!.operand) : undefined;
+  if (id === undefined) throw new BadNarrow("Invalid narrow operator: Invalid 'with' operator");
+  let message: MessageRow | undefined;
+  try {
+    message = await accessibleMessage(services, viewer, id);
+  } catch (err) {
+    if (!(err instanceof InvalidMessage)) throw err;
+  }
+  if (!message) {
+    const has = (ops: string[]) => rest.some((t) => ops.includes(t.operator) && !t.negated);
+    if ((has(['channel', 'stream']) && has(['topic', 'subject'])) || has(['dm', 'pm-with'])) return rest;
+    throw new BadNarrow("Invalid narrow operator: Invalid 'with' operator");
+  }
+  const others = rest.filter((t) => !['stream', 'channel', 'topic', 'subject', 'dm', 'pm-with'].includes(t.operator));
+  if (message.recipient_type === 'stream') {
+    return [{ operator: 'channel', operand: message.stream_id, negated: false }, { operator: 'topic', operand: message.topic, negated: false }, ...others];
+  }
+  const members = (await dmGroupMembers(services.database.db, [message.dm_group_id!])).get(message.dm_group_id!) ?? [];
+  const userIds = members.length > 1 ? members.filter((u) => u !== viewer.id) : members;
+  return [{ operator: 'dm', operand: userIds, negated: false }, ...others];
+}
+
+/**
+ * Zulip refuses a narrow that asks for channel messages and direct messages at once. Negated
+ * terms do not count, except that "not a direct message" means a channel message.
+ */
+export function checkNarrowKinds(terms: Term[]): void {
+  const channel = terms.some(
+    (t) => (t.kind !== 'empty' && !t.negated && ['channel', 'topic', 'channels_public'].includes(t.kind)) || (t.kind === 'is' && t.what === 'dm' && t.negated),
+  );
+  const direct = terms.some((t) => t.kind !== 'empty' && !t.negated && (t.kind === 'dm' || t.kind === 'dm_including' || (t.kind === 'is' && t.what === 'dm')));
+  if (channel && direct) throw new BadNarrow('Invalid narrow operator: No message can be both a channel message and direct message');
 }

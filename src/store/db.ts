@@ -54,13 +54,16 @@ function cachingSqlite(raw: SqliteDatabase.Database) {
 
 /**
  * Makes every data query a named prepared statement: PostgreSQL parses and plans it once per
- * connection instead of on every call. Names are derived from the SQL text.
+ * connection instead of on every call. Names are derived from the SQL text. A query containing
+ * CUSTOM_PLAN stays unnamed: its best plan depends on a value (a full-text search's words), and
+ * a prepared statement's generic plan, chosen after a few runs, would ignore it.
  */
+export const CUSTOM_PLAN = '/* custom plan */';
 const statementNames = new Map<string, string>();
 function preparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (text: unknown, values?: unknown, cb?: unknown) => {
-    if (typeof text === 'string' && Array.isArray(values) && /^\s*(select|insert|update|delete|with)\b/i.test(text)) {
+    if (typeof text === 'string' && Array.isArray(values) && /^\s*(select|insert|update|delete|with)\b/i.test(text) && !text.includes(CUSTOM_PLAN)) {
       let name = statementNames.get(text);
       if (!name) {
         name = `confab_${statementNames.size}`;

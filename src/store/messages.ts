@@ -29,7 +29,14 @@ export function flagNames(flags: number): string[] {
 export type MessageRow = Row<MessageTable>;
 
 export function messageFromRow(r: Record<string, any>): MessageRow {
-  return { ...(r as MessageRow), date_sent: Number(r.date_sent), last_edit_time: r.last_edit_time === null ? null : Number(r.last_edit_time) };
+  return {
+    ...(r as MessageRow),
+    date_sent: Number(r.date_sent),
+    last_edit_time: r.last_edit_time === null ? null : Number(r.last_edit_time),
+    has_link: !!r.has_link,
+    has_image: !!r.has_image,
+    has_attachment: !!r.has_attachment,
+  };
 }
 
 export function dmKey(userIds: Iterable<number>): string {

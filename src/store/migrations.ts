@@ -492,6 +492,40 @@ function reminders(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Message search: has_link/has_image/has_attachment (computed from the rendered HTML at send and
+ * edit) with partial indexes, and full-text search over topic and content: an FTS5 table kept in
+ * sync by triggers on SQLite, an expression GIN index on PostgreSQL (store/search.ts builds both).
+ */
+function messageSearch(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      for (const col of ['has_link', 'has_image', 'has_attachment']) {
+        await db.schema.alterTable('messages').addColumn(col, 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+      }
+      await sql`UPDATE messages SET has_link = (rendered_content LIKE '%<a %href=%'), has_image = (rendered_content LIKE '%message_inline_image%'), has_attachment = (rendered_content LIKE '%/user_uploads/%')`.execute(db);
+      for (const col of ['has_link', 'has_image', 'has_attachment']) {
+        await sql`CREATE INDEX ${sql.raw(`messages_${col}`)} ON messages (realm_id, id) WHERE ${sql.raw(col)} = true`.execute(db);
+      }
+      // GET /messages with anchor=date: the first message of the organization since a time.
+      await db.schema.createIndex('messages_realm_date').on('messages').columns(['realm_id', 'date_sent']).execute();
+      if (dialect === 'postgres') {
+        await sql`CREATE INDEX messages_search ON messages USING gin (to_tsvector('english'::regconfig, topic || ' ' || content))`.execute(db);
+      } else {
+        await sql`CREATE VIRTUAL TABLE messages_fts USING fts5(topic, content, content='messages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`.execute(db);
+        await sql`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+          INSERT INTO messages_fts(rowid, topic, content) VALUES (new.id, new.topic, new.content); END`.execute(db);
+        await sql`CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+          INSERT INTO messages_fts(messages_fts, rowid, topic, content) VALUES ('delete', old.id, old.topic, old.content); END`.execute(db);
+        await sql`CREATE TRIGGER messages_fts_update AFTER UPDATE OF topic, content ON messages BEGIN
+          INSERT INTO messages_fts(messages_fts, rowid, topic, content) VALUES ('delete', old.id, old.topic, old.content);
+          INSERT INTO messages_fts(rowid, topic, content) VALUES (new.id, new.topic, new.content); END`.execute(db);
+        await sql`INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')`.execute(db);
+      }
+    },
+  };
+}
+
 /** Uploaded files and the messages that link them (Zulip's Attachment and its messages relation). */
 function attachments(dialect: DialectName): Migration {
   return {
@@ -576,6 +610,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0014_edit_history': editHistory(dialect),
     '0015_emoji_reactions_status': emojiReactionsStatus(dialect),
     '0016_attachments': attachments(dialect),
+    '0017_message_search': messageSearch(dialect),
     '0018_reminders': reminders(dialect),
     '0019_default_channels_profile_fields': defaultChannelsProfileFields(dialect),
   };

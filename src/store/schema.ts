@@ -152,6 +152,10 @@ export interface MessageTable {
   sending_client: string;
   /** JSON list of edits (see actions/message_edit.ts); null until the first edit. */
   edit_history: string | null;
+  /** From the rendered HTML (actions/messages.ts contentFlags): a link, an image preview, an upload. */
+  has_link: Generated<Bool>;
+  has_image: Generated<Bool>;
+  has_attachment: Generated<Bool>;
 }
 
 export interface UserMessageTable {

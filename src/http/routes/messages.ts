@@ -4,12 +4,14 @@ import { pathInt } from '../router.js';
 import { check, type Params } from '../params.js';
 import { BadNarrow, BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
 import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } from '../../actions/messages.js';
-import { checkEditableFlag, updateMessageFlags } from '../../actions/message_flags.js';
+import { checkEditableFlag, updateFlagsForNarrow, updateMessageFlags } from '../../actions/message_flags.js';
 import { accessibleMessage, deleteMessage, editMessage, messageHistory } from '../../actions/message_edit.js';
 import { renderMarkdown } from '../../markdown/render.js';
 import { messageRenderContext } from '../../actions/render_context.js';
 import { sendMessageEditTyping } from '../../actions/typing.js';
-import { parseNarrow, resolveNarrow, type RawTerm, type Term } from '../../queries/narrow.js';
+import { checkNarrowKinds, parseNarrow, resolveNarrow, type RawTerm, type Term } from '../../queries/narrow.js';
+import { matchFields } from '../../queries/search.js';
+import { readReceipts } from '../../actions/read_receipts.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, formatMessages } from '../shapes/messages.js';
 
@@ -60,18 +62,28 @@ function directTarget(raw: string): { userIds?: number[]; emails?: string[] } {
 }
 
 /** Zulip's parse_anchor_value; use_first_unread_anchor (the legacy spelling) wins over anchor. */
-function parseAnchor(raw: string | undefined, useFirstUnread: boolean): Anchor {
+function parseAnchor(raw: string | undefined, useFirstUnread: boolean, params: Params): Anchor {
   if (useFirstUnread) return 'first_unread';
   if (raw === undefined) throw new MissingArgument('anchor');
   if (raw === 'newest' || raw === 'oldest' || raw === 'first_unread') return raw;
+  if (raw === 'date') return { date: parseAnchorDate(params.optStr('anchor_date')) };
   if (!/^\s*-?\d+\s*$/.test(raw)) throw new BadRequest('Invalid anchor');
   const n = Number(raw);
   if (n <= 0) return 0;
   return n >= LARGER_THAN_MAX_MESSAGE_ID ? 'newest' : n;
 }
 
-function nonNegative(params: Params, name: string): number {
-  const n = params.optInt(name) ?? 0;
+/** anchor_date: an ISO 8601 date (midnight UTC) or date and time (UTC unless it says otherwise). */
+function parseAnchorDate(raw: string | undefined): number {
+  if (raw === undefined) throw new MissingArgument('anchor_date');
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(raw.trim());
+  const ms = m ? Date.parse(`${m[1]}T${m[2] ?? '00:00'}${m[3] ?? 'Z'}`) : NaN;
+  if (!Number.isFinite(ms)) throw new BadRequest('Invalid anchor_date');
+  return Math.floor(ms / 1000);
+}
+
+function nonNegative(params: Params, name: string, required = false): number {
+  const n = required ? params.int(name) : (params.optInt(name) ?? 0);
   if (n < 0) throw new BadRequest(`${name} is too small`);
   return n;
 }
@@ -87,13 +99,6 @@ function cleanNarrow(v: unknown, name: string): RawTerm[] {
     }
   }
   return parseNarrow(v).map((t) => ((t.operator === 'topic' || t.operator === 'subject') && t.operand === EMPTY_TOPIC_DISPLAY_NAME ? { ...t, operand: '' } : t));
-}
-
-/** Zulip refuses a narrow that asks for channel messages and direct messages at once. */
-function checkNarrowKinds(terms: Term[]): void {
-  const channel = terms.some((t) => t.kind === 'channel');
-  const direct = terms.some((t) => t.kind === 'dm' || (t.kind === 'is' && t.what === 'dm'));
-  if (channel && direct) throw new BadNarrow('Invalid narrow operator: No message can be both a channel message and direct message');
 }
 
 export function registerMessageRoutes(r: Router): void {
@@ -124,21 +129,33 @@ export function registerMessageRoutes(r: Router): void {
   });
 
   r.get('/messages', async ({ params, services, user, realm }) => {
-    const anchor = parseAnchor(params.optStr('anchor'), params.bool('use_first_unread_anchor', false));
+    const messageIds = params.optJson('message_ids', check.intList);
+    if (messageIds !== undefined) {
+      // A set of messages instead of a window: none of the window's parameters may come with it.
+      const window = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((p) => params.has(p));
+      if (window.length) throw new IncompatibleParameters(['message_ids', ...window]);
+      if (messageIds.length > MAX_MESSAGES_PER_FETCH) throw new BadRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+    }
+    const anchor = messageIds ? 0 : parseAnchor(params.optStr('anchor'), params.bool('use_first_unread_anchor', false), params);
     const numBefore = nonNegative(params, 'num_before');
-    const numAfter = nonNegative(params, 'num_after');
+    const numAfter = messageIds ? messageIds.length : nonNegative(params, 'num_after');
     const includeAnchor = params.bool('include_anchor', true);
     if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw new BadRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     const applyMarkdown = params.bool('apply_markdown', true);
     const clientGravatar = params.bool('client_gravatar', true);
     const allowEmptyTopicName = params.bool('allow_empty_topic_name', false);
-    const messageIds = params.optJson('message_ids', check.intList);
     const narrowRaw = params.optJson('narrow', cleanNarrow) ?? [];
-    if (messageIds !== undefined) throw new IncompatibleParameters(['message_ids']);
     const terms = await resolveNarrow(services, user, narrowRaw);
     checkNarrowKinds(terms);
-    const result = await fetchMessages(services, user, { anchor, numBefore, numAfter, includeAnchor, terms });
+    const ids = messageIds && [...new Set(messageIds)];
+    const result = await fetchMessages(services, user, { anchor, numBefore, numAfter, includeAnchor: ids ? false : includeAnchor, terms, messageIds: ids });
     const messages = await formatMessages(services, realm, result.rows, { applyMarkdown, clientGravatar, allowEmptyTopicName });
+    if (result.search) {
+      // A search narrow: each message also carries its content and topic with the matches highlighted.
+      result.rows.forEach((row, i) => Object.assign(messages[i]!, matchFields(row.rendered_content, row.topic, result.search)));
+    }
+    // Requested by id, the messages are not a window: no anchor, nothing promised about the ends.
+    if (ids) return { found_anchor: false, found_oldest: false, found_newest: false, history_limited: false, messages };
     return {
       anchor: result.anchor,
       found_anchor: result.found_anchor,
@@ -203,4 +220,37 @@ export function registerMessageRoutes(r: Router): void {
     if (op !== 'add' && op !== 'remove') throw new BadRequest(`Invalid message flag operation: '${op}'`);
     return updateMessageFlags(services, user, realm, messages, op, flag);
   });
+
+  r.get('/messages/matches_narrow', async ({ params, services, user }) => {
+    const msgIds = [...new Set(params.json('msg_ids', check.intList))];
+    const narrowRaw = params.json('narrow', cleanNarrow);
+    const terms = await resolveNarrow(services, user, narrowRaw);
+    checkNarrowKinds(terms);
+    const out: Record<string, { match_content: string; match_subject: string }> = {};
+    // Only messages the viewer received (their own rows), as Zulip checks them; in chunks under bind limits.
+    for (let i = 0; i < msgIds.length; i += 1000) {
+      const ids = msgIds.slice(i, i + 1000);
+      const result = await fetchMessages(services, user, { anchor: 0, numBefore: 0, numAfter: ids.length, includeAnchor: false, terms, messageIds: ids, allowHistory: false });
+      for (const row of result.rows) out[String(row.id)] = matchFields(row.rendered_content, row.topic, result.search);
+    }
+    return { messages: out };
+  });
+
+  r.post('/messages/flags/narrow', async ({ params, services, user, realm }) => {
+    const anchor = parseAnchor(params.optStr('anchor'), false, params);
+    const includeAnchor = params.bool('include_anchor', true);
+    const numBefore = nonNegative(params, 'num_before', true);
+    const numAfter = nonNegative(params, 'num_after', true);
+    const narrowRaw = params.json('narrow', cleanNarrow);
+    const op = params.str('op');
+    const flag = checkEditableFlag(params.str('flag'));
+    if (op !== 'add' && op !== 'remove') throw new BadRequest(`Invalid message flag operation: '${op}'`);
+    const terms = await resolveNarrow(services, user, narrowRaw);
+    checkNarrowKinds(terms);
+    return updateFlagsForNarrow(services, user, realm, { anchor, includeAnchor, numBefore, numAfter, terms }, op, flag);
+  });
+
+  r.get('/messages/{message_id}/read_receipts', async (ctx) => ({
+    user_ids: await readReceipts(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage())),
+  }));
 }

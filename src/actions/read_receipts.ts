@@ -1,0 +1,39 @@
+// GET /messages/{message_id}/read_receipts: who has read a message, as far as they share it.
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { FLAG_BITS } from '../store/messages.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import { BadRequest } from '../errors.js';
+import { accessibleMessage } from './message_edit.js';
+
+/**
+ * The ids of active users who have read the message, without its sender, users who turned off
+ * send_read_receipts, and users the viewer muted or who muted the viewer. A message the viewer
+ * cannot read is as missing as one that does not exist.
+ */
+export async function readReceipts(services: Services, viewer: User, realm: Realm, messageId: number): Promise<number[]> {
+  if (!realm.settings.enable_read_receipts) throw new BadRequest('Read receipts are disabled in this organization.');
+  const message = await accessibleMessage(services, viewer, messageId);
+  const db = services.database.db;
+  const [rows, users] = await Promise.all([
+    // Readers come from the message's rows (user_messages_message index), read bit set.
+    db
+      .selectFrom('user_messages')
+      .select('user_id')
+      .where('message_id', '=', message.id)
+      .where((eb) => eb(eb('flags', '&', FLAG_BITS.read), '<>', 0))
+      .where('user_id', '<>', message.sender_id)
+      .where('user_id', 'not in', (eb) => eb.selectFrom('muted_users').select('muted_user_id').where('user_id', '=', viewer.id))
+      .where('user_id', 'not in', (eb) => eb.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', viewer.id))
+      .orderBy('user_id')
+      .execute(),
+    services.cache.users(realm.id),
+  ]);
+  return rows
+    .map((r) => r.user_id)
+    .filter((id) => {
+      const u = users.get(id);
+      return !!u && u.is_active && userSettingsOf(u.settings).send_read_receipts;
+    });
+}
