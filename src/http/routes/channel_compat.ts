@@ -5,8 +5,6 @@ import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
 import { check } from '../params.js';
 import { BadRequest, InvalidStreamId, NoSuchUser } from '../../errors.js';
-import { STREAM_GROUP_SETTINGS, type StreamGroupSetting } from '../../store/channels.js';
-import { parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
 import { codePointLength, MAX_CHANNEL_DESCRIPTION_LENGTH, type ChannelOptions } from '../../actions/channels.js';
 import {
   botApiKey,
@@ -18,7 +16,7 @@ import {
   subscriptionStatus,
   updateOwnSubscriptions,
 } from '../../actions/channel_compat.js';
-import { channelSpecs, folderIdValue, jsonOrBareString, resolvePrincipals, retentionDays, topicsPolicyParam } from './channels.js';
+import { channelOptionParams, channelSpecs, resolvePrincipals } from './channels.js';
 
 /** The options of a channel made by a request that gives none (the legacy PATCH). */
 const PLAIN_CHANNEL: ChannelOptions = {
@@ -90,23 +88,7 @@ export function registerChannelCompatRoutes(r: Router): void {
       throw new BadRequest(`description is too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters)`);
     }
     const principals = await resolvePrincipals(ctx, subscriberIds);
-    const groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
-    for (const key of STREAM_GROUP_SETTINGS) {
-      const value = params.optJson(key, parseGroupSettingValue);
-      if (value !== undefined) groupSettings[key] = value;
-    }
-    const options: ChannelOptions = {
-      inviteOnly: params.bool('invite_only', false),
-      isWebPublic: params.bool('is_web_public', false),
-      historyPublicToSubscribers: params.optBool('history_public_to_subscribers'),
-      isDefaultStream: params.bool('is_default_stream', false),
-      messageRetentionDays: retentionDays(jsonOrBareString(params, 'message_retention_days')),
-      topicsPolicy: topicsPolicyParam(params),
-      folderId: params.optJson('folder_id', folderIdValue) ?? null,
-      groupSettings,
-    };
-    // Confab posts no Notification Bot announcements; the parameter is understood and has no effect.
-    params.optBool('announce');
+    const options = channelOptionParams(params);
     const spec = { name, ...(description !== undefined ? { description: description.replace(/\n/g, ' ') } : {}) };
     const id = await createChannel(services, user, realm, {
       channels: [spec],

@@ -99,29 +99,34 @@ export function retentionDays(v: string | undefined): number | null {
   return Number(v);
 }
 
+/** The settings of channels a request creates (POST /users/me/subscriptions, POST /channels/create). */
+export function channelOptionParams(params: Params): ChannelOptions {
+  const groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
+  for (const key of STREAM_GROUP_SETTINGS) {
+    const value = params.optJson(key, parseGroupSettingValue);
+    if (value !== undefined) groupSettings[key] = value;
+  }
+  // Confab posts no Notification Bot announcements of new channels; the parameter is understood and has no effect.
+  params.optBool('announce');
+  return {
+    inviteOnly: params.bool('invite_only', false),
+    isWebPublic: params.bool('is_web_public', false),
+    historyPublicToSubscribers: params.optBool('history_public_to_subscribers'),
+    isDefaultStream: params.bool('is_default_stream', false),
+    messageRetentionDays: retentionDays(jsonOrBareString(params, 'message_retention_days')),
+    topicsPolicy: topicsPolicyParam(params),
+    folderId: params.optJson('folder_id', folderIdValue) ?? null,
+    groupSettings,
+  };
+}
+
 export function registerChannelRoutes(r: Router): void {
   r.post('/users/me/subscriptions', async (ctx) => {
     const { params, services, user, realm } = ctx;
     const channels = params.json('subscriptions', channelSpecs);
     const principalsRaw = params.optJson('principals', (v) => v);
     const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
-    const groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
-    for (const key of STREAM_GROUP_SETTINGS) {
-      const value = params.optJson(key, parseGroupSettingValue);
-      if (value !== undefined) groupSettings[key] = value;
-    }
-    const options: ChannelOptions = {
-      inviteOnly: params.bool('invite_only', false),
-      isWebPublic: params.bool('is_web_public', false),
-      historyPublicToSubscribers: params.optBool('history_public_to_subscribers'),
-      isDefaultStream: params.bool('is_default_stream', false),
-      messageRetentionDays: retentionDays(jsonOrBareString(params, 'message_retention_days')),
-      topicsPolicy: topicsPolicyParam(params),
-      folderId: params.optJson('folder_id', folderIdValue) ?? null,
-      groupSettings,
-    };
-    // Confab posts no Notification Bot announcements; the parameter is understood and has no effect.
-    params.optBool('announce');
+    const options = channelOptionParams(params);
     return subscribeToChannels(services, user, realm, {
       channels,
       principals,

@@ -1,4 +1,5 @@
 // PATCH /settings and its deprecated aliases /settings/display and /settings/notifications.
+import type { Params } from '../params.js';
 import type { AuthedContext, Router } from '../router.js';
 import { check } from '../params.js';
 import { BadRequest } from '../../errors.js';
@@ -18,9 +19,14 @@ function parseTargetUsers(v: unknown, name: string): TargetUsers {
   return out;
 }
 
-async function patchSettings({ params, services, user, realm }: AuthedContext) {
+/**
+ * The user settings a request sets, each checked against its spec (USER_SETTING_SPECS); names in
+ * `skip` are left unread, so they come back as ignored parameters.
+ */
+export function readUserSettingParams(params: Params, skip: ReadonlySet<string> = new Set()): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(USER_SETTING_SPECS)) {
+    if (skip.has(name)) continue;
     if (spec.kind === 'bool') {
       const v = params.optBool(name);
       if (v !== undefined) settings[name] = v;
@@ -39,6 +45,11 @@ async function patchSettings({ params, services, user, realm }: AuthedContext) {
       settings[name] = spec.normalize ? spec.normalize(v) : v;
     }
   }
+  return settings;
+}
+
+async function patchSettings({ params, services, user, realm }: AuthedContext) {
+  const settings = readUserSettingParams(params);
   const rawEmail = params.optStr('email');
   const newEmail = rawEmail === undefined ? undefined : await checkEmailChange(services, user, realm, rawEmail);
   await updateSettings(services, user, realm, {
