@@ -1,5 +1,5 @@
-// Editing (content, topic) and deleting messages, with Zulip's permissions and time limits, the
-// edit history, and update_message / delete_message events to everyone who has the message.
+// Editing messages: content, topic and channel moves with Zulip's permissions and time limits,
+// notices from the Notification Bot, the edit history, and update_message / delete_message events.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Services } from '../services.js';
@@ -8,7 +8,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { getStream, isSubscribed, streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
-import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, getMessages, insertUserMessages, type MessageRow } from '../store/messages.js';
+import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, type MessageRow } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import type { Executor } from '../store/db.js';
 import { VISIBILITY } from '../store/user_topics.js';
@@ -23,19 +23,11 @@ import { contentFlags } from '../markdown/content_flags.js';
 import { messageRenderContext } from './render_context.js';
 import { updateMessageAttachments } from './attachments.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { fetchMessages } from '../queries/messages.js';
 import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from './messages.js';
+import { accessibleMessage, type EditEntry } from './message_access.js';
+import { withinLimit } from './message_delete.js';
 
-export interface EditEntry {
-  timestamp: number;
-  user_id: number;
-  prev_content?: string;
-  prev_rendered_content?: string;
-  prev_topic?: string;
-  topic?: string;
-  prev_stream?: number;
-  stream?: number;
-}
+
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
@@ -52,30 +44,7 @@ export interface EditRequest {
 
 const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
 
-/** The message, if the user may read it (their own row, or open channel history). */
-export async function accessibleMessage(services: Services, user: User, id: number): Promise<MessageRow & { flags: number }> {
-  const { rows } = await fetchMessages(services, user, { anchor: id, numBefore: 0, numAfter: 0, includeAnchor: true, terms: [{ kind: 'id', id, negated: false }] });
-  if (rows[0]) return rows[0];
-  const [m] = await getMessages(services.database.db, user.realm_id, [id]);
-  if (m?.stream_id != null) {
-    const stream = await getStream(services.database.db, user.realm_id, m.stream_id);
-    if (stream) {
-      const again = await fetchMessages(services, user, {
-        anchor: id,
-        numBefore: 0,
-        numAfter: 0,
-        includeAnchor: true,
-        terms: [{ kind: 'channel', stream, negated: false }, { kind: 'id', id, negated: false }],
-      });
-      if (again.rows[0]) return again.rows[0];
-    }
-  }
-  throw new InvalidMessage();
-}
 
-function withinLimit(sentAt: number, limit: number | null): boolean {
-  return limit === null || nowSeconds() - sentAt <= limit;
-}
 
 /** Zulip's rule for changing a message's content: its sender, while editing is on and in time. */
 export function checkContentEditAllowed(editor: User, realm: Realm, message: MessageRow, bufferSeconds = 0): void {
@@ -519,55 +488,4 @@ async function checkWholeTopicTimeLimit(db: Executor, user: User, realm: Realm, 
   });
 }
 
-export async function deleteMessage(services: Services, user: User, realm: Realm, id: number): Promise<void> {
-  const message = await accessibleMessage(services, user, id);
-  const graph = await services.cache.groupGraph(realm.id);
-  const s = realm.settings;
-  const stream = message.stream_id === null ? undefined : await getStream(services.database.db, realm.id, message.stream_id);
-  const mayDeleteAny =
-    isUserInGroup(graph, user.id, s.can_delete_any_message_group) || (stream !== undefined && isUserInGroup(graph, user.id, stream.can_delete_any_message_group));
-  const mayDeleteOwn =
-    message.sender_id === user.id &&
-    (isUserInGroup(graph, user.id, s.can_delete_own_message_group) || (stream !== undefined && isUserInGroup(graph, user.id, stream.can_delete_own_message_group))) &&
-    withinLimit(message.date_sent, s.message_content_delete_limit_seconds);
-  if (!mayDeleteAny && !mayDeleteOwn) throw new BadRequest("You don't have permission to delete this message");
-  await services.database.transaction(async (tx, onCommit) => {
-    const recipients = await deleteMessagesByIds(tx, realm.id, [message.id]);
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(message.id) ?? [], event: deleteMessageEvent(message) });
-  });
-}
 
-/** The message's versions, oldest first, as GET /messages/{id}/history reports them. */
-export async function messageHistory(services: Services, user: User, realm: Realm, id: number): Promise<Record<string, unknown>[]> {
-  if (!realm.settings.allow_edit_history) throw new BadRequest('Message edit history is disabled in this organization');
-  const m = await accessibleMessage(services, user, id);
-  const edits: EditEntry[] = m.edit_history ? (JSON.parse(m.edit_history) as EditEntry[]) : [];
-  // Walk back from the current version to rebuild each earlier one.
-  let content = m.content;
-  let rendered = m.rendered_content;
-  let topic = m.topic;
-  let stream = m.stream_id;
-  const versions: Record<string, unknown>[] = [];
-  for (let i = edits.length - 1; i >= 0; i--) {
-    const e = edits[i]!;
-    const v: Record<string, unknown> = { topic, content, rendered_content: rendered, timestamp: e.timestamp, user_id: e.user_id };
-    if (e.prev_stream !== undefined) {
-      v.prev_stream = e.prev_stream;
-      v.stream = stream;
-      stream = e.prev_stream;
-    }
-    if (e.prev_content !== undefined) {
-      v.prev_content = e.prev_content;
-      v.prev_rendered_content = e.prev_rendered_content;
-      content = e.prev_content;
-      rendered = e.prev_rendered_content ?? rendered;
-    }
-    if (e.prev_topic !== undefined) {
-      v.prev_topic = e.prev_topic;
-      topic = e.prev_topic;
-    }
-    versions.unshift(v);
-  }
-  versions.unshift({ topic, content, rendered_content: rendered, timestamp: m.date_sent, user_id: m.sender_id });
-  return versions;
-}

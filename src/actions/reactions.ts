@@ -12,7 +12,7 @@ import { userSettingsOf } from '../lib/user_settings.js';
 import { nowSeconds } from '../services.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { BadRequest, InvalidMessage, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
-import { accessibleMessage } from './message_edit.js';
+import { accessibleMessage } from './message_access.js';
 import { checkEmoji, emojiByName } from './emoji.js';
 import type { ReactionType } from '../store/emoji.js';
 

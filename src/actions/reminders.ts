@@ -16,7 +16,7 @@ import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { realmUrl } from '../http/shapes/realm.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
-import { accessibleMessage } from './message_edit.js';
+import { accessibleMessage } from './message_access.js';
 import { commitMessage, MAX_MESSAGE_LENGTH, type PreparedMessage } from './messages.js';
 import { notificationBot, silentMention, text, topicNarrowPath, type Piece } from './notification_bot.js';
 

@@ -7,7 +7,8 @@ import { BadRequest, InvalidStreamId } from '../errors.js';
 import { channelAccess } from './channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { dmGroupMembers } from '../store/messages.js';
-import { accessibleMessage, checkContentEditAllowed } from './message_edit.js';
+import { checkContentEditAllowed } from './message_edit.js';
+import { accessibleMessage } from './message_access.js';
 
 export type TypingTarget = { kind: 'stream'; streamId: number; topic: string; op: 'start' | 'stop' } | { kind: 'direct'; userIds: number[]; op: 'start' | 'stop' };
 

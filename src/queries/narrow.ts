@@ -6,7 +6,7 @@ import type { User } from '../store/users.js';
 import type { Stream } from '../store/channels.js';
 import { getStream, getStreamByName, isSubscribed } from '../store/channels.js';
 import { channelAccess } from '../actions/channel_access.js';
-import { accessibleMessage } from '../actions/message_edit.js';
+import { accessibleMessage } from '../actions/message_access.js';
 import { dmGroupMembers, type MessageRow } from '../store/messages.js';
 
 export interface RawTerm {
