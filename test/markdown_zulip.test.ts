@@ -49,6 +49,14 @@ test("code blocks: Pygments' language names and token classes, languages named o
   assert.doesNotMatch(html('```js\n"<script>alert(1)</script>"\n```'), /<script/);
 });
 
+test("lists as Zulip writes them: two-space nesting, mixed bullets in one list, nested numbering kept", () => {
+  assert.equal(html('* One\n- Two\n+ Three'), '<ul>\n<li>One</li>\n<li>Two</li>\n<li>Three</li>\n</ul>');
+  assert.equal(html('1. A\n2. B\n  3. C\n4. D'), '<ol>\n<li>A</li>\n<li>B<ol start="3">\n<li>C</li>\n</ol>\n</li>\n<li>D</li>\n</ol>');
+  assert.equal(html('- a\n  - b\n    - c'), '<ul>\n<li>a<ul>\n<li>b<ul>\n<li>c</li>\n</ul>\n</li>\n</ul>\n</li>\n</ul>');
+  assert.equal(html('```\n1. A\n  2. B\n```'), '<div class="codehilite"><pre><span></span><code>1. A\n  2. B\n</code></pre></div>', 'code stays as typed');
+  assert.equal(html('text\n\n    1. A\n      2. B'), '<p>text</p>\n<div class="codehilite"><pre><span></span><code>1. A\n  2. B\n</code></pre></div>');
+});
+
 test('spoilers: a Markdown header and hidden content, nested in quotes', () => {
   assert.equal(
     html('```spoiler **Plot** twist\nIt was *him*.\n```'),

@@ -7,6 +7,7 @@ import { audioOrLink, previewRule } from './previews.js';
 import { backticksRule, delRule, mentionRule, texInlineRule, timeRule, underscoreRule } from './inline.js';
 import { emptyLinkTextRule, linkifierRule, localLinkRule } from './links.js';
 import { zulipFenceRule } from './fences.js';
+import { listStartRule, zulipListsRule } from './lists.js';
 import { channelLinkRule } from './channel_links.js';
 import { emojiNameRule, unicodeEmojiRule } from './emoji.js';
 import { emptyBlockquoteRule, singleLineStrongRule, strongOutsideEmRule, trailingSpaceRule } from './fixups.js';
@@ -40,6 +41,8 @@ function buildParser(): Parser {
   md.inline.ruler.before('escape', 'zulip_time', timeRule);
   md.inline.ruler.before('emphasis', 'zulip_del', delRule);
   md.inline.ruler.before('emphasis', 'zulip_underscore', underscoreRule);
+  md.core.ruler.after('normalize', 'zulip_lists', zulipListsRule);
+  md.core.ruler.after('block', 'zulip_list_starts', listStartRule);
   md.core.ruler.push('zulip_linkifiers', linkifierRule);
   md.core.ruler.push('zulip_empty_link_text', emptyLinkTextRule);
   md.core.ruler.push('zulip_strong_em', strongOutsideEmRule);
