@@ -200,6 +200,8 @@ test('apply_markdown, client_gravatar and the message object', async () => {
   assert.deepEqual([m.is_me_message, typeof m.sender_realm_str, m.display_recipient, m.stream_id, m.topic_links, m.reactions, m.submessages], [false, 'string', 'general', generalId, [], [], []]);
   const me = (await send(ann, 'general', 'format', '/me waves')).body.id;
   assert.equal((await ann.get(`/messages/${me}`)).body.message.is_me_message, true);
+  const bare = (await send(ann, 'general', 'format', '/me')).body.id;
+  assert.equal((await ann.get(`/messages/${bare}`)).body.message.is_me_message, false, 'Zulip needs "/me " with the space');
 });
 
 test('history: open channel history reads as read+historical; protected history and other channels stay hidden', async () => {

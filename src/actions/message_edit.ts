@@ -329,7 +329,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
         orig_rendered_content: message.rendered_content,
         content,
         rendered_content: rendered!.html,
-        is_me_message: /^\/me( |$)/.test(content),
+        is_me_message: content.startsWith('/me '),
       });
     }
     if (orig) Object.assign(event, { stream_id: orig.id, stream_name: orig.name });

@@ -112,7 +112,8 @@ export function shapeMessage(
     client: m.sending_client,
     subject: isStream ? topic : '',
     topic_links: isStream && m.topic ? topicLinks(m.topic, o.linkifiers ?? []) : [],
-    is_me_message: /^\/me( |$)/.test(m.content),
+    // Zulip's rule: a message that starts with "/me " is a status ("/me waves").
+    is_me_message: m.content.startsWith('/me '),
     reactions: [],
     submessages: [],
     sender_full_name: sender?.full_name ?? '',
