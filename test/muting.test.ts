@@ -60,3 +60,23 @@ test('muting errors: self, unknown, other organization, twice; unmuting', async 
   const bot = await ann.post('/bots', { full_name: 'Chatty Bot', short_name: 'chatty' });
   assert.equal((await ann.post(`/users/me/muted_users/${bot.body.user_id}`)).status, 200, 'bots can be muted');
 });
+
+test("unread counts in /register leave out muted topics, and wildcard mentions there", async () => {
+  const bea = await t.createUser({ name: 'Bea Reader' });
+  const cal = await t.createUser({ name: 'Cal Writer' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'busy' }], principals: [bea.userId, cal.userId] });
+  const channelId = (await bea.get('/get_stream_id', { stream: 'busy' })).body.stream_id;
+  assert.equal((await bea.post('/user_topics', { stream_id: channelId, topic: 'noise', visibility_policy: 1 })).status, 200);
+  // Being mentioned would otherwise make Bea follow the topic (Zulip's default).
+  assert.equal((await bea.patch('/settings', { automatically_follow_topics_where_mentioned: false })).status, 200);
+  const say = async (topic: string, content: string) => (await cal.post('/messages', { type: 'stream', to: 'busy', topic, content })).body.id as number;
+  const quiet = await say('noise', 'ignore me @**all**');
+  const direct = await say('noise', 'but @**Bea Reader** please');
+  const open = await say('news', 'read me @**all**');
+  const reg = await bea.post('/register', { fetch_event_types: ['message', 'update_message_flags'] });
+  const unread = reg.body.unread_msgs;
+  assert.equal(unread.count, 1, 'only the unmuted topic counts');
+  const byTopic = Object.fromEntries(unread.streams.map((s: any) => [s.topic, s.unread_message_ids]));
+  assert.deepEqual(byTopic, { noise: [quiet, direct], news: [open] }, 'muted topics are still listed');
+  assert.deepEqual(unread.mentions.sort(), [direct, open].sort(), 'a personal mention counts even in a muted topic; a wildcard one does not');
+});

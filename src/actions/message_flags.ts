@@ -7,7 +7,7 @@ import type { Executor } from '../store/db.js';
 import type { GroupGraph } from '../store/cache.js';
 import { FLAG_BITS, flagsFor, getMessages, insertUserMessages, type FlagName, type MessageRow } from '../store/messages.js';
 import { getStreamsByIds, subscriptionsOf, type Subscription } from '../store/channels.js';
-import { listUserTopics, VISIBILITY } from '../store/user_topics.js';
+import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -116,11 +116,6 @@ async function checkHistoryAccess(tx: Executor, graph: GroupGraph, user: User, r
   if (rows.some((m) => !readable.has(m.stream_id!))) throw new InvalidMessage();
 }
 
-/** Whether a channel message counts as muted for the reader (channel and topic visibility). */
-function isMutedFor(m: MessageRow, sub: Subscription | undefined, topicPolicy: number): boolean {
-  if (sub?.is_muted) return topicPolicy !== VISIBILITY.unmuted && topicPolicy !== VISIBILITY.followed;
-  return topicPolicy === VISIBILITY.muted;
-}
 
 /** What clients need to put messages marked unread back into their unread counts (message_details). */
 async function unreadDetails(tx: Executor, user: User, realm: Realm, ids: number[]): Promise<Record<string, Record<string, unknown>>> {
@@ -142,7 +137,7 @@ async function unreadDetails(tx: Executor, user: User, realm: Realm, ids: number
     let entry: Record<string, unknown>;
     let muted = false;
     if (m.recipient_type === 'stream') {
-      muted = isMutedFor(m, subs.get(m.stream_id!), policyOf.get(`${m.stream_id}:${m.topic.toLowerCase()}`) ?? VISIBILITY.inherit);
+      muted = isTopicMuted(subs.get(m.stream_id!)?.is_muted ?? false, policyOf.get(`${m.stream_id}:${m.topic.toLowerCase()}`) ?? VISIBILITY.inherit);
       entry = { type: 'stream', stream_id: m.stream_id, topic: m.topic, unmuted_stream_msg: !muted };
     } else {
       const others = (members.get(m.dm_group_id!) ?? []).filter((id) => id !== user.id).sort((a, b) => a - b);

@@ -7,9 +7,10 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
-import { defaultStreamIds } from '../store/channels.js';
+import { defaultStreamIds, subscriptionsOf } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
-import { listUserTopics } from '../store/user_topics.js';
+import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
+import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient } from '../http/shapes/users.js';
 import { usersVisibleTo } from './users.js';
@@ -264,8 +265,15 @@ export async function initialState(services: Services, user: User, realm: Realm,
   return state;
 }
 
+/**
+ * Zulip's unread_msgs: every unread message by conversation, with `count` and `mentions` leaving
+ * out what the user muted (channel messages in muted topics; wildcard mentions there).
+ */
 async function unreadSummary(services: Services, user: User) {
-  const rows = await unreadRows(services.database.db, user.id, MAX_UNREAD_MESSAGES + 1);
+  const db = services.database.db;
+  const [rows, subs, topics] = await Promise.all([unreadRows(db, user.id, MAX_UNREAD_MESSAGES + 1), subscriptionsOf(db, user.id), listUserTopics(db, user.id)]);
+  const policyOf = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
+  const muted = new Map<string, boolean>();
   const oldMissing = rows.length > MAX_UNREAD_MESSAGES;
   if (oldMissing) rows.pop();
   rows.reverse();
@@ -273,12 +281,18 @@ async function unreadSummary(services: Services, user: User) {
   const streams = new Map<string, { stream_id: number; topic: string; ids: number[] }>();
   const huddles = new Map<string, number[]>();
   const mentions: number[] = [];
+  let count = 0;
   for (const r of rows) {
+    let isMuted = false;
     if (r.recipient_type === 'stream' && r.stream_id !== null) {
       const key = `${r.stream_id}\u0000${r.topic.toLowerCase()}`;
       let entry = streams.get(key);
-      if (!entry) streams.set(key, (entry = { stream_id: r.stream_id, topic: r.topic, ids: [] }));
+      if (!entry) {
+        streams.set(key, (entry = { stream_id: r.stream_id, topic: r.topic, ids: [] }));
+        muted.set(key, isTopicMuted(subs.get(r.stream_id)?.is_muted ?? false, policyOf.get(key) ?? VISIBILITY.inherit));
+      }
       entry.ids.push(r.message_id);
+      isMuted = muted.get(key)!;
     } else if (r.user_ids_key !== null) {
       const ids = r.user_ids_key.split(',').map(Number);
       if (ids.length <= 2) {
@@ -292,11 +306,14 @@ async function unreadSummary(services: Services, user: User) {
         list.push(r.message_id);
       }
     }
-    // mentioned (8), stream wildcard (16), topic wildcard (32), group mention (64)
-    if (r.flags & (8 | 16 | 32 | 64)) mentions.push(r.message_id);
+    if (!isMuted) count++;
+    // Personal and group mentions always count; wildcard mentions only outside muted topics.
+    if (r.flags & (FLAG_BITS.mentioned | FLAG_BITS.group_mentioned) || (!isMuted && r.flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned))) {
+      mentions.push(r.message_id);
+    }
   }
   return {
-    count: rows.length,
+    count,
     pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
     streams: [...streams.values()].map((s) => ({ stream_id: s.stream_id, topic: s.topic, unread_message_ids: s.ids })),
     huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),

@@ -4,6 +4,15 @@ import type { Executor } from './db.js';
 
 export const VISIBILITY = { inherit: 0, muted: 1, unmuted: 2, followed: 3 } as const;
 
+/**
+ * Whether a reader has a channel topic muted: in a muted channel every topic is, unless unmuted or
+ * followed; elsewhere only topics muted by name.
+ */
+export function isTopicMuted(channelMuted: boolean, topicPolicy: number): boolean {
+  if (channelMuted) return topicPolicy !== VISIBILITY.unmuted && topicPolicy !== VISIBILITY.followed;
+  return topicPolicy === VISIBILITY.muted;
+}
+
 export interface UserTopic {
   stream_id: number;
   topic_name: string;
