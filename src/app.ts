@@ -14,6 +14,7 @@ const CACHE_EVENT = '__cache_invalidation';
 import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
+import { startFullMemberPromotion } from './actions/full_members.js';
 
 export interface RunningServer {
   services: Services;
@@ -70,6 +71,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
   const retention = startRetention(services);
+  const promotion = startFullMemberPromotion(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -84,6 +86,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       closed = true;
       await delivery.stop();
       await retention.stop();
+      await promotion.stop();
       services.queues.close();
       await services.rateLimiter?.close();
       await http.close();

@@ -205,3 +205,20 @@ test('realmStateFields gives every realm_* key /register documents for the realm
   assert.deepEqual(realmKeys.filter((k) => !(k in fields)), []);
   assert.equal(typeof fields.realm_can_create_bots_group, 'number');
 });
+
+test('accounts become full members as they age past the waiting period (the periodic promotion)', async () => {
+  assert.equal((await t.owner.patch('/realm', { waiting_period_threshold: 2 })).status, 200);
+  const full = () => member.get(`/user_groups/${groups['role:fullmembers']}/members`, { direct_member_only: true }).then((r) => r.body.members as number[]);
+  assert.ok(!(await full()).includes(member.userId));
+  const q = await openQueue(member, ['user_group']);
+  const { promoteFullMembers } = await import('../src/actions/full_members.js');
+  const services = t.server.services;
+  assert.equal(await promoteFullMembers(services), 0, 'nobody is two days old yet');
+  const threeDaysOn = Math.floor(Date.now() / 1000) + 3 * 86400;
+  assert.ok((await promoteFullMembers(services, threeDaysOn)) >= 1);
+  assert.ok((await full()).includes(member.userId));
+  const evs = await queuedEvents(member, q);
+  assert.deepEqual(evs.map((e) => [e.op, e.group_id, e.user_ids.includes(member.userId)]), [['add_members', groups['role:fullmembers'], true]]);
+  assert.equal(await promoteFullMembers(services, threeDaysOn), 0, 'a second pass changes nothing');
+  assert.equal((await t.owner.patch('/realm', { waiting_period_threshold: 0 })).status, 200);
+});
