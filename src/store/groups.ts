@@ -145,7 +145,8 @@ export async function syncFullMembers(
   const added = [...should].filter((u) => !have.has(u)).sort((a, b) => a - b);
   const removed = [...have].filter((u) => !should.has(u)).sort((a, b) => a - b);
   if (removed.length) await db.deleteFrom('group_members').where('group_id', '=', groupId).where('user_id', 'in', removed).execute();
-  if (added.length) await db.insertInto('group_members').values(added.map((user_id) => ({ group_id: groupId, user_id }))).execute();
+  // Another process's pass may have added some already: those rows stay as they are.
+  if (added.length) await db.insertInto('group_members').values(added.map((user_id) => ({ group_id: groupId, user_id }))).onConflict((oc) => oc.doNothing()).execute();
   return { groupId, added, removed };
 }
 
