@@ -36,6 +36,13 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) })).status, 400);
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.name, 'renamed');
+  // Descriptions link channels like messages do, but show no image previews.
+  const takenId = (await t.owner.get('/get_stream_id', { stream: 'taken' })).body.stream_id;
+  assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'See #**taken** https://x.example.com/a.png' })).status, 200);
+  assert.equal(
+    (await t.owner.get(`/streams/${id}`)).body.stream.rendered_description,
+    `<p>See <a class="stream" data-stream-id="${takenId}" href="/#narrow/channel/${takenId}-taken">#taken</a> <a href="https://x.example.com/a.png">https://x.example.com/a.png</a></p>`,
+  );
 });
 
 test('only channel administrators may change a channel', async () => {

@@ -12,7 +12,7 @@ import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { groupSettingValue, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { usersWhoCanSee, validateChannelDescription, validateChannelName } from './channels.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { renderMarkdown } from '../markdown/render.js';
+import { renderChannelDescription } from './render_context.js';
 import { sql } from 'kysely';
 import { getChannelFolder } from './channel_folders.js';
 
@@ -64,7 +64,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   }
   if (u.description !== undefined) {
     changes.description = validateChannelDescription(u.description);
-    changes.rendered_description = renderMarkdown(changes.description).html;
+    changes.rendered_description = await renderChannelDescription(services, realm, caller, changes.description);
   }
   if (u.newName !== undefined) {
     const name = validateChannelName(u.newName);

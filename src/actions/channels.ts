@@ -28,7 +28,7 @@ import { BadRequest, IncompatibleParameters, NotAllowed, PermissionDenied } from
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/channels.js';
-import { renderMarkdown } from '../markdown/render.js';
+import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from './channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { addNewUserHistory, defaultStreamsForNewUser } from './default_streams.js';
@@ -300,7 +300,8 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   if (cannotAdd) throw new NotAllowed('Insufficient permission');
 
   const users = await cache.users(realm.id);
-  const renderCtx = toCreate.length ? { users: [...users.values()].filter((u) => u.is_active), linkifiers: await cache.linkifiers(realm.id) } : {};
+  const renderedDescriptions = new Map<string, string>();
+  for (const spec of toCreate) renderedDescriptions.set(spec.name, await renderChannelDescription(services, realm, caller, spec.description ?? ''));
   const now = nowSeconds();
   const write = async (tx: Executor, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
     const overlay = overlayGraph(graph);
@@ -312,7 +313,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
         realm_id: realm.id,
         name: spec.name,
         description,
-        rendered_description: description ? renderMarkdown(description, renderCtx).html : '',
+        rendered_description: renderedDescriptions.get(spec.name) ?? '',
         invite_only: o.inviteOnly,
         is_web_public: o.isWebPublic,
         history_public_to_subscribers: history,

@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
-import type { LinkableChannel, MentionGroup, RenderContext } from '../markdown/render.js';
+import { renderMarkdown, type LinkableChannel, type MentionGroup, type RenderContext } from '../markdown/render.js';
 import { parseChannelLink } from '../markdown/channel_links.js';
 import { getStreamsByNames, subscriptionsOf } from '../store/channels.js';
 import { latestTopicMessageId } from '../store/messages.js';
@@ -78,4 +78,11 @@ export async function messageRenderContext(
     camo: services.config.camo ?? undefined,
     translateEmoticons: userSettingsOf(sender.settings).translate_emoticons,
   };
+}
+
+/** A channel description as Zulip renders it: the sender's Markdown context, without previews. */
+export async function renderChannelDescription(services: Services, realm: Realm, caller: User, description: string): Promise<string> {
+  if (!description) return '';
+  const ctx = await messageRenderContext(services, realm, caller, description);
+  return renderMarkdown(description, { ...ctx, previews: false }).html;
 }

@@ -38,6 +38,8 @@ export interface RenderContext {
   topicLatest?: Map<string, number>;
   /** The organization's active custom emoji, by name. */
   realmEmoji?: Iterable<{ name: string; source_url: string }>;
+  /** Image and video previews (default on; off for channel descriptions, as Zulip renders them). */
+  previews?: boolean;
 }
 
 export interface LinkableChannel {
@@ -76,6 +78,7 @@ export interface RenderEnv {
   realmEmoji: Map<string, { name: string; source_url: string }>;
   channels: Map<string, LinkableChannel>;
   topicLatest: Map<string, number>;
+  previews: boolean;
 }
 
 export function escapeHtml(s: string): string {

@@ -95,6 +95,7 @@ interface Container {
 /** Core rule: inserts image and video previews where Zulip puts them. */
 export function previewRule(state: StateCore): void {
   const env = envOf(state);
+  if (!env.previews) return;
   const seen = new Set<string>();
   const out: Token[] = [];
   const stack: Container[] = [{ kind: 'root', pending: [] }];

@@ -37,6 +37,7 @@ export function renderMarkdown(content: string, ctx: RenderContext = {}): Render
     translateEmoticons: ctx.translateEmoticons ?? false,
     channels: ctx.channels ?? new Map(),
     topicLatest: ctx.topicLatest ?? new Map(),
+    previews: ctx.previews ?? true,
     realmEmoji: new Map([...(ctx.realmEmoji ?? [])].map((e) => [e.name, e])),
   };
   const html = getParser().render(content, env as unknown as Record<string, unknown>).trim();
