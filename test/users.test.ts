@@ -235,6 +235,11 @@ test('guests outside can_access_all_users_group see only people they share a cha
   assert.equal((await guest.get(`/users/${friend.userId}`)).status, 200);
   assert.ok((await member.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), 'members still see everyone');
 
+  // A direct-message conversation makes people visible to each other too.
+  assert.equal((await stranger.post('/messages', { type: 'direct', to: [guest.userId], content: 'hello guest' })).status, 200);
+  assert.ok((await guest.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), 'a DM partner is visible');
+  assert.equal((await guest.get(`/users/${stranger.userId}`)).status, 200);
+
   const q = await openQueue(guest, ['realm_user']);
   await t.owner.post('/users', { email: 'hidden-newcomer@example.com', password: 'x1234567', full_name: 'Hidden Newcomer' });
   assert.deepEqual(await queuedEvents(guest, q), [], 'the guest does not hear of people hidden from them');

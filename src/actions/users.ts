@@ -1,7 +1,7 @@
 // Writes to user accounts. insertAccount is the one place an account row is made (organization
 // owners, CLI users, POST /users, bots); the exported actions wrap it with permissions and events.
 import type { Executor } from '../store/db.js';
-import { insertUser, getUserByEmail, ROLE, ROLE_VALUES, BOT_TYPE, updateUser, userFromRow, usersSharingChannelWith } from '../store/users.js';
+import { insertUser, getUserByEmail, ROLE, ROLE_VALUES, BOT_TYPE, updateUser, userFromRow, usersSharingConversationWith } from '../store/users.js';
 import type { User } from '../store/users.js';
 import { setSystemGroupMembership } from '../store/groups.js';
 import { getRealm } from '../store/realms.js';
@@ -120,7 +120,7 @@ export async function usersVisibleTo(services: Services, viewer: User, realm: Re
   const graph = await services.cache.groupGraph(realm.id);
   if (!accessRestricted(graph, realm) || isUserInGroup(graph, viewer.id, realm.settings.can_access_all_users_group)) return null;
   const users = await services.cache.users(realm.id);
-  const sharing = await usersSharingChannelWith(services.database.db, viewer.id);
+  const sharing = await usersSharingConversationWith(services.database.db, viewer.id);
   const out = new Set<number>([viewer.id]);
   for (const u of users.values()) if (u.is_bot || (u.is_active && sharing.has(u.id))) out.add(u.id);
   return out;
@@ -134,7 +134,7 @@ export async function audienceFor(services: Services, realm: Realm, target: { id
   const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active);
   const graph = await services.cache.groupGraph(realm.id);
   if (target.is_bot || !accessRestricted(graph, realm)) return users;
-  const sharing = isNew ? new Set<number>() : await usersSharingChannelWith(services.database.db, target.id);
+  const sharing = isNew ? new Set<number>() : await usersSharingConversationWith(services.database.db, target.id);
   return users.filter((u) => u.role !== ROLE.guest || u.id === target.id || sharing.has(u.id));
 }
 

@@ -58,7 +58,11 @@ export async function getOrCreateDmGroup(db: Executor, realmId: number, userIds:
       .onConflict((oc) => oc.columns(['realm_id', 'user_ids_key']).doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (created) await db.insertInto('recipients').values({ realm_id: realmId, type: RECIPIENT_DIRECT_GROUP, type_id: created.id }).execute();
+    if (created) {
+      await db.insertInto('recipients').values({ realm_id: realmId, type: RECIPIENT_DIRECT_GROUP, type_id: created.id }).execute();
+      const members = [...new Set(userIds)].map((user_id) => ({ group_id: created.id, user_id }));
+      await db.insertInto('direct_message_group_members').values(members).execute();
+    }
     group = created ?? (await db.selectFrom('direct_message_groups').select('id').where('realm_id', '=', realmId).where('user_ids_key', '=', key).executeTakeFirstOrThrow());
   }
   const recipient = await db.selectFrom('recipients').select('id').where('type', '=', RECIPIENT_DIRECT_GROUP).where('type_id', '=', group.id).executeTakeFirstOrThrow();

@@ -128,6 +128,11 @@ export interface RecipientTable {
   type_id: number;
 }
 
+export interface DirectMessageGroupMemberTable {
+  group_id: number;
+  user_id: number;
+}
+
 export interface DirectMessageGroupTable {
   id: Generated<number>;
   realm_id: number;
@@ -399,6 +404,7 @@ export interface DB {
   subscriptions: SubscriptionTable;
   recipients: RecipientTable;
   direct_message_groups: DirectMessageGroupTable;
+  direct_message_group_members: DirectMessageGroupMemberTable;
   messages: MessageTable;
   user_messages: UserMessageTable;
   drafts: DraftTable;

@@ -145,15 +145,28 @@ export async function updateUser(
  * Users with an active subscription to a channel the given user is actively subscribed to: the
  * people a guest without access to everyone may still see (Zulip's can_access_all_users_group).
  */
-export async function usersSharingChannelWith(db: Executor, userId: number): Promise<Set<number>> {
-  const rows = await db
-    .selectFrom('subscriptions as mine')
-    .innerJoin('subscriptions as theirs', 'theirs.stream_id', 'mine.stream_id')
-    .select('theirs.user_id')
-    .distinct()
-    .where('mine.user_id', '=', userId)
-    .where('mine.active', '=', true)
-    .where('theirs.active', '=', true)
-    .execute();
-  return new Set(rows.map((r) => r.user_id));
+/**
+ * The users who share a conversation with the user: an active subscription to a common channel,
+ * or a direct-message conversation (Zulip's rule for whom a restricted guest may see).
+ */
+export async function usersSharingConversationWith(db: Executor, userId: number): Promise<Set<number>> {
+  const [channelPeers, dmPeers] = await Promise.all([
+    db
+      .selectFrom('subscriptions as mine')
+      .innerJoin('subscriptions as theirs', 'theirs.stream_id', 'mine.stream_id')
+      .select('theirs.user_id')
+      .distinct()
+      .where('mine.user_id', '=', userId)
+      .where('mine.active', '=', true)
+      .where('theirs.active', '=', true)
+      .execute(),
+    db
+      .selectFrom('direct_message_group_members as mine')
+      .innerJoin('direct_message_group_members as theirs', 'theirs.group_id', 'mine.group_id')
+      .select('theirs.user_id')
+      .distinct()
+      .where('mine.user_id', '=', userId)
+      .execute(),
+  ]);
+  return new Set([...channelPeers, ...dmPeers].map((r) => r.user_id));
 }
