@@ -235,6 +235,17 @@ test('guests outside can_access_all_users_group see only people they share a cha
   assert.equal((await guest.get(`/users/${friend.userId}`)).status, 200);
   assert.ok((await member.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), 'members still see everyone');
 
+  // /register: "Unknown user" placeholders for clients without user_list_incomplete, nothing for those with it.
+  const legacy = (await guest.post('/register', { fetch_event_types: ['realm_user'] })).body.realm_users;
+  const placeholder = legacy.find((u: any) => u.user_id === stranger.userId);
+  assert.equal(placeholder.full_name, 'Unknown user');
+  assert.equal(placeholder.delivery_email, null);
+  assert.match(placeholder.email, new RegExp(`^user${stranger.userId}@`));
+  assert.ok(legacy.some((u: any) => u.user_id === friend.userId && u.full_name === 'Fran Friend'));
+  const modern = (await guest.post('/register', { fetch_event_types: ['realm_user'], client_capabilities: { user_list_incomplete: true } })).body.realm_users;
+  assert.ok(!modern.some((u: any) => u.user_id === stranger.userId));
+  assert.ok(modern.some((u: any) => u.user_id === friend.userId));
+
   // A direct-message conversation makes people visible to each other too.
   assert.equal((await stranger.post('/messages', { type: 'direct', to: [guest.userId], content: 'hello guest' })).status, 200);
   assert.ok((await guest.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), 'a DM partner is visible');

@@ -14,7 +14,7 @@ import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient } from '../http/shapes/users.js';
 import { usersVisibleTo } from './users.js';
-import { realmStateFields } from '../http/shapes/realm.js';
+import { botDomain, realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
 import { subscriptionStateFor } from './channels.js';
 import { listScheduledMessages } from './scheduled.js';
@@ -59,6 +59,31 @@ export interface RegisterOptions {
   applyMarkdown: boolean;
   /** Presence in the modern format (slim_presence, or the simplified_presence_events capability). */
   slimPresence: boolean;
+  /** The user_list_incomplete capability: users the viewer may not see are left out, not "Unknown user". */
+  userListIncomplete?: boolean;
+}
+
+/**
+ * Zulip's placeholder for a user the viewer may not see, sent to clients without the
+ * user_list_incomplete capability: only the id is real.
+ */
+function inaccessibleUser(userId: number, realm: Realm, externalUrl: string): Record<string, unknown> {
+  return {
+    email: `user${userId}@${botDomain(realm, externalUrl)}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: ROLE.member,
+    is_bot: false,
+    full_name: 'Unknown user',
+    timezone: '',
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    profile_data: {},
+  };
 }
 
 export async function initialState(services: Services, user: User, realm: Realm, o: RegisterOptions): Promise<Record<string, unknown>> {
@@ -179,7 +204,10 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);
     for (const u of users.values()) {
-      if (visible && !visible.has(u.id)) continue;
+      if (visible && !visible.has(u.id)) {
+        if (!o.userListIncomplete) active.push(inaccessibleUser(u.id, realm, config.externalUrl));
+        continue;
+      }
       const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });
       if (u.is_active) {
         delete shaped.is_active;

@@ -51,6 +51,7 @@ export function registerEventRoutes(r: Router): void {
         includeSubscribers,
         applyMarkdown,
         slimPresence: slimPresence || capabilities.simplified_presence_events === true,
+        userListIncomplete: capabilities.user_list_incomplete === true,
       });
       return {
         queue_id: queue.id,
