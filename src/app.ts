@@ -14,6 +14,9 @@ const CACHE_EVENT = '__cache_invalidation';
 import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
+import { listRealms } from './store/realms.js';
+import { registerFakeEmailDomain } from './http/shapes/users.js';
+import { botDomain } from './http/shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 
 export interface RunningServer {
@@ -68,6 +71,9 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, opts);
+  // Placeholder addresses (users who hide theirs) name each organization's domain; background
+  // jobs shape users before any request has come in.
+  for (const realm of await listRealms(services.database.db)) registerFakeEmailDomain(realm.id, botDomain(realm, config.externalUrl));
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
   const retention = startRetention(services);

@@ -94,7 +94,15 @@ test('GET /users/{user_id} and /users/{email}: missing and foreign users get the
     assert.deepEqual((await member.get(path)).body, missing.body, path);
   }
   // Someone whose address the caller may not see is found only by the placeholder address.
+  const memberQueue = await openQueue(member, ['realm_user']);
+  const ownerQueue = await openQueue(t.owner, ['realm_user']);
   await admin.patch('/settings', { email_address_visibility: 3 });
+  const memberEvents = (await queuedEvents(member, memberQueue)).map((e: any) => e.person);
+  assert.deepEqual(memberEvents, [
+    { user_id: admin.userId, email: `user${admin.userId}@${(await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain}` },
+    { user_id: admin.userId, delivery_email: null },
+  ], 'members hear of the new placeholder and lose the real address');
+  assert.equal((await queuedEvents(t.owner, ownerQueue)).length, 1, 'owners keep seeing it: only the address change');
   assert.deepEqual((await member.get(`/users/${encodeURIComponent(admin.email)}`)).body, missing.body);
   const seen = await member.get(`/users/${admin.userId}`);
   assert.equal(seen.body.user.delivery_email, null, 'members may not see an admins-only address');
@@ -102,7 +110,21 @@ test('GET /users/{user_id} and /users/{email}: missing and foreign users get the
   const domain = (await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain;
   const dummy = await member.get(`/users/${encodeURIComponent(`user${admin.userId}@${domain}`)}`);
   assert.equal(dummy.body.user.user_id, admin.userId);
+  // The API address is the placeholder for everyone, wherever users appear; the real one only in delivery_email.
+  const placeholder = `user${admin.userId}@${domain}`;
+  assert.equal(seen.body.user.email, placeholder);
+  assert.equal((await t.owner.get(`/users/${admin.userId}`)).body.user.email, placeholder);
+  const listed = (await member.get('/users')).body.members.find((u: any) => u.user_id === admin.userId);
+  assert.deepEqual([listed.email, listed.delivery_email], [placeholder, null]);
+  const dm = await admin.post('/messages', { type: 'direct', to: [member.userId], content: 'from a private address' });
+  const got = (await member.get(`/messages/${dm.body.id}`)).body.message;
+  assert.equal(got.sender_email, placeholder);
+  assert.ok(got.display_recipient.every((r: any) => r.email !== admin.email));
+  assert.equal((await member.post('/messages', { type: 'direct', to: JSON.stringify([admin.email]), content: 'x' })).status, 400, 'the hidden address names nobody');
+  assert.equal((await member.post('/messages', { type: 'direct', to: JSON.stringify([placeholder]), content: 'reply' })).status, 200, 'the placeholder does');
+  assert.equal((await t.owner.post('/messages', { type: 'direct', to: JSON.stringify([admin.email]), content: 'owners know it' })).status, 200);
   await admin.patch('/settings', { email_address_visibility: 1 });
+  assert.equal((await member.get(`/users/${admin.userId}`)).body.user.email, admin.email);
 });
 
 test('POST /users: an owner with can_create_users makes an account that can log in', async () => {

@@ -11,7 +11,7 @@ import { contentFlags } from '../markdown/content_flags.js';
 import { FLAG_BITS, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
 import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
-import { renderMarkdown, type LinkifierRule, type MentionGroup, type Rendered } from '../markdown/render.js';
+import { renderMarkdown, type LinkifierRule, type Rendered } from '../markdown/render.js';
 import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { mutersOf } from '../store/muted_users.js';
 import { alertWordsFor, containsAlertWord } from './alert_words.js';
@@ -21,6 +21,7 @@ import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from './channel_access.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, shapeMessage } from '../http/shapes/messages.js';
+import { apiEmail, usersByAddress } from '../http/shapes/users.js';
 import { claimMessageAttachments } from './attachments.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -124,7 +125,7 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
       out.set(u.id, u);
     }
   } else {
-    const byEmail = new Map([...users.values()].map((u) => [u.email.toLowerCase(), u]));
+    const byEmail = usersByAddress(users.values(), sender);
     for (const email of target.emails ?? []) {
       const u = byEmail.get(email.trim().toLowerCase());
       if (!u) throw new BadRequest(`Invalid email '${email}'`);
@@ -136,7 +137,7 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
   const visible = await usersVisibleTo(services, sender, realm);
   if (visible && [...out.keys()].some((id) => !visible.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
   for (const u of out.values()) {
-    if (!u.is_active) throw new BadRequest(`'${u.email}' is no longer using Zulip.`);
+    if (!u.is_active) throw new BadRequest(`'${apiEmail(u)}' is no longer using Zulip.`);
   }
   // The sender in the list counts only when they are the only recipient (a note to self).
   if (out.size > 1) out.delete(sender.id);

@@ -9,6 +9,7 @@ import { BadRequest, NotAllowed } from '../errors.js';
 import { hashPassword, verifyPassword } from '../lib/secrets.js';
 import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { apiEmail, canSeeDeliveryEmail } from '../http/shapes/users.js';
 import { isRealmAdmin } from './channel_access.js';
 import { validateFullName } from './users.js';
 
@@ -65,7 +66,8 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   } else if (change.oldPassword !== undefined) {
     throw new BadRequest("Missing 'new_password' argument");
   }
-  const audience = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).map((u) => u.id);
+  const activeUsers = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active);
+  const audience = activeUsers.map((u) => u.id);
 
   await services.database.transaction(async (tx, onCommit) => {
     for (const target of targets) {
@@ -98,7 +100,19 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
       }
       if (timezoneChanged) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: target.email, timezone } } });
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(target), timezone } } });
+      }
+      if (changed.some(([k]) => k === 'email_address_visibility')) {
+        // Everyone learns the new API address; those whose access to the real one changed, that.
+        const after = { ...target, settings: stored } as User;
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(after) } } });
+        for (const viewer of activeUsers) {
+          const could = canSeeDeliveryEmail(viewer, target);
+          const can = canSeeDeliveryEmail(viewer, after);
+          if (could === can) continue;
+          const person = { user_id: target.id, delivery_email: can ? target.email : null };
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [viewer.id], event: { type: 'realm_user', op: 'update', person } });
+        }
       }
       if (fullName !== undefined && fullName !== target.full_name) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } } });

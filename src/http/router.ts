@@ -8,6 +8,8 @@ import { Params } from './params.js';
 import { authenticate } from './auth.js';
 import type { Verdict } from './rate_limit.js';
 import { BadRequest } from '../errors.js';
+import { registerFakeEmailDomain } from './shapes/users.js';
+import { botDomain } from './shapes/realm.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -70,6 +72,9 @@ export function success(params: Params, data: Reply): Record<string, unknown> {
 }
 
 export class Router {
+  /** Organizations whose placeholder-address domain is registered (see shapes/users.ts apiEmail). */
+  private readonly knownRealms = new Set<number>();
+
   constructor(
     private readonly app: FastifyInstance,
     private readonly services: Services,
@@ -94,6 +99,10 @@ export class Router {
         let ctx: AuthedContext;
         if (auth) {
           const { user, realm } = await authenticate(this.services, request);
+          if (!this.knownRealms.has(realm.id)) {
+            registerFakeEmailDomain(realm.id, botDomain(realm, this.services.config.externalUrl));
+            this.knownRealms.add(realm.id);
+          }
           ctx = { ...base, user, realm };
         } else {
           ctx = base as AuthedContext;

@@ -7,6 +7,7 @@ import type { Stream } from '../store/channels.js';
 import { getStream, getStreamByName, isSubscribed } from '../store/channels.js';
 import { channelAccess } from '../actions/channel_access.js';
 import { accessibleMessage } from '../actions/message_access.js';
+import { usersByAddress } from '../http/shapes/users.js';
 import { dmGroupMembers, type MessageRow } from '../store/messages.js';
 
 export interface RawTerm {
@@ -82,14 +83,14 @@ function messageIdOperand(v: unknown): number | undefined {
 
 async function userIdsFromOperand(services: Services, viewer: User, operand: unknown, operator: string): Promise<number[]> {
   const users = await services.cache.users(viewer.realm_id);
-  const byEmail = new Map([...users.values()].map((u) => [u.email.toLowerCase(), u.id]));
+  const byAddress = usersByAddress(users.values(), viewer);
   let items: unknown[];
   if (Array.isArray(operand)) items = operand;
   else if (typeof operand === 'number') items = [operand];
   else if (typeof operand === 'string') items = operand.split(',').map((s) => s.trim()).filter(Boolean);
   else throw new BadNarrow(`Invalid narrow operator: invalid operand for ${operator}`);
   return items.map((item) => {
-    const id = typeof item === 'number' ? (users.has(item) ? item : undefined) : typeof item === 'string' ? byEmail.get(item.toLowerCase()) : undefined;
+    const id = typeof item === 'number' ? (users.has(item) ? item : undefined) : typeof item === 'string' ? byAddress.get(item.trim().toLowerCase())?.id : undefined;
     if (id === undefined) throw new BadNarrow(`Invalid narrow operator: unknown user ${String(item)}`);
     return id;
   });

@@ -14,6 +14,7 @@ import { archiveChannel, updateChannel, type ChannelUpdate } from '../../actions
 import { channelTopics } from '../../queries/topics.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateSubscriptionProperties } from '../../actions/subscription_properties.js';
 import { formatStream, listChannelsFor, subscriptionStateFor } from '../shapes/channels.js';
+import { usersByAddress } from '../shapes/users.js';
 import type { User } from '../../store/users.js';
 
 /** folder_id: a folder's id, or null for none. */
@@ -81,7 +82,7 @@ export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promi
   const strs = raw.every((p) => typeof p === 'string');
   if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
   const users = await ctx.services.cache.users(ctx.realm.id);
-  const byEmail = new Map([...users.values()].map((u) => [u.email.toLowerCase(), u]));
+  const byEmail = usersByAddress(users.values(), ctx.user);
   const out = new Map<number, User>();
   for (const p of raw as Array<number | string>) {
     const user = typeof p === 'number' ? users.get(p) : byEmail.get(p.trim().toLowerCase());

@@ -1,4 +1,5 @@
 // Presence and typing notifications.
+import { usersByAddress } from '../shapes/users.js';
 import { decodedPathPart, type Router } from '../router.js';
 import { check } from '../params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
@@ -41,7 +42,7 @@ export function registerPresenceRoutes(r: Router): void {
     const { services, realm } = ctx;
     const key = decodedPathPart(ctx, 'user_id_or_email');
     const users = await services.cache.users(realm.id);
-    const target = /^\d+$/.test(key) ? users.get(Number(key)) : [...users.values()].find((u) => u.email.toLowerCase() === key.toLowerCase());
+    const target = /^\d+$/.test(key) ? users.get(Number(key)) : usersByAddress(users.values(), ctx.user).get(key.trim().toLowerCase());
     if (!target) throw new NoSuchUser();
     const rows = await presenceRows(services.database.db, realm.id, -1, 0);
     const row = rows.find((x) => x.user_id === target.id);

@@ -4,8 +4,7 @@ import type { Router } from '../router.js';
 import { decodedPathPart, pathInt } from '../router.js';
 import { check } from '../params.js';
 import { NoSuchUser } from '../../errors.js';
-import { canSeeDeliveryEmail, formatUser, userForClient } from '../shapes/users.js';
-import { botDomain } from '../shapes/realm.js';
+import { formatUser, userForClient, usersByAddress } from '../shapes/users.js';
 import { createBot, createUserByApi, requireMemberOrAdmin, requireRealmAdmin, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
 import { BOT_TYPE, type User } from '../../store/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
@@ -27,11 +26,6 @@ function parseActions(v: unknown, name: string): DeactivationActions {
   return out;
 }
 
-/** Zulip's placeholder address for a user whose real one the viewer may not see. */
-function dummyEmailId(email: string, domain: string): number | undefined {
-  const m = /^user(\d{1,15})@(.+)$/i.exec(email);
-  return m && m[2]!.toLowerCase() === domain ? Number(m[1]) : undefined;
-}
 
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
@@ -74,13 +68,8 @@ export function registerUserRoutes(r: Router): void {
     if (/^\d+$/.test(path.user_id ?? '')) {
       target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
     } else {
-      const email = decodedPathPart(ctx, 'user_id').trim().toLowerCase();
-      const dummyId = dummyEmailId(email, botDomain(realm, services.config.externalUrl));
       // A real address finds only users whose address the caller may see, so lookups reveal nothing.
-      target =
-        dummyId !== undefined
-          ? users.get(dummyId)
-          : [...users.values()].find((u) => u.email.toLowerCase() === email && canSeeDeliveryEmail(user, u));
+      target = usersByAddress(users.values(), user).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
     }
     const visible = target ? await usersVisibleTo(services, user, realm) : null;
     if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();

@@ -6,7 +6,7 @@ import type { User } from '../../store/users.js';
 import { dmGroupMembers, flagNames, type MessageRow } from '../../store/messages.js';
 import { getStreamsByIds } from '../../store/channels.js';
 import { topicLinks, type LinkifierRule } from '../../markdown/render.js';
-import { avatarUrl } from './users.js';
+import { apiEmail, avatarUrl } from './users.js';
 import { reactionsForMessages } from '../../store/emoji.js';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
@@ -33,7 +33,7 @@ interface EditEntry {
 }
 
 function displayUser(u: User) {
-  return { id: u.id, email: u.email, full_name: u.full_name, is_mirror_dummy: false };
+  return { id: u.id, email: apiEmail(u), full_name: u.full_name, is_mirror_dummy: false };
 }
 
 const isMove = (e: EditEntry) => e.prev_topic !== undefined || e.prev_stream !== undefined;
@@ -117,7 +117,7 @@ export function shapeMessage(
     reactions: [],
     submessages: [],
     sender_full_name: sender?.full_name ?? '',
-    sender_email: sender?.email ?? '',
+    sender_email: sender ? apiEmail(sender) : '',
     sender_realm_str: realm.string_id,
     avatar_url: sender ? avatarOf(sender) : null,
     type: isStream ? 'stream' : 'private',

@@ -20,6 +20,40 @@ export function emailVisibilityOf(user: User): number {
   return typeof v === 'number' ? v : USER_SETTING_DEFAULTS.email_address_visibility;
 }
 
+/**
+ * The domain of each organization's placeholder addresses (Zulip's get_fake_email_domain), filled
+ * in when the server starts, when an organization is created, and by every request: user objects
+ * are shaped without the organization at hand.
+ */
+const fakeEmailDomains = new Map<number, string>();
+
+export function registerFakeEmailDomain(realmId: number, domain: string): void {
+  if (fakeEmailDomains.get(realmId) !== domain) fakeEmailDomains.set(realmId, domain);
+}
+
+/**
+ * The user's address as the API shows it (`email`): the real one when they let everyone see it,
+ * otherwise Zulip's placeholder user{id}@{organization domain}. The real address, for those
+ * allowed to see it, is `delivery_email`.
+ */
+export function apiEmail(user: User): string {
+  if (emailVisibilityOf(user) === EMAIL_VISIBILITY.everyone) return user.email;
+  return `user${user.id}@${fakeEmailDomains.get(user.realm_id) ?? 'localhost.localdomain'}`;
+}
+
+/**
+ * The users a viewer may name by address: by their API address, and by their real one where the
+ * viewer may see it, so that a lookup never confirms an address the viewer may not know.
+ */
+export function usersByAddress(users: Iterable<User>, viewer: User): Map<string, User> {
+  const out = new Map<string, User>();
+  for (const u of users) {
+    out.set(apiEmail(u).toLowerCase(), u);
+    if (canSeeDeliveryEmail(viewer, u)) out.set(u.email.toLowerCase(), u);
+  }
+  return out;
+}
+
 /** Whether the viewer may see the target's real (delivery) email address. */
 export function canSeeDeliveryEmail(viewer: User, target: User): boolean {
   if (viewer.id === target.id) return true;
@@ -61,7 +95,7 @@ export interface FormatUserOptions {
 export function formatUser(user: User, opts: FormatUserOptions = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {
     user_id: user.id,
-    email: user.email,
+    email: apiEmail(user),
     full_name: user.full_name,
     date_joined: isoDate(user.date_joined),
     is_active: user.is_active,
