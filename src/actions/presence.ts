@@ -1,5 +1,6 @@
 // Presence: clients report "active" or "idle" about once a minute; everyone may read it.
 import { sql } from 'kysely';
+import { apiEmail } from '../http/shapes/users.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
@@ -56,7 +57,7 @@ export function legacyPresences(rows: PresenceRow[], users: Map<number, User>): 
   const out: Record<string, unknown> = {};
   for (const r of rows) {
     const u = users.get(r.user_id);
-    if (u) out[u.email] = legacyPresence(r);
+    if (u) out[apiEmail(u)] = legacyPresence(r);
   }
   return out;
 }
@@ -80,7 +81,7 @@ export async function updatePresence(services: Services, user: User, realm: Real
       publishAfterCommit(services, onCommit, {
         realmId: realm.id,
         userIds: audience,
-        event: { type: 'presence', user_id: user.id, email: user.email, server_timestamp: Date.now() / 1000, presence: { website: (presence as { website: unknown }).website } },
+        event: { type: 'presence', user_id: user.id, email: apiEmail(user), server_timestamp: Date.now() / 1000, presence: { website: (presence as { website: unknown }).website } },
       });
     }
   });

@@ -1,6 +1,7 @@
 // Emoji reactions: anyone who can read a message may react to it. The first reaction with an emoji
 // is checked like a new use of that emoji; later ones are votes for it and take its name. Events go
 // to everyone who has the message, and for channels with shared history to all subscribers.
+import { apiEmail } from '../http/shapes/users.js';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
@@ -76,7 +77,7 @@ function publishReaction(
       type: 'reaction',
       op,
       user_id: user.id,
-      user: { user_id: user.id, email: user.email, full_name: user.full_name },
+      user: { user_id: user.id, email: apiEmail(user), full_name: user.full_name },
       message_id: messageId,
       emoji_name: e.emoji_name,
       emoji_code: e.emoji_code,

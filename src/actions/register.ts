@@ -12,7 +12,7 @@ import { listDrafts, listSnippets } from '../store/drafts.js';
 import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
-import { formatUser, userForClient } from '../http/shapes/users.js';
+import { formatUser, userForClient, apiEmail } from '../http/shapes/users.js';
 import { usersVisibleTo } from './users.js';
 import { botDomain, realmStateFields } from '../http/shapes/realm.js';
 import { userGroupsForClient } from '../http/shapes/groups.js';
@@ -235,7 +235,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
       is_moderator: user.role === ROLE.moderator,
       is_guest: user.role === ROLE.guest,
       user_id: user.id,
-      email: user.email,
+      email: apiEmail(user),
       delivery_email: user.email,
       full_name: user.full_name,
       cross_realm_bots: [],
@@ -256,7 +256,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
         avatar_url: formatUser(u).avatar_url,
         owner_id: u.bot_owner_id,
         services: [],
-        email: u.email,
+        email: apiEmail(u),
         bot_type: u.bot_type,
         is_active: u.is_active,
       }));

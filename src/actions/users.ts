@@ -12,7 +12,7 @@ import { generateApiKey, hashPassword } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { canSeeDeliveryEmail, formatUser } from '../http/shapes/users.js';
+import { canSeeDeliveryEmail, formatUser, apiEmail } from '../http/shapes/users.js';
 import { botDomain } from '../http/shapes/realm.js';
 import { isRealmAdmin } from './channel_access.js';
 import { subscribeNewAccountToDefaults } from './channels.js';
@@ -275,7 +275,7 @@ export function formatBot(bot: User): Record<string, unknown> {
     avatar_url: formatUser(bot).avatar_url,
     owner_id: bot.bot_owner_id,
     services: [],
-    email: bot.email,
+    email: apiEmail(bot),
     bot_type: bot.bot_type,
     is_active: bot.is_active,
   };
