@@ -1,18 +1,9 @@
 // Uploaded files (attachments) and the messages that link them.
+import type { AttachmentTable, Row } from './schema.js';
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
 
-export interface Attachment {
-  id: number;
-  realm_id: number;
-  owner_id: number;
-  path_id: string;
-  file_name: string;
-  content_type: string;
-  size: number;
-  create_time: number;
-  url_secret: string;
-}
+export type Attachment = Row<AttachmentTable>;
 
 function fromRow(r: Record<string, unknown>): Attachment {
   return {

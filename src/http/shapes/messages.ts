@@ -7,6 +7,7 @@ import { dmGroupMembers, flagNames, type MessageRow } from '../../store/messages
 import { getStreamsByIds } from '../../store/channels.js';
 import { topicLinks, type LinkifierRule } from '../../markdown/render.js';
 import { apiEmail, avatarUrl } from './users.js';
+import type { EditEntry } from '../../actions/message_access.js';
 import { reactionsForMessages } from '../../store/emoji.js';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
@@ -20,17 +21,6 @@ export interface MessageShapeOptions {
   linkifiers?: readonly LinkifierRule[];
 }
 
-/** One entry of a message's stored edit history (message_edit.ts writes them oldest first). */
-interface EditEntry {
-  timestamp: number;
-  user_id: number | null;
-  prev_content?: string;
-  prev_rendered_content?: string;
-  prev_topic?: string;
-  topic?: string;
-  prev_stream?: number;
-  stream?: number;
-}
 
 function displayUser(u: User) {
   return { id: u.id, email: apiEmail(u), full_name: u.full_name, is_mirror_dummy: false };
