@@ -9,7 +9,7 @@ import { BadRequest } from '../errors.js';
 import { realmUrl } from '../http/shapes/realm.js';
 import { accessibleMessage } from './message_access.js';
 import { effectiveTopicsPolicy } from './messages.js';
-import { encodeHashComponent, notificationBot, postChannelNotification, topicNarrowPath } from './notification_bot.js';
+import { notificationBot, postChannelNotification, topicNarrowPath } from './notification_bot.js';
 import { renderBotMessage } from './bot_messages.js';
 
 /** Zulip's REPORT_MESSAGE_REASONS. */
@@ -90,7 +90,7 @@ export async function reportMessage(services: Services, user: User, realm: Realm
       header = `${silent(user)} reported a message sent by ${silent(senderRef)} to ${list} at ${when}.`;
     }
     const suffix = members.length >= 3 ? 'group' : 'dm';
-    original = `[Original message](${base}/#narrow/dm/${encodeHashComponent(members.join(','))}-${suffix}/near/${message.id})`;
+    original = `[Original message](${base}/#narrow/dm/${members.join(',')}-${suffix}/near/${message.id})`;
   }
   const snippet = truncate(message.content, MAX_SNIPPET_LENGTH, '\n[message truncated]');
   const fence = unusedFence(snippet);
