@@ -279,3 +279,26 @@ test('an expired invitation link no longer works and is not listed', async () =>
   const row = await db.selectFrom('invites').select('confirmation_key').where('email', '=', 'late@example.com').executeTakeFirstOrThrow();
   assert.equal((await fetch(`${t.url}/accounts/do_confirm/${row.confirmation_key}`)).status, 404);
 });
+
+test('group_ids: the new account joins the groups; the inviter must be able to add members', async () => {
+  const made = await t.owner.post('/user_groups/create', { name: 'newcomers', description: 'New people', members: [t.owner.userId] });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const groupId = made.body.group_id as number;
+  const denied = await member.post('/invites', { invitee_emails: 'grouped@example.com', stream_ids: [], group_ids: [groupId] });
+  assert.deepEqual([denied.status, denied.body.msg], [400, 'Insufficient permission']);
+  const system = await admin.post('/invites', { invitee_emails: 'grouped@example.com', stream_ids: [], group_ids: [groups['role:members']!] });
+  assert.deepEqual([system.status, system.body.msg], [400, 'Insufficient permission'], 'system groups follow the role');
+  const missing = await admin.post('/invites', { invitee_emails: 'grouped@example.com', stream_ids: [], group_ids: [999999] });
+  assert.deepEqual([missing.status, missing.body.msg], [400, 'Invalid user group']);
+  const before = outbox().length;
+  const ok = await t.owner.post('/invites', { invitee_emails: 'grouped@example.com', stream_ids: [], group_ids: [groupId] });
+  assert.deepEqual(ok.body, { result: 'success', msg: '' });
+  const q = await openQueue(member, ['user_group']);
+  const done = await form(linkIn(outbox().slice(before)[0]!), { full_name: 'Gro Grouped', password: 'grouped-pw' });
+  assert.equal(done.status, 200, done.text);
+  const group = ((await member.get('/user_groups')).body.user_groups as any[]).find((g) => g.id === groupId);
+  const newId = ((await t.owner.get('/users')).body.members as any[]).find((u) => u.email === 'grouped@example.com').user_id;
+  assert.ok(group.members.includes(newId));
+  const evs = await queuedEvents(member, q);
+  assert.ok(evs.some((e) => e.type === 'user_group' && e.op === 'add_members' && e.group_id === groupId && e.user_ids[0] === newId));
+});

@@ -47,6 +47,7 @@ export interface InviteOptions {
   expiresInMinutes: number | null | undefined;
   inviteAs: number;
   streamIds: number[];
+  groupIds: number[];
   includeRealmDefaultSubscriptions: boolean;
   notifyReferrerOnJoin: boolean;
   welcomeMessageCustomText: string | null | undefined;
@@ -68,7 +69,7 @@ function checkManage(user: User, invite: Invite): void {
 }
 
 /** The checks both kinds of invitation share: role, expiry, channels, the welcome text. */
-async function checkOptions(services: Services, user: User, realm: Realm, o: InviteOptions): Promise<{ expiresAt: number | null; streams: Stream[]; welcome: string | null }> {
+async function checkOptions(services: Services, user: User, realm: Realm, o: InviteOptions): Promise<{ expiresAt: number | null; streams: Stream[]; groupIds: number[]; welcome: string | null }> {
   checkInviteAs(user, o.inviteAs);
   const minutes = o.expiresInMinutes === undefined ? DEFAULT_INVITE_EXPIRES_IN_MINUTES : o.expiresInMinutes;
   if (minutes !== null && minutes <= 0) throw new BadRequest('Invalid invite_expires_in_minutes');
@@ -91,6 +92,15 @@ async function checkOptions(services: Services, user: User, realm: Realm, o: Inv
   if (streams.some((s) => !defaults.has(s.id) && !canAddSubscribers(graph, realm, user, s))) {
     throw new BadRequest('You do not have permission to subscribe other users to channels.');
   }
+  // Groups the new account joins: named, active, and ones the inviter may add members to.
+  const groupIds = [...new Set(o.groupIds)];
+  const inGroup = (setting: number | null) => setting !== null && isUserInGroup(graph, user.id, setting);
+  for (const id of groupIds) {
+    const g = graph.groups.get(id);
+    if (!g || !g.named || g.deactivated) throw new BadRequest('Invalid user group');
+    if (g.is_system_group) throw new NotAllowed('Insufficient permission');
+    if (!inGroup(realm.settings.can_manage_all_groups) && !inGroup(g.can_manage_group) && !inGroup(g.can_add_members_group)) throw new NotAllowed('Insufficient permission');
+  }
   let welcome: string | null = null;
   if (o.welcomeMessageCustomText !== undefined && o.welcomeMessageCustomText !== null) {
     if (o.welcomeMessageCustomText.length > MAX_WELCOME_MESSAGE_LENGTH) {
@@ -99,7 +109,7 @@ async function checkOptions(services: Services, user: User, realm: Realm, o: Inv
     // Only administrators choose a custom welcome; for others it is always null.
     if (isRealmAdmin(user)) welcome = o.welcomeMessageCustomText;
   }
-  return { expiresAt, streams, welcome };
+  return { expiresAt, streams, groupIds, welcome };
 }
 
 /** invites_changed goes to the organization's administrators and the invitation's creator. */
@@ -151,7 +161,7 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
   checkInviteAs(user, o.inviteAs);
   const emails = parseInviteeEmails(rawEmails);
   if (emails.length === 0) throw new BadRequest('You must specify at least one email address.');
-  const { expiresAt, streams, welcome } = await checkOptions(services, user, realm, o);
+  const { expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
 
   const invalid: Array<[string, string, boolean]> = [];
   const skipped: Array<[string, string, boolean]> = [];
@@ -186,6 +196,7 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
         created_at: now,
         expires_at: expiresAt,
         stream_ids: streams.map((s) => s.id),
+        group_ids: groupIds,
         include_realm_default_subscriptions: o.includeRealmDefaultSubscriptions,
         notify_referrer_on_join: o.notifyReferrerOnJoin,
         welcome_message_custom_text: welcome,
@@ -211,7 +222,7 @@ export async function createInviteLink(services: Services, user: User, realm: Re
   requireMemberOrAdmin(user);
   const graph = await services.cache.groupGraph(realm.id);
   if (!isUserInGroup(graph, user.id, realm.settings.create_multiuse_invite_group)) throw new NotAllowed('Insufficient permission');
-  const { expiresAt, streams, welcome } = await checkOptions(services, user, realm, o);
+  const { expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
   const key = newKey();
   await services.database.transaction(async (tx, onCommit) => {
     await insertInvite(tx, {
@@ -224,6 +235,7 @@ export async function createInviteLink(services: Services, user: User, realm: Re
       created_at: nowSeconds(),
       expires_at: expiresAt,
       stream_ids: streams.map((s) => s.id),
+      group_ids: groupIds,
       include_realm_default_subscriptions: o.includeRealmDefaultSubscriptions,
       notify_referrer_on_join: o.notifyReferrerOnJoin,
       welcome_message_custom_text: welcome,
@@ -344,6 +356,18 @@ export async function acceptInvite(
     if (outcome) {
       for (const e of subscriptionEvents(graph, [...users.values(), user], [], outcome, undefined)) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: e.userIds, event: e.event });
+      }
+    }
+    // The invitation's user groups that still exist.
+    const joinGroups = invite.group_ids.filter((id) => {
+      const g = graph.groups.get(id);
+      return g && g.named && !g.deactivated && !g.is_system_group;
+    });
+    if (joinGroups.length) {
+      await tx.insertInto('group_members').values(joinGroups.map((group_id) => ({ group_id, user_id: user.id }))).execute();
+      const audienceIds = [...[...users.values()].filter((u) => u.is_active).map((u) => u.id), user.id];
+      for (const groupId of joinGroups) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audienceIds, event: { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] } });
       }
     }
     const everyone = new Map(botUsers);

@@ -14,6 +14,7 @@ export interface Invite {
   created_at: number;
   expires_at: number | null;
   stream_ids: number[];
+  group_ids: number[];
   include_realm_default_subscriptions: boolean;
   notify_referrer_on_join: boolean;
   welcome_message_custom_text: string | null;
@@ -32,6 +33,7 @@ function fromRow(r: Record<string, any>): Invite {
     created_at: Number(r.created_at),
     expires_at: r.expires_at === null || r.expires_at === undefined ? null : Number(r.expires_at),
     stream_ids: JSON.parse(r.stream_ids) as number[],
+    group_ids: JSON.parse(r.group_ids) as number[],
     include_realm_default_subscriptions: !!r.include_realm_default_subscriptions,
     notify_referrer_on_join: !!r.notify_referrer_on_join,
     welcome_message_custom_text: r.welcome_message_custom_text ?? null,
@@ -44,7 +46,7 @@ export type NewInvite = Omit<Invite, 'id' | 'status'>;
 export async function insertInvite(db: Executor, i: NewInvite): Promise<number> {
   const row = await db
     .insertInto('invites')
-    .values({ ...i, stream_ids: JSON.stringify(i.stream_ids), status: INVITE_STATUS.pending })
+    .values({ ...i, stream_ids: JSON.stringify(i.stream_ids), group_ids: JSON.stringify(i.group_ids), status: INVITE_STATUS.pending })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);

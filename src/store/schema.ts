@@ -437,6 +437,7 @@ export interface InviteTable {
   created_at: number;
   expires_at: number | null;
   stream_ids: string;
+  group_ids: string;
   include_realm_default_subscriptions: Bool;
   notify_referrer_on_join: Bool;
   welcome_message_custom_text: string | null;

@@ -15,6 +15,7 @@ function inviteOptions(params: Params, streamIdsRequired: boolean): InviteOption
     expiresInMinutes: expires,
     inviteAs,
     streamIds,
+    groupIds: params.optJson('group_ids', check.intList) ?? [],
     includeRealmDefaultSubscriptions: params.bool('include_realm_default_subscriptions', false),
     notifyReferrerOnJoin: params.bool('notify_referrer_on_join', true),
     welcomeMessageCustomText: params.optStr('welcome_message_custom_text'),

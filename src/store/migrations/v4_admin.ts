@@ -22,6 +22,8 @@ export function invites(dialect: DialectName): Migration {
         .addColumn('expires_at', int)
         /** JSON list of channel ids the new account joins. */
         .addColumn('stream_ids', 'text', (c) => c.notNull())
+        /** JSON list of user group ids the new account joins. */
+        .addColumn('group_ids', 'text', (c) => c.notNull().defaultTo('[]'))
         .addColumn('include_realm_default_subscriptions', 'boolean', (c) => c.notNull())
         .addColumn('notify_referrer_on_join', 'boolean', (c) => c.notNull())
         .addColumn('welcome_message_custom_text', 'text')
