@@ -302,3 +302,13 @@ test('group_ids: the new account joins the groups; the inviter must be able to a
   const evs = await queuedEvents(member, q);
   assert.ok(evs.some((e) => e.type === 'user_group' && e.op === 'add_members' && e.group_id === groupId && e.user_ids[0] === newId));
 });
+
+test('in an organization open to all, new accounts may not send invitations (administrators may)', async () => {
+  assert.equal((await t.owner.patch('/realm', { invite_required: false })).status, 200);
+  const res = await member.post('/invites', { invitee_emails: 'open1@example.com', stream_ids: [] });
+  assert.deepEqual([res.status, res.body.code, res.body.sent_invitations, res.body.errors], [400, 'INVITATION_FAILED', false, []]);
+  assert.equal(res.body.msg, 'Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.');
+  assert.equal((await admin.post('/invites', { invitee_emails: 'open1@example.com', stream_ids: [] })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { invite_required: true })).status, 200);
+  assert.equal((await member.post('/invites', { invitee_emails: 'open2@example.com', stream_ids: [] })).status, 200);
+});

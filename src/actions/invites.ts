@@ -34,6 +34,8 @@ import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } fr
 export const DEFAULT_INVITE_EXPIRES_IN_MINUTES = 10 * 24 * 60;
 export const MAX_WELCOME_MESSAGE_LENGTH = 8000;
 const MIN_PASSWORD_LENGTH = 6;
+/** Zulip's INVITES_MIN_USER_AGE_DAYS: in open organizations, new accounts may not invite yet. */
+const INVITES_MIN_USER_AGE_DAYS = 3;
 const INVITE_AS_VALUES = [ROLE.owner, ROLE.administrator, ROLE.moderator, ROLE.member, ROLE.guest];
 
 /** Zulip's InvitationError: the per-address problems and whether anyone was invited. */
@@ -162,6 +164,10 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
   const emails = parseInviteeEmails(rawEmails);
   if (emails.length === 0) throw new BadRequest('You must specify at least one email address.');
   const { expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
+  // Where anyone may join without an invitation, a fresh account cannot be used to send spam invitations.
+  if (!realm.settings.invite_required && !isRealmAdmin(user) && user.date_joined > nowSeconds() - INVITES_MIN_USER_AGE_DAYS * 86400) {
+    throw new InvitationFailed('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', [], false);
+  }
 
   const invalid: Array<[string, string, boolean]> = [];
   const skipped: Array<[string, string, boolean]> = [];
