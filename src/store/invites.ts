@@ -89,15 +89,3 @@ export async function markEmailInvitesUsed(db: Executor, realmId: number, email:
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .execute();
 }
-
-/** Email invitations sent in the organization since a time (for the daily limit). */
-export async function countEmailInvitesSince(db: Executor, realmId: number, since: number): Promise<number> {
-  const r = await db
-    .selectFrom('invites')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('realm_id', '=', realmId)
-    .where('is_multiuse', '=', false)
-    .where('created_at', '>=', since)
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
-}
