@@ -312,3 +312,13 @@ test('in an organization open to all, new accounts may not send invitations (adm
   assert.equal((await t.owner.patch('/realm', { invite_required: true })).status, 200);
   assert.equal((await member.post('/invites', { invitee_emails: 'open2@example.com', stream_ids: [] })).status, 200);
 });
+
+test('accepting honours require_unique_names', async () => {
+  const link = (await admin.post('/invites/multiuse', {})).body.invite_link as string;
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: true })).status, 200);
+  const dup = await form(link, { email: 'dup@example.com', full_name: 'Mia Member', password: 'dup-password' });
+  assert.equal(dup.status, 400);
+  assert.match(dup.text, /Unique names required in this organization\./);
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: false })).status, 200);
+  assert.equal((await form(link, { email: 'dup@example.com', full_name: 'Mia Member', password: 'dup-password' })).status, 200);
+});

@@ -26,7 +26,7 @@ import {
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { canAddSubscribers, subscribeNewAccountTo } from './channels.js';
 import { defaultStreamsForNewUser } from './default_streams.js';
-import { audienceFor, insertAccount, publishUserAdded, requireMemberOrAdmin, validateEmail, validateFullName } from './users.js';
+import { audienceFor, checkUniqueName, insertAccount, publishUserAdded, requireMemberOrAdmin, validateEmail, validateFullName } from './users.js';
 import { notificationBot, silentMention } from './notification_bot.js';
 import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } from './bot_messages.js';
 
@@ -326,6 +326,7 @@ export async function acceptInvite(
   if (form.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
   const users = await services.cache.users(realm.id);
   if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
+  checkUniqueName(realm, users.values(), fullName);
   const passwordHash = await hashPassword(form.password);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
   const graph = await services.cache.groupGraph(realm.id);

@@ -44,7 +44,7 @@ export function validateFullName(name: string): string {
 }
 
 /** With require_unique_names, no two accounts may share a name (compared case- and width-insensitively). */
-function checkUniqueName(realm: Realm, users: Iterable<User>, name: string, exceptId?: number): void {
+export function checkUniqueName(realm: Realm, users: Iterable<User>, name: string, exceptId?: number): void {
   if (!realm.settings.require_unique_names) return;
   const norm = (s: string) => s.normalize('NFKC').toLowerCase();
   const wanted = norm(name);
