@@ -210,7 +210,7 @@ function checkCreationPermissions(graph: GroupGraph, realm: Realm, caller: User,
 }
 
 /** May the caller add other users to this existing channel (to which they have content access)? */
-function canAddSubscribers(graph: GroupGraph, realm: Realm, caller: User, stream: Stream): boolean {
+export function canAddSubscribers(graph: GroupGraph, realm: Realm, caller: User, stream: Stream): boolean {
   if (caller.role === ROLE.guest) return false;
   if (isRealmAdmin(caller)) return true;
   const can = (groupId: number) => isUserInGroup(graph, caller.id, groupId);
@@ -475,6 +475,14 @@ export async function createGeneralChannel(services: Services, realm: Realm, own
 export async function subscribeNewAccountToDefaults(tx: Executor, realmId: number, user: User): Promise<SubscriptionOutcome | undefined> {
   if (user.is_bot) return undefined;
   const streams = await defaultStreamsForNewUser(tx, realmId);
+  if (!streams.length) return undefined;
+  const outcome = await writeSubscriptions(tx, realmId, streams, [user], new Map());
+  await addNewUserHistory(tx, user.id, streams, nowSeconds());
+  return outcome;
+}
+
+/** A new account joins the given channels (an invitation's), inside the transaction that creates it. */
+export async function subscribeNewAccountTo(tx: Executor, realmId: number, user: User, streams: Stream[]): Promise<SubscriptionOutcome | undefined> {
   if (!streams.length) return undefined;
   const outcome = await writeSubscriptions(tx, realmId, streams, [user], new Map());
   await addNewUserHistory(tx, user.id, streams, nowSeconds());

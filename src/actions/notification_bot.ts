@@ -21,23 +21,28 @@ import { realmUrl } from '../http/shapes/realm.js';
 export const NOTIFICATION_BOT_EMAIL = 'notification-bot@zulip.com';
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';
 
-function findBot(users: Map<number, User>): User | undefined {
-  for (const u of users.values()) if (u.is_bot && u.email === NOTIFICATION_BOT_EMAIL) return u;
+function findBot(users: Map<number, User>, email: string): User | undefined {
+  for (const u of users.values()) if (u.is_bot && u.email === email) return u;
   return undefined;
 }
 
 /** The organization's Notification Bot, created on first use (two first uses racing both succeed). */
 export async function notificationBot(services: Services, realmId: number): Promise<User> {
+  return systemBot(services, realmId, NOTIFICATION_BOT_EMAIL, NOTIFICATION_BOT_NAME);
+}
+
+/** One of the organization's system bots (Notification Bot, Welcome Bot), created on first use. */
+export async function systemBot(services: Services, realmId: number, email: string, name: string): Promise<User> {
   const current = await services.cache.users(realmId);
-  const found = findBot(current);
+  const found = findBot(current, email);
   if (found) return found;
   const everyone = [...current.values()].filter((u) => u.is_active).map((u) => u.id);
   try {
     await services.database.transaction(async (tx, onCommit) => {
       const made = await insertAccount(tx, {
         realmId,
-        email: NOTIFICATION_BOT_EMAIL,
-        fullName: NOTIFICATION_BOT_NAME,
+        email,
+        fullName: name,
         role: ROLE.member,
         passwordHash: null,
         now: nowSeconds(),
@@ -57,8 +62,8 @@ export async function notificationBot(services: Services, realmId: number): Prom
   }
   services.cache.invalidateUsers(realmId);
   services.cache.invalidateGroups(realmId);
-  const made = findBot(await services.cache.users(realmId));
-  if (!made) throw new Error('the Notification Bot account could not be made');
+  const made = findBot(await services.cache.users(realmId), email);
+  if (!made) throw new Error(`the ${name} account could not be made`);
   return made;
 }
 

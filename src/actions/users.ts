@@ -44,7 +44,7 @@ export function validateFullName(name: string): string {
 }
 
 /** With require_unique_names, no two accounts may share a name (compared case- and width-insensitively). */
-function checkUniqueName(realm: Realm, users: Iterable<User>, name: string, exceptId?: number): void {
+export function checkUniqueName(realm: Realm, users: Iterable<User>, name: string, exceptId?: number): void {
   if (!realm.settings.require_unique_names) return;
   const norm = (s: string) => s.normalize('NFKC').toLowerCase();
   const wanted = norm(name);
@@ -144,7 +144,7 @@ function afterUserChange(services: Services, realmId: number) {
 }
 
 /** realm_user add, with the real address only for those allowed to see it. */
-function publishUserAdded(services: Services, onCommit: OnCommit, realmId: number, user: User, audience: User[]): void {
+export function publishUserAdded(services: Services, onCommit: OnCommit, realmId: number, user: User, audience: User[]): void {
   const seeing = audience.filter((v) => canSeeDeliveryEmail(v, user)).map((v) => v.id);
   const notSeeing = audience.filter((v) => !canSeeDeliveryEmail(v, user)).map((v) => v.id);
   const person = (see: boolean) => formatUser(user, { includeCustomProfileFields: true, canSeeDeliveryEmail: see });

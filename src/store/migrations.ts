@@ -20,6 +20,7 @@ import {
 } from './migrations/v2_features.js';
 import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messageSearch, reminders } from './migrations/v3_api.js';
 import { dmGroupMembers } from './migrations/v7_visibility.js';
+import { invites } from './migrations/v4_admin.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -44,6 +45,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0017_message_search': messageSearch(dialect),
     '0018_reminders': reminders(dialect),
     '0019_default_channels_profile_fields': defaultChannelsProfileFields(dialect),
+    '0020_invites': invites(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
   };
 }

@@ -429,4 +429,23 @@ export interface DB {
   realm_user_defaults: RealmUserDefaultsTable;
   custom_profile_fields: CustomProfileFieldTable;
   custom_profile_field_values: CustomProfileFieldValueTable;
+  invites: InviteTable;
+}
+
+export interface InviteTable {
+  id: Generated<number>;
+  realm_id: number;
+  referrer_id: number;
+  is_multiuse: Bool;
+  email: string | null;
+  invited_as: number;
+  confirmation_key: string;
+  created_at: number;
+  expires_at: number | null;
+  stream_ids: string;
+  group_ids: string;
+  include_realm_default_subscriptions: Bool;
+  notify_referrer_on_join: Bool;
+  welcome_message_custom_text: string | null;
+  status: number;
 }

@@ -1,0 +1,62 @@
+// Messages that system bots (Notification Bot, Welcome Bot) write in Zulip markdown: rendered
+// with the ordinary renderer before the transaction, then written inside the caller's one.
+import type { Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { OnCommit } from '../events/publish.js';
+import { FLAG_BITS } from '../store/messages.js';
+import { renderMarkdown, type Rendered } from '../markdown/render.js';
+import { messageRenderContext } from './render_context.js';
+import { normalizeContent, writeMessage } from './messages.js';
+import { systemBot } from './notification_bot.js';
+
+export const WELCOME_BOT_EMAIL = 'welcome-bot@zulip.com';
+export const WELCOME_BOT_NAME = 'Welcome Bot';
+
+export function welcomeBot(services: Services, realmId: number): Promise<User> {
+  return systemBot(services, realmId, WELCOME_BOT_EMAIL, WELCOME_BOT_NAME);
+}
+
+export interface RenderedBody {
+  content: string;
+  html: string;
+  rendered: Rendered;
+}
+
+/** Renders a bot's markdown (reads outside any transaction: call it before opening one). */
+export async function renderBotMessage(services: Services, realm: Realm, bot: User, markdown: string): Promise<RenderedBody> {
+  const content = normalizeContent(markdown);
+  const ctx = await messageRenderContext(services, realm, bot, content);
+  const rendered = renderMarkdown(content, ctx);
+  return { content, html: rendered.html, rendered };
+}
+
+/** A direct message from a bot to one user, inside the caller's transaction; unread for the user. */
+export async function postDirectFromBot(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: OnCommit,
+  o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody },
+): Promise<number> {
+  const users = new Map(o.users);
+  users.set(o.bot.id, o.bot);
+  users.set(o.recipient.id, o.recipient);
+  const participants = [...new Set([o.bot.id, o.recipient.id])].sort((a, b) => a - b);
+  const { id } = await writeMessage(services, tx, onCommit, {
+    sender: o.bot,
+    realm: o.realm,
+    content: o.body.content,
+    rendered: { ...o.body.rendered, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false },
+    stream: undefined,
+    topic: '',
+    dmParticipants: participants,
+    everyone: new Set(participants),
+    flagsOf: (userId) => (userId === o.bot.id ? FLAG_BITS.read : 0),
+    clientName: 'Internal',
+    users,
+    linkifiers: [],
+  }, { automated: true });
+  return id;
+}
