@@ -14,6 +14,7 @@ const CACHE_EVENT = '__cache_invalidation';
 import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
+import { settleExports } from './actions/realm_exports.js';
 
 export interface RunningServer {
   services: Services;
@@ -87,6 +88,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       services.queues.close();
       await services.rateLimiter?.close();
       await http.close();
+      await settleExports(services);
       await services.bus.close();
       await services.database.close();
     },

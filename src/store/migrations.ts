@@ -19,6 +19,7 @@ import {
   userTopics,
 } from './migrations/v2_features.js';
 import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messageSearch, reminders } from './migrations/v3_api.js';
+import { exportsDevices } from './migrations/v5_exports.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -43,6 +44,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0017_message_search': messageSearch(dialect),
     '0018_reminders': reminders(dialect),
     '0019_default_channels_profile_fields': defaultChannelsProfileFields(dialect),
+    '0021_exports_devices': exportsDevices(dialect),
   };
 }
 

@@ -24,6 +24,7 @@ import { registerRealmUserDefaultRoutes } from './realm_user_defaults.js';
 import { registerProfileFieldRoutes } from './profile_fields.js';
 import { registerTopicRoutes } from './topics.js';
 import { registerReminderRoutes } from './reminders.js';
+import { registerRealmExportRoutes } from './realm_exports.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -50,4 +51,5 @@ export function registerAllRoutes(r: Router): void {
   registerProfileFieldRoutes(r);
   registerTopicRoutes(r);
   registerReminderRoutes(r);
+  registerRealmExportRoutes(r);
 }
