@@ -166,7 +166,7 @@ test('a full export with consent includes the private data of consenting users o
   assert.ok(groups.some((g: any) => g.user_ids.includes(consenting.userId) && g.user_ids.includes(member.userId)));
 });
 
-test('consents: each active human user, with their email visibility', async () => {
+test('consents: each active human user, with their email visibility; changes reach administrators', async () => {
   const res = await admin.get('/export/realm/consents');
   assert.equal(res.status, 200);
   const byUser = new Map(res.body.export_consents.map((c: any) => [c.user_id, c]));
@@ -175,6 +175,15 @@ test('consents: each active human user, with their email visibility', async () =
   assert.equal((await member.patch('/settings', { email_address_visibility: 4 })).status, 200);
   const again = await t.owner.get('/export/realm/consents');
   assert.equal(again.body.export_consents.find((c: any) => c.user_id === member.userId).email_address_visibility, 4);
+
+  const adminQueue = await openQueue(admin, ['realm_export_consent']);
+  const memberQueue = await openQueue(member, ['realm_export_consent']);
+  assert.equal((await member.patch('/settings', { allow_private_data_export: true })).status, 200);
+  assert.deepEqual((await queuedEvents(admin, adminQueue)).map(({ id, ...e }) => e), [{ type: 'realm_export_consent', user_id: member.userId, consented: true }]);
+  assert.deepEqual(await queuedEvents(member, memberQueue), [], 'only administrators hear of consent changes');
+  assert.equal((await member.patch('/settings', { allow_private_data_export: true })).status, 200);
+  assert.equal((await queuedEvents(admin, adminQueue)).length, 1, 'no event when nothing changed');
+  assert.equal((await admin.get('/export/realm/consents')).body.export_consents.find((c: any) => c.user_id === member.userId).consented, true);
 });
 
 test('deleting: the file goes, the list keeps the record, errors for every other state', async () => {
