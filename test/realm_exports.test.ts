@@ -68,6 +68,7 @@ test('only administrators export; export_type is validated', async () => {
     const res = await member[method](path);
     assert.equal(res.status, 400, `${method} ${path}`);
     assert.equal(res.body.msg, 'Must be an organization administrator');
+    assert.equal(res.body.code, 'UNAUTHORIZED_PRINCIPAL');
   }
   const bad = await admin.post('/export/realm', { export_type: 'everything' });
   assert.equal(bad.status, 400);
