@@ -18,6 +18,7 @@ import { listRealms } from './store/realms.js';
 import { registerFakeEmailDomain } from './http/shapes/users.js';
 import { botDomain } from './http/shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
+import { settleExports } from './actions/realm_exports.js';
 
 export interface RunningServer {
   services: Services;
@@ -96,6 +97,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       services.queues.close();
       await services.rateLimiter?.close();
       await http.close();
+      await settleExports(services);
       await services.bus.close();
       await services.database.close();
     },

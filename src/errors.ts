@@ -162,3 +162,22 @@ export class ReactionDoesNotExist extends ApiError {
     super("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST', 400);
   }
 }
+
+/** Push notifications: Confab has no push notification service (no bouncer, no FCM/APNs credentials). */
+export class PushServiceNotConfigured extends ApiError {
+  constructor() {
+    super('Server is not configured to use push notification service.', 'PUSH_SERVICE_NOT_CONFIGURED', 400);
+  }
+}
+
+export class InvalidPushDeviceToken extends ApiError {
+  constructor() {
+    super('Device not recognized', 'INVALID_PUSH_DEVICE_TOKEN', 400);
+  }
+}
+
+export class NoActivePushDevice extends ApiError {
+  constructor() {
+    super('No active registered push device', 'NO_ACTIVE_PUSH_DEVICE', 400);
+  }
+}

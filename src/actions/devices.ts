@@ -3,8 +3,10 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { User } from '../store/users.js';
 import { updateUser } from '../store/users.js';
-import { BadRequest } from '../errors.js';
+import { BadRequest, InvalidPushDeviceToken, NoActivePushDevice, PushServiceNotConfigured } from '../errors.js';
 import { generateApiKey } from '../lib/secrets.js';
+import type { Executor } from '../store/db.js';
+import { publishAfterCommit } from '../events/publish.js';
 
 export const APNS = 1;
 export const GCM = 2;
@@ -44,4 +46,83 @@ export async function regenerateApiKey(services: Services, user: User): Promise<
     onCommit(() => services.cache.invalidateUsers(user.realm_id));
   });
   return key;
+}
+
+// Logged-in devices (POST /register_client_device) and end-to-end encrypted push notifications.
+// Confab has no push notification service, so no device ever completes a push registration.
+
+/** The `devices` of POST /register: each of the user's logged-in devices by id. */
+export async function devicesState(db: Executor, userId: number): Promise<Record<string, Record<string, unknown>>> {
+  const rows = await db
+    .selectFrom('client_devices')
+    .select(['id', 'push_key_id', 'push_token_id', 'pending_push_token_id', 'push_token_last_updated_timestamp', 'push_registration_error_code'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const { id, ...fields } of rows) out[String(id)] = fields;
+  return out;
+}
+
+export async function registerClientDevice(services: Services, user: User): Promise<number> {
+  return services.database.transaction(async (tx, onCommit) => {
+    const row = await tx.insertInto('client_devices').values({ user_id: user.id, created_at: nowSeconds() }).returning('id').executeTakeFirstOrThrow();
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'device', op: 'add', device_id: row.id } });
+    return row.id;
+  });
+}
+
+export interface PushRegistration {
+  deviceId: number;
+  pushKeyId?: number;
+  pushKey?: string;
+  tokenKind?: string;
+  tokenId?: string;
+  bouncerPublicKey?: string;
+  encryptedPushRegistration?: string;
+}
+
+function isBase64(v: string): boolean {
+  return v.length > 0 && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+}
+
+/** POST /mobile_push/register: the request is checked as Zulip checks it, then refused (no push service). */
+export async function registerPushDevice(services: Services, user: User, reg: PushRegistration): Promise<never> {
+  if (reg.pushKeyId !== undefined && (reg.pushKeyId < 0 || reg.pushKeyId > 0xffffffff)) {
+    throw new BadRequest('Invalid push_key_id: Value error, Not a valid unsigned 32-bit integer');
+  }
+  if (reg.pushKey !== undefined) {
+    const bytes = isBase64(reg.pushKey) ? Buffer.from(reg.pushKey, 'base64') : null;
+    // One byte naming the cryptosystem (0x31: libsodium secretbox), then its 32-byte key.
+    if (!bytes || bytes.length !== 33 || bytes[0] !== 0x31) throw new BadRequest('Invalid `push_key`');
+  }
+  if (reg.tokenKind !== undefined && reg.tokenKind !== 'fcm' && reg.tokenKind !== 'apns') throw new BadRequest('Invalid token_kind');
+  if (reg.tokenId !== undefined && !isBase64(reg.tokenId)) throw new BadRequest('`token_id` is not Base64 encoded');
+  const keyFields = [reg.pushKey, reg.pushKeyId];
+  const tokenFields = [reg.tokenKind, reg.tokenId, reg.bouncerPublicKey, reg.encryptedPushRegistration];
+  const complete = (f: unknown[]) => f.every((v) => v !== undefined);
+  const partial = (f: unknown[]) => f.some((v) => v !== undefined) && !complete(f);
+  if (partial(keyFields) || partial(tokenFields) || (!complete(keyFields) && !complete(tokenFields))) {
+    throw new BadRequest('Missing parameters: provide the push key fields, the token fields, or both');
+  }
+  const device = await services.database.db.selectFrom('client_devices').select('id').where('id', '=', reg.deviceId).where('user_id', '=', user.id).executeTakeFirst();
+  if (!device) throw new BadRequest('Invalid `device_id`');
+  throw new PushServiceNotConfigured();
+}
+
+/** The deprecated test notification (non-E2EE tokens): the token must be one of the user's. */
+export async function testPushNotification(services: Services, user: User, token: string | undefined): Promise<never> {
+  if (token !== undefined) {
+    const found = await services.database.db.selectFrom('push_device_tokens').select('id').where('user_id', '=', user.id).where('token', '=', token).executeTakeFirst();
+    if (!found) throw new InvalidPushDeviceToken();
+  }
+  throw new PushServiceNotConfigured();
+}
+
+/** The E2EE test notification: no device can have an active push registration on this server. */
+export async function testE2eePushNotification(services: Services, user: User, deviceId: number | undefined): Promise<never> {
+  let q = services.database.db.selectFrom('client_devices').select('id').where('user_id', '=', user.id).where('push_token_id', 'is not', null);
+  if (deviceId !== undefined) q = q.where('id', '=', deviceId);
+  if (!(await q.executeTakeFirst())) throw new NoActivePushDevice();
+  throw new PushServiceNotConfigured();
 }

@@ -30,6 +30,7 @@ import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from 
 import { realmUserDefaults } from './realm_user_defaults.js';
 import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from './channel_access.js';
+import { devicesState } from './devices.js';
 
 export const LIMITS = {
   max_message_length: 10000,
@@ -136,7 +137,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   }
   if (want('giphy')) state.giphy_api_key = '';
   if (want('tenor')) state.tenor_api_key = '';
-  if (want('device')) state.devices = {};
+  if (want('device')) state.devices = await devicesState(db, user.id);
   if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want('realm_domains')) state.realm_domains = [];
   if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(db, realm.id);

@@ -68,6 +68,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   }
   const activeUsers = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active);
   const audience = activeUsers.map((u) => u.id);
+  const admins = activeUsers.filter((u) => !u.is_bot && isRealmAdmin(u)).map((u) => u.id);
 
   await services.database.transaction(async (tx, onCommit) => {
     for (const target of targets) {
@@ -98,6 +99,10 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         const event: Record<string, unknown> = { type: 'user_settings', op: 'update', property, value };
         if (property === 'default_language') event.language_name = String(value);
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
+        // Administrators see who lets them export private data (GET /export/realm/consents).
+        if (property === 'allow_private_data_export') {
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: admins, event: { type: 'realm_export_consent', user_id: target.id, consented: !!value } });
+        }
       }
       if (timezoneChanged) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(target), timezone } } });

@@ -12,6 +12,7 @@ import { registerPages } from './pages.js';
 import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
+import { registerExportFiles } from './export_files.js';
 
 function errorBody(err: ApiError) {
   return err.toBody();
@@ -75,5 +76,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerPages(app, services);
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
+  registerExportFiles(app, services);
   return app;
 }

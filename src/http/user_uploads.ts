@@ -15,7 +15,7 @@ import { mayAccessAttachment } from '../actions/attachments.js';
 import { bareType, contentDisposition, filePath, parseTemporaryToken, servedInline, temporaryTokenValid } from '../lib/uploads.js';
 import { FILE_NOT_FOUND } from './routes/uploads.js';
 
-async function requestUser(services: Services, request: FastifyRequest): Promise<User> {
+export async function requestUser(services: Services, request: FastifyRequest): Promise<User> {
   if (request.headers.authorization) return (await authenticate(services, request)).user;
   const apiKey = (request.query as Record<string, unknown> | undefined)?.api_key;
   if (typeof apiKey !== 'string') throw new Unauthorized();

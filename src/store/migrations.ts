@@ -21,6 +21,7 @@ import {
 import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messageSearch, reminders } from './migrations/v3_api.js';
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
+import { exportsDevices } from './migrations/v5_exports.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -46,6 +47,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0018_reminders': reminders(dialect),
     '0019_default_channels_profile_fields': defaultChannelsProfileFields(dialect),
     '0020_invites': invites(dialect),
+    '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
   };
 }

@@ -428,6 +428,8 @@ export interface DB {
   channel_email_tokens: ChannelEmailTokenTable;
   realm_user_defaults: RealmUserDefaultsTable;
   custom_profile_fields: CustomProfileFieldTable;
+  realm_exports: RealmExportTable;
+  client_devices: ClientDeviceTable;
   custom_profile_field_values: CustomProfileFieldValueTable;
   invites: InviteTable;
 }
@@ -448,4 +450,31 @@ export interface InviteTable {
   notify_referrer_on_join: Bool;
   welcome_message_custom_text: string | null;
   status: number;
+}
+
+export interface RealmExportTable {
+  id: Generated<number>;
+  realm_id: number;
+  acting_user_id: number | null;
+  /** 1 public, 2 full with consent, 3 full without consent. */
+  export_type: number;
+  requested_ms: number;
+  succeeded_ms: number | null;
+  failed_ms: number | null;
+  deleted_ms: number | null;
+  /** Below the uploads folder, once the file is written. */
+  file_path: string | null;
+}
+
+export interface ClientDeviceTable {
+  id: Generated<number>;
+  user_id: number;
+  created_at: number;
+  push_key_id: number | null;
+  push_key: string | null;
+  push_token_kind: string | null;
+  push_token_id: string | null;
+  pending_push_token_id: string | null;
+  push_token_last_updated_timestamp: number | null;
+  push_registration_error_code: string | null;
 }

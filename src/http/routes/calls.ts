@@ -69,4 +69,9 @@ export function registerCallRoutes(r: Router): void {
     if (name.length > 200) throw new BadRequest('Meeting name too long');
     return { url: bigBlueButtonUrl(services, name, params.bool('voice_only', false)) };
   });
+
+  // Constructor Groups needs an account with the provider, which Confab has no settings for.
+  r.post('/calls/constructorgroups/create', async () => {
+    throw new BadRequest('Constructor Groups is not configured on this server.');
+  });
 }

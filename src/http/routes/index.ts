@@ -25,6 +25,7 @@ import { registerProfileFieldRoutes } from './profile_fields.js';
 import { registerTopicRoutes } from './topics.js';
 import { registerReminderRoutes } from './reminders.js';
 import { registerInviteRoutes } from './invites.js';
+import { registerRealmExportRoutes } from './realm_exports.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -52,4 +53,5 @@ export function registerAllRoutes(r: Router): void {
   registerTopicRoutes(r);
   registerReminderRoutes(r);
   registerInviteRoutes(r);
+  registerRealmExportRoutes(r);
 }
