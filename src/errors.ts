@@ -76,6 +76,20 @@ export class PermissionDenied extends ApiError {
   }
 }
 
+/** Zulip's OrganizationAdministratorRequiredError. */
+export class AdminRequired extends ApiError {
+  constructor() {
+    super('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL', 400);
+  }
+}
+
+/** Zulip's OrganizationOwnerRequiredError. */
+export class OwnerRequired extends ApiError {
+  constructor() {
+    super('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL', 400);
+  }
+}
+
 /** Zulip's generic "you may not do this" answer (JsonableError with BAD_REQUEST). */
 export class NotAllowed extends ApiError {
   constructor(msg = 'Insufficient permission') {

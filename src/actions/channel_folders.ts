@@ -5,7 +5,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { BadRequest, PermissionDenied } from '../errors.js';
+import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { isRealmAdmin } from './channel_access.js';
@@ -49,7 +49,7 @@ export async function getChannelFolder(db: Executor, realmId: number, id: number
 }
 
 function requireAdmin(user: User): void {
-  if (!isRealmAdmin(user)) throw new PermissionDenied('Must be an organization administrator');
+  if (!isRealmAdmin(user)) throw new AdminRequired();
 }
 
 function validName(raw: string): string {

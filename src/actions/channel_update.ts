@@ -7,7 +7,7 @@ import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
-import { BadRequest, InvalidStreamId, NotAllowed } from '../errors.js';
+import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { groupSettingValue, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { usersWhoCanSee, validateChannelDescription, validateChannelName } from './channels.js';
@@ -95,7 +95,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   if (webPublic !== stream.is_web_public) changes.is_web_public = webPublic;
   if (history !== stream.history_public_to_subscribers) changes.history_public_to_subscribers = history;
   if (u.messageRetentionDays !== undefined) {
-    if (caller.role !== ROLE.owner) throw new NotAllowed('Must be an organization owner');
+    if (caller.role !== ROLE.owner) throw new OwnerRequired();
     if (u.messageRetentionDays !== stream.message_retention_days) changes.message_retention_days = u.messageRetentionDays;
   }
   if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
@@ -119,7 +119,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   }
   const defaults = new Set(await defaultStreamIds(db, realm.id));
   const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
-  if (defaultChange && !isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  if (defaultChange && !isRealmAdmin(caller)) throw new AdminRequired();
   if (u.isDefaultStream && inviteOnly) throw new BadRequest('Private channels cannot be made default.');
 
   const users = await services.cache.users(realm.id);

@@ -24,7 +24,7 @@ import {
   type StreamGroupSetting,
   type Subscription,
 } from '../store/channels.js';
-import { BadRequest, IncompatibleParameters, NotAllowed, PermissionDenied } from '../errors.js';
+import { BadRequest, IncompatibleParameters, NotAllowed, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/channels.js';
@@ -206,7 +206,7 @@ function checkCreationPermissions(graph: GroupGraph, realm: Realm, caller: User,
     if (!s.enable_spectator_access) throw new BadRequest('Web-public channels are not enabled.');
     if (!can(s.can_create_web_public_channel_group)) throw new NotAllowed('Insufficient permission');
   }
-  if (o.messageRetentionDays !== null && caller.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
+  if (o.messageRetentionDays !== null && caller.role !== ROLE.owner) throw new OwnerRequired();
 }
 
 /** May the caller add other users to this existing channel (to which they have content access)? */

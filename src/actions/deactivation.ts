@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE, updateUser } from '../store/users.js';
-import { ApiError, BadRequest, NotAllowed, NoSuchUser } from '../errors.js';
+import { ApiError, BadRequest, NoSuchUser, AdminRequired, OwnerRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from './channel_access.js';
 import type { Executor } from '../store/db.js';
@@ -58,8 +58,8 @@ export async function deactivateUser(
   const target = users.get(targetId);
   if (!target || (!o.self && target.is_bot)) throw new NoSuchUser();
   if (!o.self) {
-    if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
-    if (target.role === ROLE.owner && caller.role !== ROLE.owner) throw new NotAllowed('Must be an organization owner');
+    if (!isRealmAdmin(caller)) throw new AdminRequired();
+    if (target.role === ROLE.owner && caller.role !== ROLE.owner) throw new OwnerRequired();
     if (!target.is_active) throw new BadRequest('User is already deactivated');
     if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new BadRequest('Cannot deactivate the only organization owner');
   } else {
@@ -103,7 +103,7 @@ export async function deactivateUser(
 }
 
 export async function reactivateUser(services: Services, caller: User, realm: Realm, targetId: number): Promise<void> {
-  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  if (!isRealmAdmin(caller)) throw new AdminRequired();
   const users = await services.cache.users(realm.id);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();

@@ -7,7 +7,7 @@ import type { Realm } from '../store/realms.js';
 import { ROLE, userFromRow, type User } from '../store/users.js';
 import { isUserInGroup } from '../store/cache.js';
 import { getStreamsByIds, subscriptionsOf, type Stream } from '../store/channels.js';
-import { ApiError, BadRequest, NotAllowed, PermissionDenied } from '../errors.js';
+import { ApiError, BadRequest, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { sendMail } from '../lib/mail.js';
 import { hashPassword } from '../lib/secrets.js';
@@ -58,16 +58,16 @@ export interface InviteOptions {
 /** Whether the user may give an invitation for this role (roles as strict as their own, or stricter). */
 function checkInviteAs(user: User, inviteAs: number): void {
   if (!INVITE_AS_VALUES.includes(inviteAs as (typeof INVITE_AS_VALUES)[number])) throw new BadRequest('Invalid invite_as');
-  if (inviteAs === ROLE.owner && user.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
-  if (inviteAs === ROLE.administrator && !isRealmAdmin(user)) throw new NotAllowed('Must be an organization administrator');
-  if (inviteAs === ROLE.moderator && !isRealmAdmin(user) && user.role !== ROLE.moderator) throw new NotAllowed('Must be an organization administrator');
+  if (inviteAs === ROLE.owner && user.role !== ROLE.owner) throw new OwnerRequired();
+  if (inviteAs === ROLE.administrator && !isRealmAdmin(user)) throw new AdminRequired();
+  if (inviteAs === ROLE.moderator && !isRealmAdmin(user) && user.role !== ROLE.moderator) throw new AdminRequired();
 }
 
 /** Zulip's rule for managing someone else's invitation: administrators, and owners for owner invitations. */
 function checkManage(user: User, invite: Invite): void {
   if (invite.referrer_id === user.id) return;
-  if (invite.invited_as === ROLE.owner && user.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
-  if (!isRealmAdmin(user)) throw new NotAllowed('Must be an organization administrator');
+  if (invite.invited_as === ROLE.owner && user.role !== ROLE.owner) throw new OwnerRequired();
+  if (!isRealmAdmin(user)) throw new AdminRequired();
 }
 
 /** The checks both kinds of invitation share: role, expiry, channels, the welcome text. */
@@ -398,7 +398,7 @@ export async function acceptInvite(
 
 /** POST /realm/test_welcome_bot_custom_message: the Welcome Bot sends the text to the administrator. */
 export async function testWelcomeBotMessage(services: Services, user: User, realm: Realm, text: string): Promise<number> {
-  if (!isRealmAdmin(user)) throw new PermissionDenied('Must be an organization administrator');
+  if (!isRealmAdmin(user)) throw new AdminRequired();
   if (text.length > MAX_WELCOME_MESSAGE_LENGTH) throw new BadRequest(`welcome_message_custom_text is too long (limit: ${MAX_WELCOME_MESSAGE_LENGTH} characters)`);
   if (!text.trim()) throw new BadRequest('Message must not be empty');
   const bot = await welcomeBot(services, realm.id);

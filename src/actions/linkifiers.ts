@@ -4,7 +4,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { linkifierForClient, listLinkifiers, type Linkifier } from '../store/linkifiers.js';
-import { BadRequest, NotAllowed } from '../errors.js';
+import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from './channel_access.js';
 import { compilePattern } from '../lib/linkifier_patterns.js';
@@ -73,7 +73,7 @@ export function validateLinkifier(l: LinkifierInput): void {
 }
 
 function requireAdmin(user: User): void {
-  if (!isRealmAdmin(user)) throw new NotAllowed('Must be an organization administrator');
+  if (!isRealmAdmin(user)) throw new AdminRequired();
 }
 
 async function announce(services: Services, tx: Executor, onCommit: (h: () => void) => void, realmId: number, audience: number[]) {

@@ -3,7 +3,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { BadRequest, NotAllowed } from '../errors.js';
+import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from './channel_access.js';
 import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
@@ -39,7 +39,7 @@ async function announce(services: Services, tx: Executor, onCommit: (h: () => vo
 }
 
 export async function addPlayground(services: Services, caller: User, realm: Realm, name: string, language: string, urlTemplate: string): Promise<{ id: number }> {
-  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  if (!isRealmAdmin(caller)) throw new AdminRequired();
   const p = validate(name, language, urlTemplate);
   await services.cache.users(realm.id);
   return services.database.transaction(async (tx, onCommit) => {
@@ -52,7 +52,7 @@ export async function addPlayground(services: Services, caller: User, realm: Rea
 }
 
 export async function removePlayground(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
-  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  if (!isRealmAdmin(caller)) throw new AdminRequired();
   await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     const res = await tx.deleteFrom('realm_playgrounds').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();

@@ -11,7 +11,7 @@ import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import type { OnCommit } from '../events/publish.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { BadRequest, PermissionDenied } from '../errors.js';
+import { BadRequest, AdminRequired } from '../errors.js';
 import { isRealmAdmin } from './channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { tarArchive, type TarEntry } from '../lib/tar.js';
@@ -74,7 +74,7 @@ async function exportRows(db: Executor, realmId: number): Promise<ExportRow[]> {
 }
 
 function requireAdmin(user: User): void {
-  if (!isRealmAdmin(user)) throw new PermissionDenied('Must be an organization administrator');
+  if (!isRealmAdmin(user)) throw new AdminRequired();
 }
 
 export async function listExports(services: Services, user: User, realm: Realm): Promise<RealmExport[]> {

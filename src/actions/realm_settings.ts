@@ -11,7 +11,7 @@ import type { GroupGraph } from '../store/cache.js';
 import type { SystemGroupName } from '../store/groups.js';
 import { syncFullMembers } from '../store/groups.js';
 import { getStream } from '../store/channels.js';
-import { BadRequest, PermissionDenied } from '../errors.js';
+import { BadRequest, OwnerRequired } from '../errors.js';
 import type { Params } from '../http/params.js';
 import { groupSettingValue, parseGroupSettingUpdate, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
 import { requireRealmAdmin } from './users.js';
@@ -250,7 +250,7 @@ function eventFor(key: string, value: PlainValue, description?: string): Event {
 export async function updateRealmSettings(services: Services, caller: User, realm: Realm, requested: RealmChange[]): Promise<Record<string, unknown>> {
   requireRealmAdmin(caller);
   const ownerOnly = requested.some((c) => (c.kind === 'value' ? PLAIN[c.key]?.owner : OWNER_ONLY_GROUPS.has(c.key)));
-  if (ownerOnly && caller.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
+  if (ownerOnly && caller.role !== ROLE.owner) throw new OwnerRequired();
 
   // mandatory_topics is topics_policy spelled the old way; topics_policy wins when both are sent.
   let changes = requested;

@@ -5,7 +5,7 @@ import type { User } from '../store/users.js';
 import { updateUser } from '../store/users.js';
 import { deleteAllDrafts } from '../store/drafts.js';
 import { groupMembersRecursive } from '../store/cache.js';
-import { BadRequest, NotAllowed } from '../errors.js';
+import { BadRequest, AdminRequired } from '../errors.js';
 import { hashPassword, verifyPassword } from '../lib/secrets.js';
 import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -30,7 +30,7 @@ export interface SettingsChange {
 export const MIN_PASSWORD_LENGTH = 6;
 
 async function resolveTargets(services: Services, caller: User, realm: Realm, t: TargetUsers): Promise<User[]> {
-  if (!isRealmAdmin(caller)) throw new NotAllowed('Must be an organization administrator');
+  if (!isRealmAdmin(caller)) throw new AdminRequired();
   const users = await services.cache.users(realm.id);
   const graph = await services.cache.groupGraph(realm.id);
   const ids = new Set<number>();

@@ -9,7 +9,7 @@ import type { User } from '../store/users.js';
 import { getStream, isSubscribed } from '../store/channels.js';
 import { deleteMessagesByIds } from '../store/messages.js';
 import { VISIBILITY } from '../store/user_topics.js';
-import { InvalidStreamId, PermissionDenied } from '../errors.js';
+import { InvalidStreamId, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess, isRealmAdmin } from './channel_access.js';
 import { announceFirstMessageIds } from './first_message.js';
@@ -19,7 +19,7 @@ const BATCH = 1000;
 const TIME_BUDGET_MS = 50_000;
 
 export async function deleteTopic(services: Services, user: User, realm: Realm, streamId: number, topic: string, o: { budgetMs?: number; batchSize?: number } = {}): Promise<{ complete: boolean }> {
-  if (!isRealmAdmin(user)) throw new PermissionDenied('Must be an organization administrator');
+  if (!isRealmAdmin(user)) throw new AdminRequired();
   const db = services.database.db;
   const stream = await getStream(db, realm.id, streamId);
   if (!stream || stream.is_archived) throw new InvalidStreamId();

@@ -7,7 +7,7 @@ import { setSystemGroupMembership } from '../store/groups.js';
 import { getRealm } from '../store/realms.js';
 import type { Realm } from '../store/realms.js';
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
-import { BadRequest, NotAllowed, NoSuchUser, PermissionDenied } from '../errors.js';
+import { BadRequest, NotAllowed, NoSuchUser, AdminRequired, OwnerRequired } from '../errors.js';
 import { generateApiKey, hashPassword } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
@@ -167,7 +167,7 @@ async function rowAsUser(tx: Executor, id: number): Promise<User> {
 }
 
 export function requireRealmAdmin(caller: User): void {
-  if (!isRealmAdmin(caller)) throw new PermissionDenied('Must be an organization administrator');
+  if (!isRealmAdmin(caller)) throw new AdminRequired();
 }
 
 /** Zulip's require_member_or_admin: no guests, no bots. */
@@ -226,7 +226,7 @@ export async function updateUserByAdmin(
   const role = change.role !== undefined && change.role !== target.role ? change.role : undefined;
   if (role !== undefined) {
     if (!ROLE_VALUES.includes(role)) throw new BadRequest('Invalid role');
-    if ((role === ROLE.owner || target.role === ROLE.owner) && caller.role !== ROLE.owner) throw new PermissionDenied('Must be an organization owner');
+    if ((role === ROLE.owner || target.role === ROLE.owner) && caller.role !== ROLE.owner) throw new OwnerRequired();
     requireRealmAdmin(caller);
     if (target.role === ROLE.owner && !target.is_bot) {
       const owners = [...users.values()].filter((u) => u.is_active && !u.is_bot && u.role === ROLE.owner);
