@@ -174,6 +174,10 @@ interface Job {
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
 
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT confab_job');
+const RELEASE = CompiledQuery.raw('RELEASE SAVEPOINT confab_job');
+const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT confab_job');
+
 /**
  * SQLite group commit: transactions that arrive while one is committing wait, then run together
  * in the next transaction, each inside its own savepoint (a failing one rolls back alone), and
@@ -219,13 +223,13 @@ class GroupCommit {
             job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
             continue;
           }
-          await sql`SAVEPOINT confab_job`.execute(tx);
+          await tx.executeQuery(SAVEPOINT);
           try {
             job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
-            await sql`RELEASE SAVEPOINT confab_job`.execute(tx);
+            await tx.executeQuery(RELEASE);
           } catch (error) {
-            await sql`ROLLBACK TO SAVEPOINT confab_job`.execute(tx);
-            await sql`RELEASE SAVEPOINT confab_job`.execute(tx);
+            await tx.executeQuery(ROLLBACK_TO);
+            await tx.executeQuery(RELEASE);
             job.outcome = { ok: false, error };
             job.userMessages = [];
           }

@@ -53,12 +53,7 @@ export async function listUserTopics(db: Executor, userId: number): Promise<User
 
 /** Whether any message exists in the topic yet. */
 export async function topicExists(db: Executor, streamId: number, topic: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('messages')
-    .select('id')
-    .where('stream_id', '=', streamId)
-    .where(sql<boolean>`lower(topic) = lower(${topic})`)
-    .limit(1)
-    .executeTakeFirst();
-  return !!row;
+  // Written as SQL: most channel messages run it (for the automatic follow policies).
+  const { rows } = await sql<{ id: number }>`select id from messages where stream_id = ${streamId} and lower(topic) = lower(${topic}) limit 1`.execute(db);
+  return rows.length > 0;
 }
