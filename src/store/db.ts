@@ -258,6 +258,13 @@ class GroupCommit {
 /** Statement sizes for the sorted flush: few distinct texts, so each is prepared once. */
 const FLUSH_CHUNKS = [500, 100, 20, 5, 1];
 const valuesSql = new Map<number, string>();
+/**
+ * A later transaction of the same batch can only have made one of these rows by naming a message
+ * id before it was committed (a historical row, from a flag change or a reaction): the recipient's
+ * flags then join the ones it set, as if it had run after this message, and the batch does not
+ * fail. 256 is FLAG_BITS.historical (store/messages.ts), which a recipient's row does not carry.
+ */
+const MERGE_EXISTING = ' on conflict ("user_id", "message_id") do update set "flags" = excluded."flags" | ("user_messages"."flags" & ~256)';
 
 async function insertSortedUserMessages(tx: Transaction<DB>, rows: UserMessageRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -265,7 +272,7 @@ async function insertSortedUserMessages(tx: Transaction<DB>, rows: UserMessageRo
   let i = 0;
   for (const size of FLUSH_CHUNKS) {
     let text = valuesSql.get(size);
-    if (!text) valuesSql.set(size, (text = `insert into "user_messages" ("user_id", "message_id", "flags") values ${Array(size).fill('(?, ?, ?)').join(', ')}`));
+    if (!text) valuesSql.set(size, (text = `insert into "user_messages" ("user_id", "message_id", "flags") values ${Array(size).fill('(?, ?, ?)').join(', ')}${MERGE_EXISTING}`));
     for (; rows.length - i >= size; i += size) {
       const params: number[] = [];
       for (let j = i; j < i + size; j++) params.push(rows[j]!.user_id, rows[j]!.message_id, rows[j]!.flags);
