@@ -23,7 +23,8 @@ export async function alertWordsOf(db: Executor, userId: number): Promise<string
 export async function alertWordsFor(db: Executor, userIds: readonly number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   if (userIds.length === 0) return out;
-  const rows = await db.selectFrom('alert_words').select(['user_id', 'word']).where('user_id', 'in', userIds).execute();
+  // Written as SQL: every message runs it, with one parameter per recipient.
+  const { rows } = await sql<{ user_id: number; word: string }>`select user_id, word from alert_words where user_id in (${sql.join(userIds)})`.execute(db);
   for (const r of rows) (out.get(r.user_id) ?? out.set(r.user_id, []).get(r.user_id)!).push(r.word);
   return out;
 }

@@ -3,6 +3,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { Services } from '../services.js';
+import type { DeferredWrites } from '../store/db.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import { BOT_TYPE, type User } from '../store/users.js';
@@ -285,9 +286,10 @@ export async function commitMessage(
   m: PreparedMessage,
   o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void> } = {},
 ): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
-  return services.database.transaction(async (tx, onCommit) => {
+  return services.database.transaction(async (tx, onCommit, deferred) => {
     if (o.alsoInTransaction) await o.alsoInTransaction(tx);
-    return writeMessage(services, tx, onCommit, m, o);
+    // Nothing after writeMessage here reads the flags rows back: they may wait for the commit.
+    return writeMessage(services, tx, onCommit, m, { ...o, deferred });
   });
 }
 
@@ -297,7 +299,7 @@ export async function writeMessage(
   tx: Transaction<DB>,
   onCommit: OnCommit,
   m: PreparedMessage,
-  o: { queueId?: string; localId?: string; automated?: boolean } = {},
+  o: { queueId?: string; localId?: string; automated?: boolean; deferred?: DeferredWrites } = {},
 ): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   const { sender, realm, stream, topic, content, rendered, dmParticipants, everyone, flagsOf } = m;
   const now = nowSeconds();
@@ -332,12 +334,17 @@ export async function writeMessage(
     };
     const id = await insertMessage(tx, row);
     const perUser: Record<number, Record<string, unknown>> = {};
+    // Recipients with the same flags share one object (the queues serialize each object once).
+    const byFlags = new Map<number, Record<string, unknown>>();
     const umRows = [...everyone].map((userId) => {
       const flags = flagsOf(userId);
-      perUser[userId] = { flags: flagNames(flags) };
+      let extra = byFlags.get(flags);
+      if (!extra) byFlags.set(flags, (extra = { flags: flagNames(flags) }));
+      perUser[userId] = extra;
       return { user_id: userId, message_id: id, flags };
     });
-    await insertUserMessages(tx, umRows);
+    if (o.deferred) o.deferred.userMessages(umRows);
+    else await insertUserMessages(tx, umRows);
     if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
     await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
 
@@ -385,23 +392,31 @@ async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage): Pro
   const { sender, stream, topic, rendered } = m;
   const out = new Map<number, number>();
   if (!stream) return out;
-  const mentioned = [...rendered.mentionedUserIds].filter((id) => id !== sender.id && m.everyone.has(id));
-  const current = await topicPolicies(tx, [sender.id, ...mentioned], stream.id, topic);
+  // Mentioned users who follow topics they are mentioned in.
+  const mentioned = [...rendered.mentionedUserIds].filter((id) => {
+    const user = id !== sender.id && m.everyone.has(id) ? m.users.get(id) : undefined;
+    return user !== undefined && userSettingsOf(user.settings).automatically_follow_topics_where_mentioned;
+  });
   const settings = userSettingsOf(sender.settings);
-  const isNew = !(await topicExists(tx, stream.id, topic));
+  const follow = settings.automatically_follow_topics_policy;
+  const unmute = settings.automatically_unmute_topics_in_muted_streams_policy;
+  // Whether the topic is new matters only to a policy that acts on initiation.
+  const isNew = (follow === ON_INITIATION || unmute === ON_INITIATION) && !(await topicExists(tx, stream.id, topic));
   const triggers = (policy: number) => policy === ON_SEND || policy === ON_PARTICIPATION || (policy === ON_INITIATION && isNew);
+  const followNow = triggers(follow);
+  const unmuteNow = !followNow && triggers(unmute);
+  // Current policies, only of the users whose policy may change.
+  const ids = followNow || unmuteNow ? [sender.id, ...mentioned] : mentioned;
+  const current = ids.length ? await topicPolicies(tx, ids, stream.id, topic) : new Map<number, number>();
   const senderNow = current.get(sender.id) ?? VISIBILITY.inherit;
-  if (triggers(settings.automatically_follow_topics_policy)) {
+  if (followNow) {
     if (senderNow !== VISIBILITY.followed) out.set(sender.id, VISIBILITY.followed);
-  } else if (triggers(settings.automatically_unmute_topics_in_muted_streams_policy) && senderNow === VISIBILITY.inherit) {
+  } else if (unmuteNow && senderNow === VISIBILITY.inherit) {
     const sub = (await subscriptionsOf(tx, sender.id, [stream.id])).get(stream.id);
     if (sub?.active && sub.is_muted) out.set(sender.id, VISIBILITY.unmuted);
   }
   for (const id of mentioned) {
-    const user = m.users.get(id);
-    if (user && userSettingsOf(user.settings).automatically_follow_topics_where_mentioned && current.get(id) !== VISIBILITY.followed) {
-      out.set(id, VISIBILITY.followed);
-    }
+    if (current.get(id) !== VISIBILITY.followed) out.set(id, VISIBILITY.followed);
   }
   return out;
 }

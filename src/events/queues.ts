@@ -27,9 +27,13 @@ export interface QueuedEvent {
   json: string;
 }
 
-/** Appends fields (and the queue's event id) to a serialized object, without re-serializing it. */
-function withFields(baseJson: string, extra: Record<string, unknown> | undefined, id: number): string {
-  const extraJson = extra && Object.keys(extra).length ? JSON.stringify(extra).slice(1, -1) + ',' : '';
+/** An object's fields as JSON text to splice into another object: `"a":1,` ('' when none). */
+function fieldsJson(extra: Record<string, unknown> | undefined): string {
+  return extra && Object.keys(extra).length ? JSON.stringify(extra).slice(1, -1) + ',' : '';
+}
+
+/** Appends fields (given by fieldsJson) and the queue's event id to a serialized object, without re-serializing it. */
+function withFields(baseJson: string, extraJson: string, id: number): string {
   return `${baseJson.slice(0, -1)},${extraJson}"id":${id}}`;
 }
 
@@ -62,8 +66,13 @@ export class EventQueue {
 
   /** Queues an event given as JSON text of an object, plus fields of this queue's own. */
   pushJson(baseJson: string, extra: Record<string, unknown> | undefined): void {
+    this.pushFieldsJson(baseJson, fieldsJson(extra));
+  }
+
+  /** pushJson with the extra fields already serialized by fieldsJson. */
+  pushFieldsJson(baseJson: string, extraJson: string): void {
     const id = this.nextEventId++;
-    this.events.push({ id, json: withFields(baseJson, extra, id) });
+    this.events.push({ id, json: withFields(baseJson, extraJson, id) });
     this.wake();
   }
 
@@ -198,19 +207,28 @@ export class QueueManager {
     // made once however many queues receive it.
     const variants = new Map<string, string>();
     const recipients = new Set(e.userIds);
+    // Per-user fields shared by many recipients (a message's flags) are serialized once per object.
+    const extraJson = new Map<Record<string, unknown>, string>();
     for (const q of targets) {
       if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
-      let extra: Record<string, unknown> | undefined = { ...e.perUser?.[q.opts.userId], ...e.perQueue?.[q.id] };
-      if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra.flags = ['read', 'historical'];
+      const own = e.perUser?.[q.opts.userId];
+      const perQueue = e.perQueue?.[q.id];
+      let extra: Record<string, unknown> | undefined = own && !perQueue ? own : { ...own, ...perQueue };
+      if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra = { ...extra, flags: ['read', 'historical'] };
       if (q.opts.filter && !q.opts.filter(e.event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
-      if (Object.keys(extra).length === 0) extra = undefined;
       const key = type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : '';
       let json = variants.get(key);
       if (json === undefined) {
         json = JSON.stringify(type === 'message' ? messageForQueue(e.event, q.opts, e.rawContent) : e.event);
         variants.set(key, json);
       }
-      q.pushJson(json, extra);
+      if (extra === own && own) {
+        let text = extraJson.get(own);
+        if (text === undefined) extraJson.set(own, (text = fieldsJson(own)));
+        q.pushFieldsJson(json, text);
+      } else {
+        q.pushFieldsJson(json, fieldsJson(extra));
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
+import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
 import type { Services } from '../services.js';
 import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './router.js';
@@ -14,6 +15,15 @@ import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
 import { registerExportFiles } from './export_files.js';
 
+/**
+ * Fastify's schema compilers (Ajv for validation, fast-json-stringify for serialization), loaded
+ * only if a route ever declares a schema. No route does (parameters are read by Params), so an
+ * idle server does not hold the ~90 modules of Ajv. Resolved from Fastify's own dependencies.
+ */
+type CompilerBuilder = (...args: unknown[]) => unknown;
+const fastifyRequire = createRequire(createRequire(import.meta.url).resolve('fastify'));
+const lazyCompiler = (pkg: string) => (...args: unknown[]) => ((fastifyRequire(pkg) as () => CompilerBuilder)())(...args);
+
 function errorBody(err: ApiError) {
   return err.toBody();
 }
@@ -21,6 +31,12 @@ function errorBody(err: ApiError) {
 export function buildHttpServer(services: Services): FastifyInstance {
   const app = Fastify({
     logger: false,
+    schemaController: {
+      compilersFactory: {
+        buildValidator: lazyCompiler('@fastify/ajv-compiler') as never,
+        buildSerializer: lazyCompiler('@fastify/fast-json-stringify-compiler') as never,
+      },
+    },
     // Zulip clients send big JSON-encoded lists (drafts, principals); 10000-char messages fit easily.
     bodyLimit: 25 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2000 },

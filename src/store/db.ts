@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
 
@@ -14,8 +14,11 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export interface Database {
   readonly dialect: DialectName;
   readonly db: Kysely<DB>;
-  /** Runs fn in one transaction; the hooks it registers with onCommit run only after the commit. */
-  transaction<T>(fn: (tx: Transaction<DB>, onCommit: (hook: () => void) => void) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction; the hooks it registers with onCommit run only after the commit.
+   * `deferred` (SQLite's group commit only) takes rows to insert at the end of the transaction.
+   */
+  transaction<T>(fn: (tx: Transaction<DB>, onCommit: (hook: () => void) => void, deferred?: DeferredWrites) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -148,15 +151,32 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   };
 }
 
-type TxFn<T> = (tx: Transaction<DB>, onCommit: (hook: () => void) => void) => Promise<T>;
+export type UserMessageRow = { user_id: number; message_id: number; flags: number };
+
+/**
+ * Writes a transaction may hand over to be made just before its commit, all at once. Only for rows
+ * nothing in the same transaction reads back: a new message's flags rows. Made in key order over
+ * the whole batch, the scattered inserts into user_messages' per-user b-trees touch each page once.
+ */
+export interface DeferredWrites {
+  userMessages(rows: UserMessageRow[]): void;
+}
+
+type TxFn<T> = (tx: Transaction<DB>, onCommit: (hook: () => void) => void, deferred?: DeferredWrites) => Promise<T>;
 
 interface Job {
   fn: TxFn<unknown>;
   hooks: Array<() => void>;
+  /** Flags rows this job deferred to the end of the batch (dropped if its savepoint rolls back). */
+  userMessages: UserMessageRow[];
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
+
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT confab_job');
+const RELEASE = CompiledQuery.raw('RELEASE SAVEPOINT confab_job');
+const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT confab_job');
 
 /**
  * SQLite group commit: transactions that arrive while one is committing wait, then run together
@@ -171,7 +191,7 @@ class GroupCommit {
 
   run<T>(fn: TxFn<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn: fn as TxFn<unknown>, hooks: [], resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn: fn as TxFn<unknown>, hooks: [], userMessages: [], resolve: resolve as (v: unknown) => void, reject });
       // Start on the next turn of the event loop, not now: the statements of a batch never yield
       // to I/O (better-sqlite3 is synchronous), so requests already waiting on sockets must get
       // their turn to join this batch first.
@@ -198,20 +218,24 @@ class GroupCommit {
     try {
       await this.writer.transaction().execute(async (tx) => {
         for (const job of batch) {
+          const deferred: DeferredWrites = { userMessages: (rows) => void job.userMessages.push(...rows) };
           if (batch.length === 1) {
-            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h)) };
+            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
             continue;
           }
-          await sql`SAVEPOINT confab_job`.execute(tx);
+          await tx.executeQuery(SAVEPOINT);
           try {
-            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h)) };
-            await sql`RELEASE SAVEPOINT confab_job`.execute(tx);
+            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
+            await tx.executeQuery(RELEASE);
           } catch (error) {
-            await sql`ROLLBACK TO SAVEPOINT confab_job`.execute(tx);
-            await sql`RELEASE SAVEPOINT confab_job`.execute(tx);
+            await tx.executeQuery(ROLLBACK_TO);
+            await tx.executeQuery(RELEASE);
             job.outcome = { ok: false, error };
+            job.userMessages = [];
           }
         }
+        // A failure here fails the whole batch (below), as a failed commit would.
+        await insertSortedUserMessages(tx, batch.flatMap((job) => (job.outcome?.ok ? job.userMessages : [])));
       });
     } catch (error) {
       // A lone job's own error, or a failed commit: nothing of this batch was written.
@@ -227,6 +251,32 @@ class GroupCommit {
       } else {
         job.reject(outcome.error);
       }
+    }
+  }
+}
+
+/** Statement sizes for the sorted flush: few distinct texts, so each is prepared once. */
+const FLUSH_CHUNKS = [500, 100, 20, 5, 1];
+const valuesSql = new Map<number, string>();
+/**
+ * A later transaction of the same batch can only have made one of these rows by naming a message
+ * id before it was committed (a historical row, from a flag change or a reaction): the recipient's
+ * flags then join the ones it set, as if it had run after this message, and the batch does not
+ * fail. 256 is FLAG_BITS.historical (store/messages.ts), which a recipient's row does not carry.
+ */
+const MERGE_EXISTING = ' on conflict ("user_id", "message_id") do update set "flags" = excluded."flags" | ("user_messages"."flags" & ~256)';
+
+async function insertSortedUserMessages(tx: Transaction<DB>, rows: UserMessageRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  rows.sort((a, b) => a.user_id - b.user_id || a.message_id - b.message_id);
+  let i = 0;
+  for (const size of FLUSH_CHUNKS) {
+    let text = valuesSql.get(size);
+    if (!text) valuesSql.set(size, (text = `insert into "user_messages" ("user_id", "message_id", "flags") values ${Array(size).fill('(?, ?, ?)').join(', ')}${MERGE_EXISTING}`));
+    for (; rows.length - i >= size; i += size) {
+      const params: number[] = [];
+      for (let j = i; j < i + size; j++) params.push(rows[j]!.user_id, rows[j]!.message_id, rows[j]!.flags);
+      await tx.executeQuery(CompiledQuery.raw(text, params));
     }
   }
 }

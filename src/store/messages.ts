@@ -77,8 +77,11 @@ export async function findDmGroup(db: Executor, realmId: number, userIds: number
 export type NewMessage = Omit<MessageRow, 'id'>;
 
 export async function insertMessage(db: Executor, m: NewMessage): Promise<number> {
-  const row = await db.insertInto('messages').values(m).returning('id').executeTakeFirstOrThrow();
-  return row.id;
+  // Written as SQL: the query builder's cost for a row this wide shows in every send.
+  // As the builder does, a field left undefined is a column left out.
+  const columns = (Object.keys(m) as Array<keyof NewMessage>).filter((c) => m[c] !== undefined);
+  const { rows } = await sql<{ id: number }>`insert into messages (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(columns.map((c) => m[c]))}) returning id`.execute(db);
+  return rows[0]!.id;
 }
 
 /**

@@ -41,7 +41,12 @@ export async function setTopicPolicy(db: Executor, userId: number, streamId: num
     .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
     .execute();
   if (policy !== VISIBILITY.inherit) {
-    await db.insertInto('user_topics').values({ user_id: userId, stream_id: streamId, topic_name: topic, visibility_policy: policy, last_updated: now }).execute();
+    // A concurrent transaction (two first messages to a topic at once, on PostgreSQL) may have
+    // inserted the row since the delete: the later write wins instead of failing.
+    await sql`INSERT INTO user_topics (user_id, stream_id, topic_name, visibility_policy, last_updated)
+      VALUES (${userId}, ${streamId}, ${topic}, ${policy}, ${now})
+      ON CONFLICT (user_id, stream_id, lower(topic_name))
+      DO UPDATE SET topic_name = excluded.topic_name, visibility_policy = excluded.visibility_policy, last_updated = excluded.last_updated`.execute(db);
   }
 }
 
@@ -57,12 +62,7 @@ export async function listUserTopics(db: Executor, userId: number): Promise<User
 
 /** Whether any message exists in the topic yet. */
 export async function topicExists(db: Executor, streamId: number, topic: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('messages')
-    .select('id')
-    .where('stream_id', '=', streamId)
-    .where(sql<boolean>`lower(topic) = lower(${topic})`)
-    .limit(1)
-    .executeTakeFirst();
-  return !!row;
+  // Written as SQL: most channel messages run it (for the automatic follow policies).
+  const { rows } = await sql<{ id: number }>`select id from messages where stream_id = ${streamId} and lower(topic) = lower(${topic}) limit 1`.execute(db);
+  return rows.length > 0;
 }

@@ -24,6 +24,8 @@ const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 
 /** `to` of a channel message: a name (plain or JSON string), an id, or a one-element list of either. */
 function channelTarget(raw: string): { streamId?: number; streamName?: string } {
+  // A plain name cannot start a JSON value: skip the parse (and the exception it would throw).
+  if (!/^\s*[-\d"[{tfn]/.test(raw)) return { streamName: raw };
   let v: unknown;
   try {
     v = JSON.parse(raw);
