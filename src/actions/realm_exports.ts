@@ -9,6 +9,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
+import type { RealmExportTable, Row } from '../store/schema.js';
 import type { OnCommit } from '../events/publish.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { BadRequest, AdminRequired } from '../errors.js';
@@ -38,17 +39,7 @@ export interface RealmExport {
   export_type: ExportTypeName;
 }
 
-interface ExportRow {
-  id: number;
-  realm_id: number;
-  acting_user_id: number | null;
-  export_type: number;
-  requested_ms: number;
-  succeeded_ms: number | null;
-  failed_ms: number | null;
-  deleted_ms: number | null;
-  file_path: string | null;
-}
+type ExportRow = Row<RealmExportTable>;
 
 /** The address of an export's file: Zulip's local-storage path, answered by http/export_files.ts. */
 export function exportUrl(services: Services, filePath: string): string {
