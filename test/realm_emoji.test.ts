@@ -132,7 +132,9 @@ test('custom emoji: reactions use the id as code; deactivation by author or admi
   const notMine = await bob.delete('/realm/emoji/party_parrot');
   assert.deepEqual([notMine.status, notMine.body.msg], [400, 'Must be an organization administrator or emoji author']);
   const q = await openQueue(bob, ['realm_emoji']);
+  assert.match((await bob.post('/messages/render', { content: ':party_parrot:' })).body.rendered, /<img alt=":party_parrot:"/);
   assert.equal((await ann.delete('/realm/emoji/party_parrot')).status, 200);
+  assert.equal((await bob.post('/messages/render', { content: ':party_parrot:' })).body.rendered, '<p>:party_parrot:</p>', 'a deactivated emoji no longer renders');
   const evs = await queuedEvents(bob, q);
   assert.equal(evs[0].realm_emoji[parrot.id].deactivated, true);
   assert.equal((await bob.get('/realm/emoji')).body.emoji[parrot.id].deactivated, true);

@@ -73,8 +73,10 @@ async function activeUserIds(services: Services, realm: Realm): Promise<number[]
   return [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).map((u) => u.id);
 }
 
+/** After a change: the whole set to everyone, and the render cache dropped (in every process). */
 async function publishAll(services: Services, tx: Executor, onCommit: (hook: () => void) => void, realm: Realm, userIds: number[]): Promise<void> {
   const state = await realmEmojiState(tx, realm.id);
+  onCommit(() => services.cache.invalidateRealmEmoji(realm.id));
   publishAfterCommit(services, onCommit, {
     realmId: realm.id,
     userIds,

@@ -11,7 +11,6 @@ import { parseChannelLink } from '../markdown/channel_links.js';
 import { getStreamsByNames, subscriptionsOf } from '../store/channels.js';
 import { latestTopicMessageId } from '../store/messages.js';
 import { channelAccess } from './channel_access.js';
-import { listRealmEmoji } from '../store/emoji.js';
 import { emojiSourceUrl } from './realm_emoji.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { realmUrl } from '../http/shapes/realm.js';
@@ -62,7 +61,7 @@ export async function messageRenderContext(
   const { channels, topicLatest } = await resolveChannelLinks(services, realm, sender, graph, content);
   // Custom emoji are looked up only for content that can name one.
   const realmEmoji = /:[\w+-]+:/.test(content)
-    ? (await listRealmEmoji(services.database.db, realm.id)).filter((e) => !e.deactivated && e.file_name).map((e) => ({ name: e.name, source_url: emojiSourceUrl(realm.id, e.file_name!) }))
+    ? (await services.cache.realmEmoji(realm.id)).filter((e) => !e.deactivated && e.file_name).map((e) => ({ name: e.name, source_url: emojiSourceUrl(realm.id, e.file_name!) }))
     : [];
   return {
     realmEmoji,

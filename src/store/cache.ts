@@ -1,11 +1,13 @@
 // In-memory caches where Zulip keeps one: organizations, their users (the "realm user dicts"),
-// users by email for authentication, and the user-group graph for permission checks.
+// users by email for authentication, the user-group graph for permission checks, and the
+// linkifiers and custom emoji every rendered message consults.
 // Actions call the invalidate* methods after a commit that changes what a cache holds.
 import type { Database } from './db.js';
 import { getRealm, type Realm } from './realms.js';
 import { getUsersByEmail, listRealmUsers, type User } from './users.js';
 import { maxMessageIdOf } from './unreads.js';
 import { listLinkifiers } from './linkifiers.js';
+import { listRealmEmoji, type RealmEmojiRow } from './emoji.js';
 import { compilePattern, type CompiledPattern } from '../lib/linkifier_patterns.js';
 
 export interface LinkifierRule {
@@ -15,7 +17,7 @@ export interface LinkifierRule {
 import { listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
 
 export interface CacheInvalidation {
-  kind: 'realm' | 'users' | 'groups' | 'linkifiers';
+  kind: 'realm' | 'users' | 'groups' | 'linkifiers' | 'emoji';
   realmId: number;
 }
 
@@ -32,6 +34,7 @@ export class Cache {
   private byEmail = new Map<string, User[]>();
   private groupGraphs = new Map<number, GroupGraph>();
   private linkifierRules = new Map<number, LinkifierRule[]>();
+  private realmEmojiRows = new Map<number, RealmEmojiRow[]>();
   /** Each user's newest message id, kept current from the message events every process receives. */
   private maxMessageIds = new Map<number, number>();
 
@@ -48,6 +51,7 @@ export class Cache {
       if (what.kind === 'realm') this.invalidateRealm(what.realmId);
       else if (what.kind === 'users') this.invalidateUsers(what.realmId);
       else if (what.kind === 'groups') this.invalidateGroups(what.realmId);
+      else if (what.kind === 'emoji') this.invalidateRealmEmoji(what.realmId);
       else this.invalidateLinkifiers(what.realmId);
     } finally {
       this.broadcast = keep;
@@ -143,6 +147,21 @@ export class Cache {
     return rules;
   }
 
+  /** The organization's custom emoji (deactivated ones included), for rendering :name:. */
+  async realmEmoji(realmId: number): Promise<RealmEmojiRow[]> {
+    let rows = this.realmEmojiRows.get(realmId);
+    if (!rows) {
+      rows = await listRealmEmoji(this.database.db, realmId);
+      this.realmEmojiRows.set(realmId, rows);
+    }
+    return rows;
+  }
+
+  invalidateRealmEmoji(realmId: number): void {
+    this.realmEmojiRows.delete(realmId);
+    this.broadcast?.({ kind: 'emoji', realmId });
+  }
+
   invalidateLinkifiers(realmId: number): void {
     this.linkifierRules.delete(realmId);
     this.broadcast?.({ kind: 'linkifiers', realmId });
@@ -171,6 +190,7 @@ export class Cache {
     this.groupGraphs.clear();
     this.maxMessageIds.clear();
     this.linkifierRules.clear();
+    this.realmEmojiRows.clear();
   }
 }
 
