@@ -9,7 +9,8 @@ import { BadRequest } from '../errors.js';
 import { realmUrl } from '../http/shapes/realm.js';
 import { accessibleMessage } from './message_access.js';
 import { effectiveTopicsPolicy } from './messages.js';
-import { notificationBot, postChannelNotification, topicNarrowPath } from './notification_bot.js';
+import { notificationBot, postChannelNotification } from './notification_bot.js';
+import { topicNarrow } from '../lib/narrow_urls.js';
 import { renderBotMessage } from './bot_messages.js';
 
 /** Zulip's REPORT_MESSAGE_REASONS. */
@@ -42,7 +43,7 @@ function globalTime(seconds: number): string {
 function messageLinkSyntax(base: string, streamId: number, streamName: string, topic: string, messageId: number): string {
   const special = /[`>*&]|\$\$|\r|\n/;
   if (special.test(streamName) || special.test(topic) || topic === '') {
-    const url = `${base}/${topicNarrowPath(streamId, streamName, topic)}/near/${messageId}`;
+    const url = `${base}/${topicNarrow(streamId, streamName, topic)}/near/${messageId}`;
     const esc = (s: string) => s.replace(/([\\[\]])/g, '\\$1');
     return `[#${esc(streamName)} > ${esc(topic)} @ 💬](${url})`;
   }

@@ -3,6 +3,8 @@
 // made on first use; the messages it posts skip the checks a person's messages go through.
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { escapeHtml } from '../lib/html.js';
+import { topicNarrow } from '../lib/narrow_urls.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
@@ -69,21 +71,7 @@ export async function systemBot(services: Services, realmId: number, email: stri
 
 // ---- the markdown Zulip's notifications use, and its rendering ----
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
-/** Zulip's encode_hash_component: percent-encoding with '.' for '%' (and '.' itself encoded). */
-export function encodeHashComponent(s: string): string {
-  return encodeURIComponent(s)
-    .replace(/[!'()]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
-    .replace(/\./g, '%2E')
-    .replace(/%/g, '.');
-}
-
-export function topicNarrowPath(streamId: number, streamName: string, topic: string): string {
-  return `#narrow/channel/${streamId}-${encodeHashComponent(streamName.replace(/ /g, '-'))}/topic/${encodeHashComponent(topic)}`;
-}
 
 /** A piece of notification text: its markdown (stored as the content) and its HTML. */
 export interface Piece {
@@ -100,7 +88,7 @@ export function silentMention(u: User): Piece {
 
 /** Zulip's get_stream_topic_link_syntax: #**channel>topic**, or a plain link when names would break that syntax. */
 export function topicLink(stream: Stream, topic: string): Piece {
-  const path = topicNarrowPath(stream.id, stream.name, topic);
+  const path = topicNarrow(stream.id, stream.name, topic);
   const shown = topic === '' ? `<em>${EMPTY_TOPIC_DISPLAY_NAME}</em>` : escapeHtml(topic);
   const html = `<a class="stream-topic" data-stream-id="${stream.id}" href="/${path}">#${escapeHtml(stream.name)} &gt; ${shown}</a>`;
   const special = /[`>*&]|\$\$|\r|\n/;
@@ -113,7 +101,7 @@ export function topicLink(stream: Stream, topic: string): Piece {
 
 /** A link to one message in its (new) place. */
 export function messageLink(services: Services, realm: Realm, stream: Stream, topic: string, messageId: number, label: string): Piece {
-  const url = `${realmUrl(realm, services.config.externalUrl)}/${topicNarrowPath(stream.id, stream.name, topic)}/near/${messageId}`;
+  const url = `${realmUrl(realm, services.config.externalUrl)}/${topicNarrow(stream.id, stream.name, topic)}/near/${messageId}`;
   return { md: `[${label}](${url})`, html: `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>` };
 }
 

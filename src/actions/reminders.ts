@@ -3,6 +3,7 @@
 // name the message they are about; GET /scheduled_messages does not list them.
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { escapeHtml } from '../lib/html.js';
 import type { Services } from '../services.js';
 import { formatScheduled } from './scheduled.js';
 import { nowSeconds } from '../services.js';
@@ -18,14 +19,12 @@ import { realmUrl } from '../http/shapes/realm.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
 import { accessibleMessage } from './message_access.js';
 import { commitMessage, MAX_MESSAGE_LENGTH, type PreparedMessage } from './messages.js';
-import { notificationBot, silentMention, text, topicNarrowPath, type Piece } from './notification_bot.js';
+import { notificationBot, silentMention, text, type Piece } from './notification_bot.js';
+import { topicNarrow } from '../lib/narrow_urls.js';
 
 export const MAX_REMINDER_NOTE_LENGTH = 1000;
 const NOT_FOUND = 'Reminder does not exist';
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
 /** The API object (GET /reminders, reminders events). */
 export function formatReminder(m: ScheduledMessage): Record<string, unknown> {
@@ -59,7 +58,7 @@ async function reminderBody(services: Services, user: User, realm: Realm, messag
   let conversationUrl: string;
   if (message.stream_id !== null) {
     const stream = (await getStream(services.database.db, realm.id, message.stream_id))!;
-    const path = topicNarrowPath(stream.id, stream.name, message.topic);
+    const path = topicNarrow(stream.id, stream.name, message.topic);
     conversationUrl = `${base}/${path}/near/${message.id}`;
     const shownTopic = message.topic === '' ? `<em>${EMPTY_TOPIC_DISPLAY_NAME}</em>` : escapeHtml(message.topic);
     const html = `<a class="message-link" href="/${path}/near/${message.id}">#${escapeHtml(stream.name)} &gt; ${shownTopic} @ 💬</a>`;
