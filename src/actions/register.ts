@@ -127,7 +127,10 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('recent_private_conversations')) state.recent_private_conversations = [];
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (want('stop_words')) state.stop_words = [];
-  if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await usersVisibleTo(services, user, realm));
+  // Who a restricted guest may see: read once, for the user lists and the statuses alike.
+  let visibleUsers: Promise<Set<number> | null> | undefined;
+  const visibleToViewer = () => (visibleUsers ??= usersVisibleTo(services, user, realm));
+  if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await visibleToViewer());
   if (want('user_topic')) state.user_topics = await listUserTopics(db, user.id);
   if (want('video_calls')) {
     // No configured provider needs a per-user OAuth token (Jitsi needs none, BigBlueButton and
@@ -200,7 +203,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('realm_user')) {
     const viewerIsAdmin = isRealmAdmin(user);
     // A guest the organization restricts sees only some users (can_access_all_users_group).
-    const visible = await usersVisibleTo(services, user, realm);
+    const visible = await visibleToViewer();
     const active: unknown[] = [];
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);
