@@ -92,7 +92,9 @@ function emoticonAt(text: string, index: number, length: number): boolean {
 /** Splits one text token's content into text and emoji HTML tokens. */
 function splitText(state: StateCore, env: RenderEnv, content: string): Token[] | null {
   const found: Array<{ start: number; end: number; html: string }> = [];
-  for (const m of content.matchAll(UNICODE_EMOJI_RE)) {
+  // Every emoji has a code point past ASCII: plain ASCII text skips the Unicode-property scan.
+  const ascii = /^[\x00-\x7f]*$/.test(content);
+  for (const m of ascii ? [] : content.matchAll(UNICODE_EMOJI_RE)) {
     const code = codeOf(m[0]);
     const name = canonicalNameForCode(code);
     if (name) found.push({ start: m.index, end: m.index + m[0].length, html: unicodeSpan(code, name) });
