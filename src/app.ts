@@ -7,7 +7,7 @@ import { Cache, type CacheInvalidation } from './store/cache.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import { buildHttpServer } from './http/server.js';
-import { RateLimiter, type Limiter } from './http/rate_limit.js';
+import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
 const CACHE_EVENT = '__cache_invalidation';
@@ -15,8 +15,8 @@ import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
 import { listRealms } from './store/realms.js';
-import { registerFakeEmailDomain } from './http/shapes/users.js';
-import { botDomain } from './http/shapes/realm.js';
+import { registerFakeEmailDomain } from './shapes/users.js';
+import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
 
@@ -62,7 +62,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   }
   let rateLimiter: Limiter | null = null;
   if (config.rateLimits && redisUrl) {
-    const { RedisRateLimiter } = await import('./http/redis_rate_limit.js');
+    const { RedisRateLimiter } = await import('./lib/redis_rate_limit.js');
     rateLimiter = new RedisRateLimiter(config.rateLimits, redisUrl, config.redisPrefix);
   } else if (config.rateLimits) {
     rateLimiter = new RateLimiter(config.rateLimits);

@@ -1,5 +1,5 @@
 // Operator configuration, read from the environment (names are part of the operator interface).
-import { parseRateLimits, type RateLimitConfig } from './http/rate_limit.js';
+import { parseRateLimits, type RateLimitConfig } from './lib/rate_limit.js';
 
 export interface Config {
   databaseUrl: string;

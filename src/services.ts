@@ -4,7 +4,7 @@ import type { Database } from './store/db.js';
 import type { Cache } from './store/cache.js';
 import type { EventBus } from './events/bus.js';
 import type { QueueManager } from './events/queues.js';
-import type { Limiter } from './http/rate_limit.js';
+import type { Limiter } from './lib/rate_limit.js';
 
 export interface Services {
   config: Config;

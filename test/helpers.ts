@@ -12,7 +12,7 @@ import { createOrganization } from '../src/actions/realms.js';
 import { insertAccount } from '../src/actions/users.js';
 import { ROLE, type RoleName } from '../src/store/users.js';
 import { nowSeconds } from '../src/services.js';
-import type { RateLimitConfig } from '../src/http/rate_limit.js';
+import type { RateLimitConfig } from '../src/lib/rate_limit.js';
 
 export const TEST_DATABASE_URL = process.env.CONFAB_TEST_DATABASE_URL || 'sqlite';
 export const ON_POSTGRES = TEST_DATABASE_URL.startsWith('postgres');

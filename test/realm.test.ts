@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, openQueue, queuedEvents, type Client, type TestServer } from './helpers.js';
-import { realmStateFields } from '../src/http/shapes/realm.js';
+import { realmStateFields } from '../src/shapes/realm.js';
 import { getRealm } from '../src/store/realms.js';
 
 let t: TestServer;

@@ -9,8 +9,8 @@ import { getStream, isSubscribed } from '../store/channels.js';
 import { setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { channelAccess } from './channel_access.js';
-import { normalizeTopic } from './messages.js';
+import { channelAccess } from '../access/channel_access.js';
+import { normalizeTopic } from '../lib/message_text.js';
 
 export const MAX_ALERT_WORD_LENGTH = 100;
 

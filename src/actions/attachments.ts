@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import { ROLE, type User } from '../store/users.js';
-import type { UploadedFile } from '../http/multipart.js';
+import type { UploadedFile } from '../lib/uploads.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import {

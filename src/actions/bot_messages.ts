@@ -9,7 +9,8 @@ import type { OnCommit } from '../events/publish.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { renderMarkdown, type Rendered } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
-import { normalizeContent, writeMessage } from './messages.js';
+import { writeMessage } from './messages.js';
+import { normalizeContent } from '../lib/message_text.js';
 import { systemBot } from './notification_bot.js';
 
 export const WELCOME_BOT_EMAIL = 'welcome-bot@zulip.com';

@@ -9,8 +9,8 @@ import { activeUserSubscriberIds, allSubscriptionsOf, getStream, getStreamByName
 import { VISIBILITY } from '../store/user_topics.js';
 import { isUserInGroup } from '../store/cache.js';
 import { ApiError, BadRequest, InvalidStreamId, NoSuchUser, NotAllowed } from '../errors.js';
-import { channelAccess, isRealmAdmin } from './channel_access.js';
-import { canSeeSubscribers } from '../http/shapes/channels.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
+import { canSeeSubscribers } from '../shapes/channels.js';
 import { isUniqueViolation, prepareSubscribe, type SubscribeRequest, type SubscribeResult } from './channels.js';
 import { prepareUnsubscribe, type UnsubscribeResult } from './unsubscribe.js';
 import { setUserTopic } from './alert_words.js';

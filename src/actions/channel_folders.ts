@@ -8,7 +8,7 @@ import type { Executor } from '../store/db.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 
 export const MAX_FOLDER_NAME_LENGTH = 60;
 export const MAX_FOLDER_DESCRIPTION_LENGTH = 1024;

@@ -25,15 +25,15 @@ import {
   type Subscription,
 } from '../store/channels.js';
 import { BadRequest, IncompatibleParameters, NotAllowed, OwnerRequired } from '../errors.js';
-import { channelAccess, isRealmAdmin } from './channel_access.js';
-import { storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
-import { subscriptionEvents, type SubscriptionOutcome } from '../http/shapes/channels.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
+import type { GroupSettingValue } from '../access/group_settings.js';
+import { storeGroupSettingValue } from './group_settings.js';
+import { subscriptionEvents, type SubscriptionOutcome } from '../shapes/channels.js';
 import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from './channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { addNewUserHistory, defaultStreamsForNewUser } from './default_streams.js';
 
-export { subscriptionStateFor, usersWhoCanSee, type SubscriptionState } from '../http/shapes/channels.js';
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;

@@ -6,7 +6,7 @@ import type { User } from '../store/users.js';
 import { ROLE, updateUser } from '../store/users.js';
 import { ApiError, BadRequest, NoSuchUser, AdminRequired, OwnerRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import type { Executor } from '../store/db.js';
 import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
 

@@ -7,8 +7,8 @@ import { ROLE } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { defaultStreamIds, getStream, isSubscribed, setDefaultStream, streamFromRow, type Stream } from '../store/channels.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
-import { channelAccess } from './channel_access.js';
-import { requireRealmAdmin } from './users.js';
+import { channelAccess } from '../access/channel_access.js';
+import { requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { FLAG_BITS, insertUserMessages } from '../store/messages.js';
 

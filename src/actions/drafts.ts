@@ -6,10 +6,10 @@ import type { User } from '../store/users.js';
 import { deleteDraft, deleteSnippet, getDraft, getSnippet, insertDrafts, insertSnippet, updateDraft, updateSnippet, type NewDraft } from '../store/drafts.js';
 import { getStream, isSubscribed } from '../store/channels.js';
 import { BadRequest, InvalidStreamId, ResourceNotFound } from '../errors.js';
-import { channelAccess } from './channel_access.js';
+import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { userSettingsOf } from '../lib/user_settings.js';
-import { check } from '../http/params.js';
+import { check } from '../lib/params.js';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 60;
 

@@ -9,7 +9,7 @@ import { getUserByEmail, updateUser } from '../store/users.js';
 import { BadRequest } from '../errors.js';
 import { sendMail } from '../lib/mail.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { validateEmail } from './users.js';
 
 /** A confirmation link is good for a day, as Zulip's are. */

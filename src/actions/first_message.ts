@@ -7,7 +7,7 @@ import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { subscriberIds, type Stream } from '../store/channels.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { usersWhoCanSee } from '../http/shapes/channels.js';
+import { usersWhoCanSee } from '../shapes/channels.js';
 
 /** Reads the channels' first_message_id now (in the transaction) and announces those that differ from `before`. */
 export async function announceFirstMessageIds(

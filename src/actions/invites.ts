@@ -11,8 +11,8 @@ import { ApiError, BadRequest, NotAllowed, AdminRequired, OwnerRequired } from '
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { sendMail } from '../lib/mail.js';
 import { hashPassword } from '../lib/secrets.js';
-import { realmUrl } from '../http/shapes/realm.js';
-import { subscriptionEvents } from '../http/shapes/channels.js';
+import { realmUrl } from '../shapes/realm.js';
+import { subscriptionEvents } from '../shapes/channels.js';
 import {
   INVITE_STATUS,
   getInvite,
@@ -23,10 +23,11 @@ import {
   setInviteStatus,
   type Invite,
 } from '../store/invites.js';
-import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { canAddSubscribers, subscribeNewAccountTo } from './channels.js';
 import { defaultStreamsForNewUser } from './default_streams.js';
-import { audienceFor, checkUniqueName, insertAccount, publishUserAdded, requireMemberOrAdmin, validateEmail, validateFullName } from './users.js';
+import { audienceFor, checkUniqueName, insertAccount, publishUserAdded, validateEmail, validateFullName } from './users.js';
+import { requireMemberOrAdmin } from '../access/roles.js';
 import { notificationBot, silentMention } from './notification_bot.js';
 import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } from './bot_messages.js';
 

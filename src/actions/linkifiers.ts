@@ -6,7 +6,7 @@ import type { Executor } from '../store/db.js';
 import { linkifierForClient, listLinkifiers, type Linkifier } from '../store/linkifiers.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { compilePattern } from '../lib/linkifier_patterns.js';
 import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
 

@@ -9,7 +9,7 @@ import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { accessibleMessage } from './message_access.js';
+import { accessibleMessage } from '../queries/message_access.js';
 
 /** Whether a message sent at sentAt is still within a time limit (null: no limit). */
 export function withinLimit(sentAt: number, limit: number | null): boolean {

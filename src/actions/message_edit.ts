@@ -13,9 +13,9 @@ import { isUserInGroup } from '../store/cache.js';
 import type { Executor } from '../store/db.js';
 import { VISIBILITY } from '../store/user_topics.js';
 import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors.js';
-import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { announceFirstMessageIds } from './first_message.js';
 import { messageLink, notificationBot, paragraph, postChannelNotification, silentMention, text, topicLink } from './notification_bot.js';
 import { renderMarkdown } from '../markdown/render.js';
@@ -23,8 +23,10 @@ import { contentFlags } from '../markdown/content_flags.js';
 import { messageRenderContext } from './render_context.js';
 import { updateMessageAttachments } from './attachments.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from './messages.js';
-import { accessibleMessage, type EditEntry } from './message_access.js';
+import { effectiveTopicsPolicy } from './messages.js';
+import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
+import { accessibleMessage } from '../queries/message_access.js';
+import type { EditEntry } from '../store/messages.js';
 import { withinLimit } from './message_delete.js';
 
 

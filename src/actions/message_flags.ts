@@ -9,10 +9,10 @@ import { FLAG_BITS, flagsFor, getMessages, insertUserMessages, type FlagName, ty
 import { getStreamsByIds, subscriptionsOf, type Subscription } from '../store/channels.js';
 import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
-import { channelAccess } from './channel_access.js';
+import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { fetchMessages, type Anchor } from '../queries/messages.js';
-import type { Term } from '../queries/narrow.js';
+import type { Term } from '../queries/terms.js';
 
 /** Flags a user may set or clear; the rest are the server's to decide. */
 const EDITABLE: ReadonlySet<string> = new Set(['read', 'starred', 'collapsed']);

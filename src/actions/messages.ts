@@ -19,14 +19,12 @@ import { alertWordsFor, containsAlertWord } from './alert_words.js';
 import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
-import { channelAccess } from './channel_access.js';
+import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { EMPTY_TOPIC_DISPLAY_NAME, shapeMessage } from '../http/shapes/messages.js';
-import { apiEmail, usersByAddress } from '../http/shapes/users.js';
+import { shapeMessage } from '../shapes/messages.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
+import { apiEmail, usersByAddress } from '../shapes/users.js';
 import { claimMessageAttachments } from './attachments.js';
-
-export const MAX_MESSAGE_LENGTH = 10000;
-export const MAX_TOPIC_LENGTH = 60;
 
 export type SendTarget =
   | { kind: 'stream'; streamId?: number; streamName?: string; topic: string | undefined }
@@ -45,30 +43,6 @@ export interface SendRequest {
 export function defaultReadBySender(clientName: string): boolean {
   const c = clientName.toLowerCase();
   return ['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android'].includes(c) || c.includes('desktop app');
-}
-
-/** Zulip truncates over-long content and topics rather than refusing them; lengths count code points. */
-function truncate(s: string, max: number, marker: string): string {
-  if (s.length <= max) return s;
-  const points = Array.from(s);
-  return points.length <= max ? s : points.slice(0, max - marker.length).join('') + marker;
-}
-
-export function normalizeContent(raw: string): string {
-  const content = raw.trimEnd().replace(/^\n+/, '');
-  if (!content) throw new BadRequest('Message must not be empty');
-  if (content.includes('\u0000')) throw new BadRequest('Message must not contain null bytes');
-  return truncate(content, MAX_MESSAGE_LENGTH, '\n[message truncated]');
-}
-
-export function normalizeTopic(raw: string): string {
-  let topic = raw.trim();
-  if (topic === '(no topic)' || topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
-  for (let i = 0; i < topic.length; i++) {
-    const c = topic.charCodeAt(i);
-    if (c === 0 || (c < 0x20 && c !== 0x09) || c === 0x7f) throw new BadRequest(`Invalid character in topic, at position ${i + 1}!`);
-  }
-  return truncate(topic, MAX_TOPIC_LENGTH, '...');
 }
 
 /** The topics policy in force for a channel, its own or the organization's. */

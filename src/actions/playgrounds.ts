@@ -5,7 +5,7 @@ import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
 
 export interface Playground {

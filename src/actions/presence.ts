@@ -1,6 +1,6 @@
 // Presence: clients report "active" or "idle" about once a minute; everyone may read it.
 import { sql } from 'kysely';
-import { apiEmail } from '../http/shapes/users.js';
+import { apiEmail } from '../shapes/users.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';

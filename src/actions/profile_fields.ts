@@ -8,8 +8,9 @@ import type { Executor } from '../store/db.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
-import { isRealmAdmin } from './channel_access.js';
-import { audienceFor, requireRealmAdmin } from './users.js';
+import { isRealmAdmin } from '../access/channel_access.js';
+import { audienceFor } from './users.js';
+import { requireRealmAdmin } from '../access/roles.js';
 
 export const FIELD_TYPE = { short_text: 1, long_text: 2, select: 3, date: 4, url: 5, user: 6, external_account: 7, pronouns: 8 } as const;
 

@@ -1,7 +1,7 @@
 // Emoji reactions: anyone who can read a message may react to it. The first reaction with an emoji
 // is checked like a new use of that emoji; later ones are votes for it and take its name. Events go
 // to everyone who has the message, and for channels with shared history to all subscribers.
-import { apiEmail } from '../http/shapes/users.js';
+import { apiEmail } from '../shapes/users.js';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
@@ -13,7 +13,7 @@ import { userSettingsOf } from '../lib/user_settings.js';
 import { nowSeconds } from '../services.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { BadRequest, InvalidMessage, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
-import { accessibleMessage } from './message_access.js';
+import { accessibleMessage } from '../queries/message_access.js';
 import { checkEmoji, emojiByName } from './emoji.js';
 import type { ReactionType } from '../store/emoji.js';
 

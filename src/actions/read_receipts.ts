@@ -5,7 +5,7 @@ import type { User } from '../store/users.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { BadRequest } from '../errors.js';
-import { accessibleMessage } from './message_access.js';
+import { accessibleMessage } from '../queries/message_access.js';
 
 /**
  * The ids of active users who have read the message, without its sender, users who turned off

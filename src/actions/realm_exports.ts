@@ -13,7 +13,7 @@ import type { RealmExportTable, Row } from '../store/schema.js';
 import type { OnCommit } from '../events/publish.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { BadRequest, AdminRequired } from '../errors.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { tarArchive, type TarEntry } from '../lib/tar.js';
 

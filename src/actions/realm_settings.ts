@@ -12,9 +12,10 @@ import type { SystemGroupName } from '../store/groups.js';
 import { syncFullMembers } from '../store/groups.js';
 import { getStream } from '../store/channels.js';
 import { BadRequest, OwnerRequired } from '../errors.js';
-import type { Params } from '../http/params.js';
-import { groupSettingValue, parseGroupSettingUpdate, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
-import { requireRealmAdmin } from './users.js';
+import type { Params } from '../lib/params.js';
+import { groupSettingValue, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
+import { storeGroupSettingValue } from './group_settings.js';
+import { requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
 

@@ -6,7 +6,7 @@ import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { USER_SETTING_DEFAULTS, type UserSettings } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { requireRealmAdmin } from './users.js';
+import { requireRealmAdmin } from '../access/roles.js';
 
 /** Settings a realm default may not hold: they are each person's own. */
 export const NOT_REALM_DEFAULTS: ReadonlySet<string> = new Set(['timezone', 'default_language', 'enable_marketing_emails', 'enable_login_emails', 'allow_private_data_export']);

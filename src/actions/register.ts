@@ -12,11 +12,11 @@ import { listDrafts, listSnippets } from '../store/drafts.js';
 import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
-import { formatUser, userForClient, apiEmail } from '../http/shapes/users.js';
+import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
 import { usersVisibleTo } from './users.js';
-import { botDomain, realmStateFields } from '../http/shapes/realm.js';
-import { userGroupsForClient } from '../http/shapes/groups.js';
-import { subscriptionStateFor } from './channels.js';
+import { botDomain, realmStateFields } from '../shapes/realm.js';
+import { userGroupsForClient } from '../shapes/groups.js';
+import { subscriptionStateFor } from '../shapes/channels.js';
 import { listScheduledMessages } from './scheduled.js';
 import { listPendingReminders } from './reminders.js';
 import { listNavigationViews } from './navigation_views.js';
@@ -29,7 +29,7 @@ import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
 import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
-import { isRealmAdmin } from './channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { devicesState } from './devices.js';
 
 export const LIMITS = {

@@ -5,7 +5,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { escapeHtml } from '../lib/html.js';
 import type { Services } from '../services.js';
-import { formatScheduled } from './scheduled.js';
+import { formatScheduled } from '../shapes/scheduled.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
@@ -15,10 +15,11 @@ import { deleteScheduled, getPendingScheduled, insertScheduled, listPendingSched
 import { BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
-import { realmUrl } from '../http/shapes/realm.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
-import { accessibleMessage } from './message_access.js';
-import { commitMessage, MAX_MESSAGE_LENGTH, type PreparedMessage } from './messages.js';
+import { realmUrl } from '../shapes/realm.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
+import { accessibleMessage } from '../queries/message_access.js';
+import { commitMessage, type PreparedMessage } from './messages.js';
+import { MAX_MESSAGE_LENGTH } from '../lib/message_text.js';
 import { notificationBot, silentMention, text, type Piece } from './notification_bot.js';
 import { topicNarrow } from '../lib/narrow_urls.js';
 

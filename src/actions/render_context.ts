@@ -10,10 +10,10 @@ import { renderMarkdown, type LinkableChannel, type MentionGroup, type RenderCon
 import { parseChannelLink } from '../markdown/channel_links.js';
 import { getStreamsByNames, subscriptionsOf } from '../store/channels.js';
 import { latestTopicMessageId } from '../store/messages.js';
-import { channelAccess } from './channel_access.js';
+import { channelAccess } from '../access/channel_access.js';
 import { emojiSourceUrl } from './realm_emoji.js';
 import { userSettingsOf } from '../lib/user_settings.js';
-import { realmUrl } from '../http/shapes/realm.js';
+import { realmUrl } from '../shapes/realm.js';
 
 /** Groups a message may mention by name: named, user-made and active. */
 export function mentionableGroups(graph: GroupGraph): MentionGroup[] {

@@ -19,6 +19,7 @@ import { commitMessage, prepareMessage, type PreparedMessage, type SendTarget } 
 import { publishAfterCommit } from '../events/publish.js';
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 import { deliverReminder } from './reminders.js';
+import { formatScheduled } from '../shapes/scheduled.js';
 
 export type ScheduledType = 'stream' | 'direct';
 
@@ -48,21 +49,6 @@ function targetOf(type: ScheduledType, to: number | number[], topic: string | un
 
 function checkFuture(ts: number): void {
   if (ts <= nowSeconds()) throw new BadRequest('Scheduled delivery time must be in the future.');
-}
-
-/** The API object (GET /scheduled_messages, scheduled_messages events). */
-export function formatScheduled(m: ScheduledMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    scheduled_message_id: m.id,
-    type: m.recipient_type === 'stream' ? 'stream' : 'private',
-    to: m.recipient_type === 'stream' ? m.stream_id : m.to_user_ids,
-    content: m.content,
-    rendered_content: m.rendered_content,
-    scheduled_delivery_timestamp: m.scheduled_timestamp,
-    failed: m.failed,
-  };
-  if (m.recipient_type === 'stream') out.topic = m.topic;
-  return out;
 }
 
 function recipientFields(p: PreparedMessage) {

@@ -9,8 +9,8 @@ import { BadRequest, AdminRequired } from '../errors.js';
 import { hashPassword, verifyPassword } from '../lib/secrets.js';
 import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { apiEmail, canSeeDeliveryEmail } from '../http/shapes/users.js';
-import { isRealmAdmin } from './channel_access.js';
+import { apiEmail, canSeeDeliveryEmail } from '../shapes/users.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { validateFullName } from './users.js';
 
 export interface TargetUsers {

@@ -11,7 +11,7 @@ import { deleteMessagesByIds } from '../store/messages.js';
 import { VISIBILITY } from '../store/user_topics.js';
 import { InvalidStreamId, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { channelAccess, isRealmAdmin } from './channel_access.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { announceFirstMessageIds } from './first_message.js';
 
 const BATCH = 1000;

@@ -1,15 +1,15 @@
 // Typing notifications: nothing is stored, the event goes to the other people in the conversation.
-import { apiEmail } from '../http/shapes/users.js';
+import { apiEmail } from '../shapes/users.js';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream, subscriberIds } from '../store/channels.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
-import { channelAccess } from './channel_access.js';
+import { channelAccess } from '../access/channel_access.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { dmGroupMembers } from '../store/messages.js';
 import { checkContentEditAllowed } from './message_edit.js';
-import { accessibleMessage } from './message_access.js';
+import { accessibleMessage } from '../queries/message_access.js';
 
 export type TypingTarget = { kind: 'stream'; streamId: number; topic: string; op: 'start' | 'stop' } | { kind: 'direct'; userIds: number[]; op: 'start' | 'stop' };
 

@@ -5,8 +5,8 @@ import type { User } from '../store/users.js';
 import { deactivateSubscriptions, getStreamByName, subscriberIdsByStream, type Stream } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { NotAllowed, StreamDoesNotExist } from '../errors.js';
-import { channelAccess, isRealmAdmin } from './channel_access.js';
-import { usersWhoCanSee } from './channels.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
+import { usersWhoCanSee } from '../shapes/channels.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 

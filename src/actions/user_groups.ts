@@ -10,7 +10,8 @@ import type { Executor } from '../store/db.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { groupSettingValue, sameGroupSettingValue, storeGroupSettingValue, type GroupSettingValue } from './group_settings.js';
+import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
+import { storeGroupSettingValue } from './group_settings.js';
 
 export const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'] as const;
 export type GroupSetting = (typeof GROUP_SETTINGS)[number];

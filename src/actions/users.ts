@@ -7,17 +7,18 @@ import { setSystemGroupMembership } from '../store/groups.js';
 import { getRealm } from '../store/realms.js';
 import type { Realm } from '../store/realms.js';
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
-import { BadRequest, NotAllowed, NoSuchUser, AdminRequired, OwnerRequired } from '../errors.js';
+import { BadRequest, NotAllowed, NoSuchUser, OwnerRequired } from '../errors.js';
 import { generateApiKey, hashPassword } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
+import { requireMemberOrAdmin, requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { canSeeDeliveryEmail, formatUser, apiEmail } from '../http/shapes/users.js';
-import { botDomain } from '../http/shapes/realm.js';
-import { isRealmAdmin } from './channel_access.js';
+import { canSeeDeliveryEmail, formatUser, apiEmail } from '../shapes/users.js';
+import { botDomain } from '../shapes/realm.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { subscribeNewAccountToDefaults } from './channels.js';
 import { realmUserDefaultOverrides } from './realm_user_defaults.js';
-import { subscriptionEvents } from '../http/shapes/channels.js';
+import { subscriptionEvents } from '../shapes/channels.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 export const MAX_NAME_LENGTH = 100;
@@ -164,16 +165,6 @@ function publishSystemGroupMoves(services: Services, onCommit: OnCommit, realmId
 
 async function rowAsUser(tx: Executor, id: number): Promise<User> {
   return userFromRow(await tx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
-}
-
-export function requireRealmAdmin(caller: User): void {
-  if (!isRealmAdmin(caller)) throw new AdminRequired();
-}
-
-/** Zulip's require_member_or_admin: no guests, no bots. */
-export function requireMemberOrAdmin(caller: User): void {
-  if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
-  if (caller.is_bot) throw new NotAllowed('This endpoint does not accept bot requests.');
 }
 
 // ---- actions behind the API ----

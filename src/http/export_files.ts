@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import { requestUser } from './user_uploads.js';
-import { isRealmAdmin } from '../actions/channel_access.js';
+import { isRealmAdmin } from '../access/channel_access.js';
 import { exportByPath } from '../actions/realm_exports.js';
 
 export function registerExportFiles(app: FastifyInstance, services: Services): void {

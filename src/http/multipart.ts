@@ -4,16 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Busboy } from '@fastify/busboy';
 import { BadRequest } from '../errors.js';
-
-export interface UploadedFile {
-  /** The form field the file came in (`file`, `filename`, or anything a client chose). */
-  field: string;
-  filename: string;
-  mimeType: string;
-  data: Buffer;
-  /** The file was longer than the server-wide cap and was cut off: refuse it. */
-  truncated: boolean;
-}
+import type { UploadedFile } from '../lib/uploads.js';
 
 /** No upload, whatever an organization allows, is read past this (Zulip's largest default is 100 MiB). */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;

@@ -4,12 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { Params } from './params.js';
+import { Params } from '../lib/params.js';
 import { authenticate } from './auth.js';
-import type { Verdict } from './rate_limit.js';
+import type { Verdict } from '../lib/rate_limit.js';
 import { BadRequest } from '../errors.js';
-import { registerFakeEmailDomain } from './shapes/users.js';
-import { botDomain } from './shapes/realm.js';
+import { registerFakeEmailDomain } from '../shapes/users.js';
+import { botDomain } from '../shapes/realm.js';
 
 export const API_PREFIX = '/api/v1';
 

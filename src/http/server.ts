@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
 import type { Services } from '../services.js';
 import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './router.js';
-import { RateLimitExceeded } from './rate_limit.js';
+import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerPages } from './pages.js';
 import { registerEmojiFiles } from './emoji_files.js';

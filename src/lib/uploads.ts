@@ -238,3 +238,14 @@ export function linkedUploadPaths(html: string, externalUrl: string): string[] {
   }
   return [...out];
 }
+
+/** A file part of a multipart/form-data request. */
+export interface UploadedFile {
+  /** The form field the file came in (`file`, `filename`, or anything a client chose). */
+  field: string;
+  filename: string;
+  mimeType: string;
+  data: Buffer;
+  /** The file was longer than the server-wide cap and was cut off: refuse it. */
+  truncated: boolean;
+}

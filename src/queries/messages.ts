@@ -7,10 +7,10 @@ import { ROLE, type User } from '../store/users.js';
 import type { DB } from '../store/schema.js';
 import { FLAG_BITS, findDmGroup, messageFromRow, type MessageRow } from '../store/messages.js';
 import { isSubscribed } from '../store/channels.js';
-import { channelAccess } from '../actions/channel_access.js';
-import type { Term } from './narrow.js';
+import { channelAccess } from '../access/channel_access.js';
+import type { Term } from './terms.js';
 import { parseSearch, searchCondition, type SearchQuery } from './search.js';
-import type { DialectName } from '../store/db.js';
+import type { DialectName } from '../store/dialect.js';
 import { VISIBILITY } from '../store/user_topics.js';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;

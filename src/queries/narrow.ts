@@ -5,32 +5,11 @@ import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
 import type { Stream } from '../store/channels.js';
 import { getStream, getStreamByName, isSubscribed } from '../store/channels.js';
-import { channelAccess } from '../actions/channel_access.js';
-import { accessibleMessage } from '../actions/message_access.js';
-import { usersByAddress } from '../http/shapes/users.js';
+import { channelAccess } from '../access/channel_access.js';
+import { accessibleMessage } from './message_access.js';
+import { usersByAddress } from '../shapes/users.js';
 import { dmGroupMembers, type MessageRow } from '../store/messages.js';
-
-export interface RawTerm {
-  operator: string;
-  operand: unknown;
-  negated: boolean;
-}
-
-export type IsOperand = 'starred' | 'mentioned' | 'unread' | 'dm' | 'alerted' | 'resolved' | 'followed' | 'muted';
-
-export type Term =
-  | { kind: 'channel'; stream: Stream; negated: boolean }
-  | { kind: 'topic'; topic: string; negated: boolean }
-  | { kind: 'dm'; userIds: number[]; negated: boolean }
-  | { kind: 'dm_including'; userId: number; groupsOnly: boolean; negated: boolean }
-  | { kind: 'sender'; userId: number; negated: boolean }
-  | { kind: 'is'; what: IsOperand; negated: boolean }
-  | { kind: 'has'; what: 'link' | 'image' | 'attachment' | 'reaction'; negated: boolean }
-  | { kind: 'in_home'; negated: boolean }
-  | { kind: 'id'; id: number; negated: boolean }
-  | { kind: 'channels_public'; negated: boolean }
-  | { kind: 'search'; text: string; negated: boolean }
-  | { kind: 'empty' };
+import type { IsOperand, RawTerm, Term } from './terms.js';
 
 export function parseNarrow(v: unknown): RawTerm[] {
   if (!Array.isArray(v)) throw new BadRequest('narrow is not a list');

@@ -5,7 +5,8 @@
 // to_tsvector('english', topic || ' ' || content) (both made in migration 0017_message_search).
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { stemmer } from 'stemmer';
-import { CUSTOM_PLAN, type DialectName } from '../store/db.js';
+import { CUSTOM_PLAN } from '../store/db.js';
+import type { DialectName } from '../store/dialect.js';
 
 export interface SearchQuery {
   /** Lowercased words, in order, without repeats. */

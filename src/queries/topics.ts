@@ -4,8 +4,8 @@ import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
 import { getStream, isSubscribed } from '../store/channels.js';
 import { InvalidStreamId } from '../errors.js';
-import { channelAccess } from '../actions/channel_access.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../http/shapes/messages.js';
+import { channelAccess } from '../access/channel_access.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 
 export async function channelTopics(services: Services, user: User, streamId: number, allowEmptyTopicName: boolean): Promise<Array<{ name: string; max_id: number }>> {
   const db = services.database.db;

@@ -1,5 +1,6 @@
 // Opens the database (SQLite through better-sqlite3, or PostgreSQL through pg) behind one Kysely
 // query builder, and runs transactions whose after-commit hooks carry the events out.
+import type { DialectName } from './dialect.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -8,7 +9,6 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transa
 import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
 
-export type DialectName = 'sqlite' | 'postgres';
 export type Executor = Kysely<DB> | Transaction<DB>;
 
 export interface Database {

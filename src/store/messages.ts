@@ -207,3 +207,15 @@ export async function latestTopicMessageId(db: Executor, streamId: number, topic
     .executeTakeFirst();
   return row?.latest == null ? undefined : Number(row.latest);
 }
+
+/** One entry of a message's stored edit history (what one edit changed). */
+export interface EditEntry {
+  timestamp: number;
+  user_id: number;
+  prev_content?: string;
+  prev_rendered_content?: string;
+  prev_topic?: string;
+  topic?: string;
+  prev_stream?: number;
+  stream?: number;
+}

@@ -1,7 +1,7 @@
 // One ordered list of migrations for SQLite and PostgreSQL (the steps live in migrations/), and
 // the runner that applies each once, under a lock, so several processes starting together do not race.
 import { Kysely, sql, type Migration } from 'kysely';
-import type { DialectName } from './db.js';
+import type { DialectName } from './dialect.js';
 import { initial } from './migrations/v1_core.js';
 import {
   alertWords,

@@ -3,7 +3,7 @@
 // channel's members and email address, POST /channels/create, and a bot's API key.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { BadRequest, InvalidStreamId, NoSuchUser } from '../../errors.js';
 import { codePointLength, MAX_CHANNEL_DESCRIPTION_LENGTH, type ChannelOptions } from '../../actions/channels.js';
 import {

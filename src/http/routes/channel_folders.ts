@@ -1,7 +1,7 @@
 // Channel folders.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { BadRequest } from '../../errors.js';
 import { createChannelFolder, listChannelFolders, reorderChannelFolders, updateChannelFolder } from '../../actions/channel_folders.js';
 

@@ -2,19 +2,19 @@
 // one channel, a channel's id by name.
 import type { AuthedContext, Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check, type Params } from '../params.js';
+import { check, type Params } from '../../lib/params.js';
 import { BadRequest, InvalidStreamId, NoSuchUser } from '../../errors.js';
 import { STREAM_GROUP_SETTINGS, activeUserSubscriberCounts, getStream, getStreamByName, isSubscribed, type StreamGroupSetting } from '../../store/channels.js';
-import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
+import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../access/group_settings.js';
 import { codePointLength, MAX_CHANNEL_DESCRIPTION_LENGTH, subscribeToChannels, type ChannelOptions, type ChannelSpec } from '../../actions/channels.js';
-import { channelAccess } from '../../actions/channel_access.js';
+import { channelAccess } from '../../access/channel_access.js';
 import { unsubscribe } from '../../actions/unsubscribe.js';
 import { archiveChannel, updateChannel, type ChannelUpdate } from '../../actions/channel_update.js';
 
 import { channelTopics } from '../../queries/topics.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateSubscriptionProperties } from '../../actions/subscription_properties.js';
-import { formatStream, listChannelsFor, subscriptionStateFor } from '../shapes/channels.js';
-import { usersByAddress } from '../shapes/users.js';
+import { formatStream, listChannelsFor, subscriptionStateFor } from '../../shapes/channels.js';
+import { usersByAddress } from '../../shapes/users.js';
 import type { User } from '../../store/users.js';
 
 /** folder_id: a folder's id, or null for none. */

@@ -1,7 +1,7 @@
 // Default channels for new users: POST and DELETE /default_streams (administrators).
 import type { Router } from '../router.js';
 import { addDefaultStream, removeDefaultStream } from '../../actions/default_streams.js';
-import { requireRealmAdmin } from '../../actions/users.js';
+import { requireRealmAdmin } from '../../access/roles.js';
 
 export function registerDefaultStreamRoutes(r: Router): void {
   r.post('/default_streams', async ({ params, services, user, realm }) => {

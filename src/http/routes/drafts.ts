@@ -1,7 +1,7 @@
 // Drafts and saved snippets.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { ResourceNotFound } from '../../errors.js';
 import { createDrafts, createSnippet, editDraft, editSnippet, parseDraft, removeDraft, removeSnippet, requireDraftSync } from '../../actions/drafts.js';
 import { listDrafts, listSnippets } from '../../store/drafts.js';

@@ -7,8 +7,8 @@ import { parseReactionType } from '../../actions/emoji.js';
 import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState } from '../../actions/realm_emoji.js';
 import { statusOf, updateUserStatus, type StatusChange } from '../../actions/user_status.js';
 import { usersVisibleTo } from '../../actions/users.js';
-import { isRealmAdmin } from '../../actions/channel_access.js';
-import type { Params } from '../params.js';
+import { isRealmAdmin } from '../../access/channel_access.js';
+import type { Params } from '../../lib/params.js';
 
 function statusChange(params: Params, withAway: boolean): StatusChange {
   return {

@@ -1,7 +1,7 @@
 // Event queues: POST /register (a queue plus the initial state), GET /events (long-poll),
 // DELETE /events.
 import type { Router } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { BadEventQueueId, BadRequest } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';

@@ -1,6 +1,6 @@
 // Invitations (email and reusable links), message reports, and the Welcome Bot's test message.
 import { pathInt, type Router } from '../router.js';
-import { check, type Params } from '../params.js';
+import { check, type Params } from '../../lib/params.js';
 import { BadRequest, InvalidMessage } from '../../errors.js';
 import { createInviteLink, inviteUsers, listInvites, resendInvite, revokeInvite, testWelcomeBotMessage, type InviteOptions } from '../../actions/invites.js';
 import { reportMessage } from '../../actions/message_report.js';

@@ -1,21 +1,24 @@
 // Messages: send, render, fetch a window or one message, change flags.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check, type Params } from '../params.js';
+import { check, type Params } from '../../lib/params.js';
 import { BadRequest, IncompatibleParameters, InvalidMessage, MissingArgument } from '../../errors.js';
-import { MAX_MESSAGE_LENGTH, normalizeContent, sendMessage, type SendTarget } from '../../actions/messages.js';
+import { sendMessage, type SendTarget } from '../../actions/messages.js';
+import { MAX_MESSAGE_LENGTH, normalizeContent } from '../../lib/message_text.js';
 import { checkEditableFlag, updateFlagsForNarrow, updateMessageFlags } from '../../actions/message_flags.js';
 import { editMessage } from '../../actions/message_edit.js';
-import { accessibleMessage, messageHistory } from '../../actions/message_access.js';
+import { accessibleMessage, messageHistory } from '../../queries/message_access.js';
 import { deleteMessage } from '../../actions/message_delete.js';
 import { renderMarkdown } from '../../markdown/render.js';
 import { messageRenderContext } from '../../actions/render_context.js';
 import { sendMessageEditTyping } from '../../actions/typing.js';
-import { checkNarrowKinds, parseNarrow, resolveNarrow, type RawTerm } from '../../queries/narrow.js';
+import { checkNarrowKinds, parseNarrow, resolveNarrow } from '../../queries/narrow.js';
+import type { RawTerm } from '../../queries/terms.js';
 import { matchFields } from '../../queries/search.js';
 import { readReceipts } from '../../actions/read_receipts.js';
 import { fetchMessages, MAX_MESSAGES_PER_FETCH, type Anchor } from '../../queries/messages.js';
-import { EMPTY_TOPIC_DISPLAY_NAME, formatMessages } from '../shapes/messages.js';
+import { formatMessages } from '../../shapes/messages.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../lib/message_text.js';
 
 const STREAM_TYPES = new Set(['stream', 'channel']);
 const DIRECT_TYPES = new Set(['private', 'direct']);

@@ -1,7 +1,7 @@
 // Presence and typing notifications.
-import { usersByAddress } from '../shapes/users.js';
+import { usersByAddress } from '../../shapes/users.js';
 import { decodedPathPart, type Router } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
 import { legacyPresence, legacyPresences, lastPresenceUpdateId, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
 import { sendTyping } from '../../actions/typing.js';

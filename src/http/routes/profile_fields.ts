@@ -2,9 +2,9 @@
 // PATCH/DELETE /realm/profile_fields/{field_id}) and one's own values (/users/me/profile_data).
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check, type Params } from '../params.js';
+import { check, type Params } from '../../lib/params.js';
 import { BadRequest } from '../../errors.js';
-import { requireRealmAdmin } from '../../actions/users.js';
+import { requireRealmAdmin } from '../../access/roles.js';
 import {
   createProfileField,
   deleteProfileField,

@@ -5,10 +5,10 @@ import { BadRequest } from '../../errors.js';
 import { addPlayground, removePlayground } from '../../actions/playgrounds.js';
 import { addLinkifier, removeLinkifier, reorderLinkifiers, updateLinkifier, type LinkifierInput } from '../../actions/linkifiers.js';
 import { linkifierForClient, listLinkifiers } from '../../store/linkifiers.js';
-import { check, type Params } from '../params.js';
+import { check, type Params } from '../../lib/params.js';
 import { parseRealmUpdate, updateRealmSettings } from '../../actions/realm_settings.js';
-import { requireRealmAdmin } from '../../actions/users.js';
-import { userGroupsForClient } from '../shapes/groups.js';
+import { requireRealmAdmin } from '../../access/roles.js';
+import { userGroupsForClient } from '../../shapes/groups.js';
 
 /** An empty example_input or reverse_template means none (null), as Zulip reads them. */
 function linkifierInput(params: Params): LinkifierInput {

@@ -2,7 +2,7 @@
 import type { Router } from '../router.js';
 import { readUserSettingParams } from './settings.js';
 import { NOT_REALM_DEFAULTS, updateRealmUserDefaults } from '../../actions/realm_user_defaults.js';
-import { requireRealmAdmin } from '../../actions/users.js';
+import { requireRealmAdmin } from '../../access/roles.js';
 
 export function registerRealmUserDefaultRoutes(r: Router): void {
   r.patch('/realm/user_settings_defaults', async ({ params, services, user, realm }) => {

@@ -1,7 +1,7 @@
 // PATCH /settings and its deprecated aliases /settings/display and /settings/notifications.
-import type { Params } from '../params.js';
+import type { Params } from '../../lib/params.js';
 import type { AuthedContext, Router } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { BadRequest } from '../../errors.js';
 import { USER_SETTING_SPECS } from '../../lib/user_settings.js';
 import { updateSettings, type TargetUsers } from '../../actions/settings.js';

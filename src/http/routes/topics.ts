@@ -3,7 +3,7 @@ import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
 import { InvalidStreamId } from '../../errors.js';
 import { deleteTopic } from '../../actions/topic_delete.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../shapes/messages.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../lib/message_text.js';
 
 export function registerTopicRoutes(r: Router): void {
   r.post('/streams/{stream_id}/delete_topic', async (ctx) => {

@@ -1,9 +1,9 @@
 // User groups: create, update, members and subgroups, membership queries, deactivation.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
-import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../actions/group_settings.js';
+import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../access/group_settings.js';
 import { changeGroupMembers, createUserGroup, GROUP_SETTINGS, updateUserGroup, type GroupSetting } from '../../actions/user_groups.js';
 import { groupMembersRecursive, isUserInGroup } from '../../store/cache.js';
 import { STREAM_GROUP_SETTINGS } from '../../store/channels.js';

@@ -2,10 +2,11 @@
 // changing a user's name or role, creating bots.
 import type { Router } from '../router.js';
 import { decodedPathPart, pathInt } from '../router.js';
-import { check } from '../params.js';
+import { check } from '../../lib/params.js';
 import { NoSuchUser } from '../../errors.js';
-import { formatUser, userForClient, usersByAddress } from '../shapes/users.js';
-import { createBot, createUserByApi, requireMemberOrAdmin, requireRealmAdmin, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
+import { formatUser, userForClient, usersByAddress } from '../../shapes/users.js';
+import { createBot, createUserByApi, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
+import { requireMemberOrAdmin, requireRealmAdmin } from '../../access/roles.js';
 import { BOT_TYPE, type User } from '../../store/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
 import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';

@@ -1,6 +1,6 @@
 // What every migration builds with: the table shape with Confab's id column.
 import type { Kysely } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 
 export type Db = Kysely<any>;
 

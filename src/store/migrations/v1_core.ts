@@ -1,6 +1,6 @@
 // Migration 0001: the core schema (organizations, users, groups, channels, messages, flags).
 import { sql, type Migration } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import { createTable, type Db } from './helpers.js';
 
 export function initial(dialect: DialectName): Migration {

@@ -1,6 +1,6 @@
 // Migrations 0002–0014: drafts, scheduled messages, topics, muting, views, folders, email changes, push tokens, playgrounds, linkifiers, presence, alert words, edit history.
 import { sql, type Migration } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import { createTable, type Db } from './helpers.js';
 
 /** Drafts and saved snippets: per-user, synchronized across a user's clients. */

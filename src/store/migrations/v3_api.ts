@@ -1,6 +1,6 @@
 // Migrations 0015–0019: reactions and custom emoji, uploads, search, reminders, default channels and profile fields.
 import { sql, type Migration } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import { createTable, type Db } from './helpers.js';
 
 /**

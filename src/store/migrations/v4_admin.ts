@@ -1,6 +1,6 @@
 // Administration: invitations (email invitations and reusable invitation links).
 import type { Migration } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import { createTable, type Db } from './helpers.js';
 
 /**

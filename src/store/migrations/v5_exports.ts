@@ -1,6 +1,6 @@
 // Migration 0021: organization data exports and the logged-in devices of POST /register_client_device.
 import type { Migration } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import { createTable, type Db } from './helpers.js';
 
 export function exportsDevices(dialect: DialectName): Migration {

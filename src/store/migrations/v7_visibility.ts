@@ -1,7 +1,7 @@
 // Migration 0023: who is in each direct-message conversation, as rows, so "the people a user has
 // direct messages with" (what restricted guests may see) is an index lookup, not a key scan.
 import { type Migration } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import type { Db } from './helpers.js';
 
 export function dmGroupMembers(dialect: DialectName): Migration {

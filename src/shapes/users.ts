@@ -1,7 +1,7 @@
 // The user object of the API (GET /users, realm_users in /register, realm_user events).
 import { createHash } from 'node:crypto';
-import { ROLE, type User } from '../../store/users.js';
-import { USER_SETTING_DEFAULTS } from '../../lib/user_settings.js';
+import { ROLE, type User } from '../store/users.js';
+import { USER_SETTING_DEFAULTS } from '../lib/user_settings.js';
 
 /** Zulip's email_address_visibility values (a personal setting). */
 export const EMAIL_VISIBILITY = { everyone: 1, members: 2, admins: 3, nobody: 4, moderators: 5 } as const;

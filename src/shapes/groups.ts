@@ -1,8 +1,8 @@
 // User groups as the API shows them (GET /user_groups, realm_user_groups in /register).
-import type { Services } from '../../services.js';
-import type { GroupGraph } from '../../store/cache.js';
-import type { UserGroupRow } from '../../store/groups.js';
-import { groupSettingValue } from '../../actions/group_settings.js';
+import type { Services } from '../services.js';
+import type { GroupGraph } from '../store/cache.js';
+import type { UserGroupRow } from '../store/groups.js';
+import { groupSettingValue } from '../access/group_settings.js';
 
 const GROUP_SETTINGS = [
   'can_add_members_group',

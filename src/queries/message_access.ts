@@ -4,21 +4,9 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream } from '../store/channels.js';
-import { getMessages, type MessageRow } from '../store/messages.js';
+import { getMessages, type EditEntry, type MessageRow } from '../store/messages.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
-import { fetchMessages } from '../queries/messages.js';
-
-/** One entry of a message's stored edit history (what one edit changed). */
-export interface EditEntry {
-  timestamp: number;
-  user_id: number;
-  prev_content?: string;
-  prev_rendered_content?: string;
-  prev_topic?: string;
-  topic?: string;
-  prev_stream?: number;
-  stream?: number;
-}
+import { fetchMessages } from './messages.js';
 
 /** The message, if the user may read it (their own row, or open channel history). */
 export async function accessibleMessage(services: Services, user: User, id: number): Promise<MessageRow & { flags: number }> {

@@ -1,9 +1,9 @@
 // Channel and subscription objects as the API shows them (GET /streams, GET /users/me/subscriptions,
 // the subscription state of POST /register, stream and subscription events): the read side that
 // lists them, each list with a fixed number of queries, and the events a subscription change sends.
-import type { Services } from '../../services.js';
-import type { GroupGraph } from '../../store/cache.js';
-import { isUserInGroup } from '../../store/cache.js';
+import type { Services } from '../services.js';
+import type { GroupGraph } from '../store/cache.js';
+import { isUserInGroup } from '../store/cache.js';
 import {
   STREAM_GROUP_SETTINGS,
   activeUserSubscriberCounts,
@@ -13,10 +13,10 @@ import {
   listRealmStreams,
   type Stream,
   type Subscription,
-} from '../../store/channels.js';
-import { ROLE, type User } from '../../store/users.js';
-import { groupSettingValue } from '../../actions/group_settings.js';
-import { channelAccess, isRealmAdmin } from '../../actions/channel_access.js';
+} from '../store/channels.js';
+import { ROLE, type User } from '../store/users.js';
+import { groupSettingValue } from '../access/group_settings.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 
 /** Zulip's legacy stream_post_policy, derived from can_send_message_group for old clients. */
 const STREAM_POST_POLICY = { everyone: 1, admins: 2, restrictNewMembers: 3, moderators: 4 } as const;

@@ -1,16 +1,16 @@
 // Message objects as the API shows them (GET /messages, message events), built for many
 // messages with a fixed number of lookups.
-import type { Services } from '../../services.js';
-import type { Realm } from '../../store/realms.js';
-import type { User } from '../../store/users.js';
-import { dmGroupMembers, flagNames, type MessageRow } from '../../store/messages.js';
-import { getStreamsByIds } from '../../store/channels.js';
-import { topicLinks, type LinkifierRule } from '../../markdown/render.js';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { dmGroupMembers, flagNames, type MessageRow } from '../store/messages.js';
+import { getStreamsByIds } from '../store/channels.js';
+import { topicLinks, type LinkifierRule } from '../markdown/render.js';
 import { apiEmail, avatarUrl } from './users.js';
-import type { EditEntry } from '../../actions/message_access.js';
-import { reactionsForMessages } from '../../store/emoji.js';
+import type { EditEntry } from '../store/messages.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
+import { reactionsForMessages } from '../store/emoji.js';
 
-export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 
 export interface MessageShapeOptions {
   applyMarkdown: boolean;

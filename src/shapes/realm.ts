@@ -1,8 +1,8 @@
 // The organization as /register reports it (the `realm_*` keys of the `realm` event type).
 import { createHash } from 'node:crypto';
-import type { GroupGraph } from '../../store/cache.js';
-import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../../store/realms.js';
-import { groupSettingValue } from '../../actions/group_settings.js';
+import type { GroupGraph } from '../store/cache.js';
+import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
+import { groupSettingValue } from '../access/group_settings.js';
 
 const VIDEO_CHAT_PROVIDERS = {
   disabled: { name: 'None', id: 0 },

@@ -1,0 +1,15 @@
+// Role checks that guard administrative endpoints (Zulip's require_realm_admin and
+// require_member_or_admin).
+import { ROLE, type User } from '../store/users.js';
+import { AdminRequired, NotAllowed } from '../errors.js';
+import { isRealmAdmin } from './channel_access.js';
+
+export function requireRealmAdmin(caller: User): void {
+  if (!isRealmAdmin(caller)) throw new AdminRequired();
+}
+
+/** Zulip's require_member_or_admin: no guests, no bots. */
+export function requireMemberOrAdmin(caller: User): void {
+  if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
+  if (caller.is_bot) throw new NotAllowed('This endpoint does not accept bot requests.');
+}
