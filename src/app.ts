@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Cache, type CacheInvalidation } from './store/cache.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
+import type { QueueDirectory } from './events/cluster.js';
 import { buildHttpServer } from './http/server.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
@@ -49,9 +50,15 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     bus = redisBus;
   }
   bus ??= new InProcessBus();
-  const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000);
-  const cache = new Cache(database);
+  // This process's id: it tags cache invalidations it sends and, in a cluster, its queues' ids.
   const origin = randomBytes(8).toString('hex');
+  let cluster: QueueDirectory | null = null;
+  if (redisUrl && !opts.bus) {
+    const { QueueDirectory } = await import('./events/cluster.js');
+    cluster = new QueueDirectory(redisUrl, config.redisPrefix, origin);
+  }
+  const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000, cluster ? `${origin}-` : '');
+  const cache = new Cache(database);
   bus.subscribe((e) => {
     if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);
     // Another process changed cached data: forget our copy. (Ours went out as we made it.)
@@ -67,7 +74,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   } else if (config.rateLimits) {
     rateLimiter = new RateLimiter(config.rateLimits);
   }
-  return { config, database, cache, bus, queues, rateLimiter };
+  return { config, database, cache, bus, queues, rateLimiter, cluster, draining: false };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -83,6 +90,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const reachableHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : host;
+  await services.cluster?.announce(config.internalUrl ?? `http://${reachableHost}:${port}`);
   let closed = false;
   return {
     services,
@@ -91,6 +100,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     async close() {
       if (closed) return;
       closed = true;
+      services.draining = true;
+      // Other processes stop forwarding long-polls here before our queues go away.
+      await services.cluster?.withdraw();
       await delivery.stop();
       await retention.stop();
       await promotion.stop();
@@ -99,6 +111,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await http.close();
       await settleExports(services);
       await services.bus.close();
+      await services.cluster?.close();
       await services.database.close();
     },
   };

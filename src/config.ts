@@ -25,6 +25,11 @@ export interface Config {
   redisUrl: string | null;
   /** Prefix of every Redis key and channel (CONFAB_REDIS_PREFIX), so deployments can share a Redis. */
   redisPrefix: string;
+  /**
+   * The address other processes of a cluster use to reach this one (forwarded long-polls), e.g.
+   * http://10.0.0.5:9991; by default this process's own listening address.
+   */
+  internalUrl: string | null;
   /** An image proxy (camo) for previews of external images: CONFAB_CAMO_URL and CONFAB_CAMO_KEY. */
   camo: { url: string; key: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
@@ -65,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.CONFAB_REDIS_URL || null,
     camo: env.CONFAB_CAMO_URL && env.CONFAB_CAMO_KEY ? { url: env.CONFAB_CAMO_URL.replace(/\/*$/, '/'), key: env.CONFAB_CAMO_KEY } : null,
     redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
+    internalUrl: env.CONFAB_INTERNAL_URL ? env.CONFAB_INTERNAL_URL.replace(/\/+$/, '') : null,
     bigBlueButton:
       env.CONFAB_BIGBLUEBUTTON_URL && env.CONFAB_BIGBLUEBUTTON_SECRET
         ? { url: env.CONFAB_BIGBLUEBUTTON_URL.replace(/\/*$/, '/'), secret: env.CONFAB_BIGBLUEBUTTON_SECRET }

@@ -51,8 +51,8 @@ export class EventQueue {
   lastActivity = Date.now();
   waiter: Waiter | null = null;
 
-  constructor(opts: QueueOptions) {
-    this.id = `${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`;
+  constructor(opts: QueueOptions, idPrefix = '') {
+    this.id = `${idPrefix}${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`;
     this.opts = opts;
   }
 
@@ -128,6 +128,8 @@ export class QueueManager {
     bus: EventBus,
     private readonly heartbeatMs = 50_000,
     private readonly idleTimeoutMs = 10 * 60_000,
+    /** Starts every queue id: the process's id when several processes share the work (events/cluster.ts). */
+    private readonly idPrefix = '',
   ) {
     bus.subscribe((e) => this.deliver(e));
     this.gcTimer = setInterval(() => this.collectIdle(), Math.min(60_000, this.idleTimeoutMs / 2));
@@ -135,7 +137,7 @@ export class QueueManager {
   }
 
   register(opts: QueueOptions): EventQueue {
-    const q = new EventQueue(opts);
+    const q = new EventQueue(opts, this.idPrefix);
     this.queues.set(q.id, q);
     let set = this.byUser.get(opts.userId);
     if (!set) this.byUser.set(opts.userId, (set = new Set()));

@@ -9,6 +9,7 @@ import type { Services } from '../services.js';
 import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './router.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
+import { registerHealth } from './health.js';
 import { registerPages } from './pages.js';
 import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
@@ -90,6 +91,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
 
   registerAllRoutes(new Router(app, services));
   registerPages(app, services);
+  registerHealth(app, services);
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);
