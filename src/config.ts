@@ -35,8 +35,11 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** Seconds an SMTP failure waits before the first retry (doubling on each further failure). */
   emailRetrySeconds: number;
-  /** Seconds a missed message waits before its email (Zulip waits about two minutes). */
-  missedMessageEmailDelaySeconds: number;
+  /**
+   * Seconds a missed message waits before its email, for everyone (CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS);
+   * null: each person's email_notifications_batching_period_seconds (Zulip's two minutes by default).
+   */
+  missedMessageEmailDelaySeconds: number | null;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -77,6 +80,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
     emailRetrySeconds: intFromEnv(env, 'CONFAB_EMAIL_RETRY_SECONDS', 60),
-    missedMessageEmailDelaySeconds: intFromEnv(env, 'CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS', 120),
+    missedMessageEmailDelaySeconds: env.CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS ? intFromEnv(env, 'CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS', 120) : null,
   };
 }

@@ -163,3 +163,58 @@ test('outbox: invitations and email changes go through it, as multipart mail', a
   const kinds = (await t.server.services.database.db.selectFrom('email_outbox').select('kind').execute()).map((r) => r.kind);
   assert.ok(kinds.includes('invitation') && kinds.includes('email_change') && kinds.includes('password_reset'));
 });
+
+test('new-login emails: a password login is reported unless turned off or the account is brand new', async () => {
+  const { hashPassword } = await import('../src/lib/secrets.js');
+  const db = t.server.services.database.db;
+  const user = await t.createUser({ name: 'Lou Login', email: 'lou@example.com' });
+  await db.updateTable('users').set({ password_hash: await hashPassword('lou-password') }).where('id', '=', user.userId).execute();
+  t.server.services.cache.invalidateUsers(t.realmId);
+  const loginAs = () =>
+    fetch(new URL('/api/v1/fetch_api_key', t.url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' },
+      body: new URLSearchParams({ username: 'lou@example.com', password: 'lou-password' }).toString(),
+    });
+  // Just created: the first login is expected, no mail.
+  assert.equal((await loginAs()).status, 200);
+  await db.updateTable('users').set({ date_joined: Math.floor(Date.now() / 1000) - 3600 }).where('id', '=', user.userId).execute();
+  t.server.services.cache.invalidateUsers(t.realmId);
+  assert.equal((await loginAs()).status, 200);
+  const [mail] = await mailsTo('lou@example.com');
+  assert.equal(mail!.subject, 'New login from Firefox on Linux');
+  assert.match(mail!.text!, /Lou Login/);
+  assert.match(mail!.text!, /\/accounts\/password\/reset\//);
+  assert.equal(smtp.mails.filter((m) => m.to.includes('lou@example.com')).length, 1);
+
+  assert.equal((await user.patch('/settings', { enable_login_emails: false })).status, 200);
+  const before = smtp.mails.length;
+  assert.equal((await loginAs()).status, 200);
+  const other = await t.createUser({ email: 'marker-login@example.com' });
+  await form('/accounts/password/reset/', { email: other.email });
+  await mailsTo(other.email);
+  assert.deepEqual(smtp.mails.slice(before).map((m) => m.to), [[other.email]], 'no login mail once turned off');
+});
+
+test('outbox: several processes sending one queue send each mail exactly once', async () => {
+  const { createServices } = await import('../src/app.js');
+  const { queueMailsNow, sendDueMails } = await import('../src/actions/email.js');
+  const config = { ...t.server.services.config };
+  const others = [await createServices({ ...config, databaseUrl: t.databaseUrl }), await createServices({ ...config, databaseUrl: t.databaseUrl })];
+  try {
+    const before = smtp.mails.length;
+    const due = Date.now() + 400;
+    const mails = Array.from({ length: 30 }, (_, i) => ({ realmId: t.realmId, kind: 'test', to: `many${i}@example.com`, subject: `mail ${i}`, text: `number ${i}`, html: null, sendAfterMs: due }));
+    await queueMailsNow(t.server.services, mails);
+    await new Promise((r) => setTimeout(r, due - Date.now() + 20));
+    // The first server's own runner takes part too, every second.
+    await Promise.all([sendDueMails(others[0]!), sendDueMails(others[1]!), sendDueMails(t.server.services), sendDueMails(others[0]!)]);
+    await smtp.waitFor(before + 30);
+    await new Promise((r) => setTimeout(r, 300));
+    const subjects = smtp.mails.slice(before).map((m) => m.subject).sort();
+    assert.equal(subjects.length, 30);
+    assert.equal(new Set(subjects).size, 30);
+  } finally {
+    for (const s of others) await s.database.close();
+  }
+});

@@ -173,7 +173,7 @@ export async function startTestServer(
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
     smtpUrl: opts.smtpUrl ?? null,
     emailRetrySeconds: opts.emailRetrySeconds ?? 60,
-    missedMessageEmailDelaySeconds: opts.missedMessageEmailDelaySeconds ?? 120,
+    missedMessageEmailDelaySeconds: opts.missedMessageEmailDelaySeconds ?? null,
   };
   const server = await startServer(config, { schema });
   config.externalUrl = server.url;

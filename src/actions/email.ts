@@ -89,3 +89,8 @@ export async function queueAndSend(services: Services, mails: OutboxMail[]): Pro
   const ids = await services.database.transaction((tx, onCommit) => queueMails(services, tx, onCommit, mails));
   await sendQueuedNow(services, ids);
 }
+
+/** Queues mails in a transaction of their own, for the runner. */
+export async function queueMailsNow(services: Services, mails: OutboxMail[]): Promise<void> {
+  await services.database.transaction((tx, onCommit) => queueMails(services, tx, onCommit, mails));
+}
