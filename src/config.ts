@@ -38,6 +38,13 @@ export interface Config {
   uploadsDir: string;
   /** The largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; at most 100). */
   maxFileUploadSizeMib: number;
+  /** Seconds an SMTP failure waits before the first retry (doubling on each further failure). */
+  emailRetrySeconds: number;
+  /**
+   * Seconds a missed message waits before its email, for everyone (CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS);
+   * null: each person's email_notifications_batching_period_seconds (Zulip's two minutes by default).
+   */
+  missedMessageEmailDelaySeconds: number | null;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -78,5 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
     uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
+    emailRetrySeconds: intFromEnv(env, 'CONFAB_EMAIL_RETRY_SECONDS', 60),
+    missedMessageEmailDelaySeconds: env.CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS ? intFromEnv(env, 'CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS', 120) : null,
   };
 }

@@ -135,6 +135,10 @@ export async function startTestServer(
     nextcloud?: { url: string; user: string; password: string };
     camo?: { url: string; key: string };
     maxFileUploadSizeMib?: number;
+    /** Mail goes to this SMTP server (a test's own) instead of the outbox folder. */
+    smtpUrl?: string;
+    emailRetrySeconds?: number;
+    missedMessageEmailDelaySeconds?: number;
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -167,6 +171,9 @@ export async function startTestServer(
     redisPrefix: opts.redis?.prefix ?? 'confab-test',
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
+    smtpUrl: opts.smtpUrl ?? null,
+    emailRetrySeconds: opts.emailRetrySeconds ?? 60,
+    missedMessageEmailDelaySeconds: opts.missedMessageEmailDelaySeconds ?? null,
   };
   const server = await startServer(config, { schema });
   config.externalUrl = server.url;

@@ -9,7 +9,8 @@ import { isUserInGroup } from '../store/cache.js';
 import { getStreamsByIds, subscriptionsOf, type Stream } from '../store/channels.js';
 import { ApiError, BadRequest, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { sendMail } from '../lib/mail.js';
+import { composeEmail } from '../lib/email_templates.js';
+import { queueAndSend } from './email.js';
 import { hashPassword } from '../lib/secrets.js';
 import { realmUrl } from '../shapes/realm.js';
 import { subscriptionEvents } from '../shapes/channels.js';
@@ -138,11 +139,17 @@ function multiuseLink(services: Services, realm: Realm, key: string): string {
 async function mailInvitation(services: Services, realm: Realm, referrer: User, invite: Invite): Promise<void> {
   const link = emailInviteLink(services, realm, invite.confirmation_key);
   const expiry = invite.expires_at === null ? 'This invitation does not expire.' : `This invitation expires on ${new Date(invite.expires_at * 1000).toUTCString()}.`;
-  await sendMail(services.config, {
-    to: invite.email!,
-    subject: `${referrer.full_name} invited you to join ${realm.name}`,
-    text: `Hi,\n\n${referrer.full_name} (${referrer.email}) has invited you to join ${realm.name}, an organization on Confab.\nTo create your account, open this link:\n\n${link}\n\n${expiry}\n`,
-  });
+  const mail = composeEmail(
+    `${referrer.full_name} invited you to join ${realm.name}`,
+    [
+      { p: 'Hi,' },
+      { p: `${referrer.full_name} (${referrer.email}) has invited you to join ${realm.name}, an organization on Confab.` },
+      { link, label: 'Create your account' },
+      { p: expiry },
+    ],
+    `${realm.name} · ${services.config.externalUrl}`,
+  );
+  await queueAndSend(services, [{ realmId: realm.id, kind: 'invitation', to: invite.email!, ...mail }]);
 }
 
 /** Zulip's parsing of invitee_emails: separated by commas or newlines; "Name <address>" allowed. */

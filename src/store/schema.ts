@@ -432,6 +432,8 @@ export interface DB {
   client_devices: ClientDeviceTable;
   custom_profile_field_values: CustomProfileFieldValueTable;
   invites: InviteTable;
+  password_resets: PasswordResetTable;
+  email_outbox: EmailOutboxTable;
 }
 
 export interface InviteTable {
@@ -477,4 +479,31 @@ export interface ClientDeviceTable {
   pending_push_token_id: string | null;
   push_token_last_updated_timestamp: number | null;
   push_registration_error_code: string | null;
+}
+
+export interface PasswordResetTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 of the token in the link (hex): a leaked database does not hand out working links. */
+  token_hash: string;
+  created_at: number;
+  used: Bool;
+}
+
+export interface EmailOutboxTable {
+  id: Generated<number>;
+  realm_id: number | null;
+  /** What the mail is (password_reset, invitation, email_change, login, missed_message, digest). */
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  created_ms: number;
+  send_after_ms: number;
+  claimed_until_ms: number | null;
+  attempts: number;
+  sent_ms: number | null;
+  failed: Bool;
+  last_error: string | null;
 }

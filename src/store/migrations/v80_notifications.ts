@@ -1,0 +1,50 @@
+// Migrations 0080–0089: what notifications keep between a request and the mail or push it causes.
+import { type Migration } from 'kysely';
+import type { DialectName } from '../dialect.js';
+import { createTable, type Db } from './helpers.js';
+
+/** 0080: one-time password reset links; only a hash of the token is stored. */
+export function passwordResets(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'password_resets')
+        .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', int, (c) => c.notNull())
+        .addColumn('used', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+      await db.schema.createIndex('password_resets_user').on('password_resets').column('user_id').execute();
+    },
+  };
+}
+
+/**
+ * 0081: every outgoing email, as a persisted queue. A row is sent once its send_after_ms has
+ * passed, by whichever process claims it first (claimed_until_ms is a lease: a process that dies
+ * mid-send lets another retry after it); failures are retried with a growing delay.
+ */
+export function emailOutbox(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'email_outbox')
+        .addColumn('realm_id', int)
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('to_address', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('text_body', 'text', (c) => c.notNull())
+        .addColumn('html_body', 'text')
+        .addColumn('created_ms', int, (c) => c.notNull())
+        .addColumn('send_after_ms', int, (c) => c.notNull())
+        .addColumn('claimed_until_ms', int)
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('sent_ms', int)
+        .addColumn('failed', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('last_error', 'text')
+        .execute();
+      // The runner's scan: unsent rows in due order.
+      await db.schema.createIndex('email_outbox_due').on('email_outbox').columns(['sent_ms', 'failed', 'send_after_ms']).execute();
+    },
+  };
+}
