@@ -1,8 +1,11 @@
-// The topic_links of a message: computed from the topic alone, with the parser's URL detection,
-// so this sits above both the link rules and the parser.
+// The topic_links of a message: computed from the topic alone, with the same bare-link detection
+// as message content (autolinks.ts).
 import { expandTemplate } from '../lib/uri_templates.js';
+import { findLinks } from './autolinks.js';
 import type { LinkifierRule } from './env.js';
-import { getParser } from './parser.js';
+
+/** Zulip looks for plain URLs in the pieces of a topic between these characters. */
+const TOPIC_SPLITTER = /[ !;),'"]/;
 
 /**
  * The topic_links of a message: linkifier matches in the topic (earlier linkifiers win overlaps)
@@ -25,9 +28,16 @@ export function topicLinks(topic: string, linkifiers: readonly LinkifierRule[]):
       found.push({ start, end, text: topic.slice(start, end), url: expandTemplate(rule.template, vars) });
     }
   }
-  const linkify = (getParser() as unknown as { linkify: { match(t: string): Array<{ index: number; lastIndex: number; url: string; text: string }> | null } }).linkify;
-  for (const l of linkify.match(topic) ?? []) {
-    if (!overlaps(l.index, l.lastIndex)) found.push({ start: l.index, end: l.lastIndex, text: l.text, url: l.url });
+  // As Zulip does: the first link of each piece, with https:// before one typed without a scheme.
+  let offset = 0;
+  for (const piece of topic.split(TOPIC_SPLITTER)) {
+    const link = findLinks(piece)[0];
+    if (link) {
+      const start = offset + link.start;
+      const end = offset + link.end;
+      if (!overlaps(start, end)) found.push({ start, end, text: link.text, url: link.hasScheme ? link.text : `https://${link.text}` });
+    }
+    offset += piece.length + 1;
   }
   return found.sort((a, b) => a.start - b.start).map((f) => ({ text: f.text, url: f.url }));
 }
