@@ -5,7 +5,7 @@ import { userStatusState } from './user_status.js';
 import { realmEmojiState } from './realm_emoji.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { ROLE } from '../store/users.js';
+import { BOT_TYPE, ROLE } from '../store/users.js';
 import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
 import { defaultStreamIds, subscriptionsOf } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
@@ -13,7 +13,8 @@ import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.j
 import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
-import { usersVisibleTo } from './users.js';
+import { formatBot, usersVisibleTo } from './users.js';
+import { servicesOf } from '../store/outgoing_webhooks.js';
 import { botDomain, realmStateFields } from '../shapes/realm.js';
 import { userGroupsForClient } from '../shapes/groups.js';
 import { subscriptionStateFor } from '../shapes/channels.js';
@@ -248,22 +249,10 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   if (want('realm_bot')) {
     const admin = isRealmAdmin(user);
-    state.realm_bots = [...users.values()]
-      .filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id))
-      .map((u) => ({
-        user_id: u.id,
-        full_name: u.full_name,
-        api_key: u.api_key,
-        default_sending_stream: null,
-        default_events_register_stream: null,
-        default_all_public_streams: false,
-        avatar_url: formatUser(u).avatar_url,
-        owner_id: u.bot_owner_id,
-        services: [],
-        email: apiEmail(u),
-        bot_type: u.bot_type,
-        is_active: u.is_active,
-      }));
+    const bots = [...users.values()].filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id));
+    const outgoing = bots.filter((u) => u.bot_type === BOT_TYPE.outgoing_webhook).map((u) => u.id);
+    const botServices = await servicesOf(db, outgoing);
+    state.realm_bots = bots.map((u) => formatBot(u, botServices.get(u.id)));
   }
 
   if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph);

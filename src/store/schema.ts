@@ -434,6 +434,32 @@ export interface DB {
   invites: InviteTable;
   password_resets: PasswordResetTable;
   email_outbox: EmailOutboxTable;
+  bot_services: BotServiceTable;
+  outgoing_webhook_events: OutgoingWebhookEventTable;
+}
+
+/** An outgoing-webhook bot's endpoint (Zulip's Service). */
+export interface BotServiceTable {
+  id: Generated<number>;
+  bot_id: number;
+  name: string;
+  base_url: string;
+  /** 1 Zulip's format, 2 Slack-compatible. */
+  interface: number;
+  token: string;
+}
+
+/** A message that triggered an outgoing-webhook bot, waiting to be POSTed. */
+export interface OutgoingWebhookEventTable {
+  id: Generated<number>;
+  realm_id: number;
+  bot_id: number;
+  message_id: number;
+  /** 'mention' or 'direct_message'. */
+  trigger: string;
+  failures: Generated<number>;
+  next_attempt_ms: number;
+  claimed_until_ms: number | null;
 }
 
 export interface InviteTable {
