@@ -187,3 +187,12 @@ test("a line break keeps the next line's leading spaces, in paragraphs and in a 
   // A later paragraph of the item is indented as the item's content: nothing kept.
   assert.equal(html('* x\n\n  y\n  z'), '<ul>\n<li>\n<p>x</p>\n<p>y<br>\nz</p>\n</li>\n</ul>');
 });
+
+test('PHP is lexed as Zulip lexes it (startinline): an opening tag is "<?" and a name, calls are plain names', () => {
+  assert.equal(
+    renderMarkdown('```php\n<?php echo foo($x); ?>\n```').html,
+    '<div class="codehilite" data-code-language="PHP"><pre><span></span><code><span class="o">&lt;?</span><span class="nx">php</span> ' +
+      '<span class="k">echo</span> <span class="nx">foo</span><span class="p">(</span><span class="nv">$x</span><span class="p">);</span> ' +
+      '<span class="cp">?&gt;</span>\n</code></pre></div>',
+  );
+});
