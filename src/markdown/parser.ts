@@ -1,13 +1,13 @@
 // The markdown-it instance with Zulip's syntax: which CommonMark rules stay, which are replaced,
 // and the rules that add Zulip's own syntax.
 import { createRequire } from 'node:module';
-import type { MarkdownIt as Parser, StateCore } from 'markdown-it';
+import type { MarkdownIt as Parser, StateCore, StateInline } from 'markdown-it';
 import type { RenderEnv } from './env.js';
 import { audioOrLink, previewRule } from './previews.js';
 import { backticksRule, delRule, mentionRule, texInlineRule, timeRule, underscoreRule } from './inline.js';
 import { bareLinkRule, emptyLinkTextRule, linkifierRule, localLinkRule, textRule } from './links.js';
 import { zulipFenceRule } from './fences.js';
-import { listStartRule, zulipListsRule } from './lists.js';
+import { listParagraphRule, listStartRule, zulipListsRule } from './lists.js';
 import { channelLinkRule } from './channel_links.js';
 import { emojiNameRule, unicodeEmojiRule } from './emoji.js';
 import { emptyBlockquoteRule, singleLineStrongRule, strongOutsideEmRule, trailingSpaceRule } from './fixups.js';
@@ -25,6 +25,17 @@ function buildParser(): Parser {
   md.renderer.rules.text = (tokens, idx) => tokens[idx]!.content.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   md.block.ruler.before('fence', 'zulip_fence', zulipFenceRule, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
   md.inline.ruler.at('text', textRule);
+  // A line break keeps the next line's leading spaces, as Zulip's paragraphs do.
+  type Rules<R> = { __rules__: Array<{ name: string; fn: R }> };
+  const ruleNamed = <R>(ruler: unknown, name: string) => (ruler as Rules<R>).__rules__.find((r) => r.name === name)!.fn;
+  const newline = ruleNamed<(state: StateInline, silent: boolean) => boolean>(md.inline.ruler, 'newline');
+  md.block.ruler.at('paragraph', listParagraphRule(ruleNamed(md.block.ruler, 'paragraph')));
+  md.inline.ruler.at('newline', (state, silent) => {
+    const start = state.pos;
+    if (!newline(state, silent)) return false;
+    state.pos = start + 1;
+    return true;
+  });
   md.inline.ruler.before('text', 'zulip_bare_link', bareLinkRule);
   md.inline.ruler.at('backticks', backticksRule);
   md.inline.ruler.before('emphasis', 'zulip_mention', mentionRule);
