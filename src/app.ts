@@ -21,6 +21,7 @@ import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
 import { startMailDelivery } from './actions/email.js';
+import { startMissedMessageEmails } from './actions/missed_messages.js';
 
 export interface RunningServer {
   services: Services;
@@ -88,6 +89,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const retention = startRetention(services);
   const promotion = startFullMemberPromotion(services);
   const mail = startMailDelivery(services);
+  const missed = startMissedMessageEmails(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -108,6 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await delivery.stop();
       await retention.stop();
       await promotion.stop();
+      await missed.stop();
       await mail.stop();
       services.queues.close();
       await services.rateLimiter?.close();

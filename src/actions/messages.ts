@@ -21,6 +21,7 @@ import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { queueMissedMessageNotices } from './missed_messages.js';
 import { shapeMessage } from '../shapes/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
@@ -320,6 +321,7 @@ export async function writeMessage(
     if (o.deferred) o.deferred.userMessages(umRows);
     else await insertUserMessages(tx, umRows);
     if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
+    await queueMissedMessageNotices(services, tx, m, id, now);
     await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
 
     const message = shapeMessage(

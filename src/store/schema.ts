@@ -434,6 +434,7 @@ export interface DB {
   invites: InviteTable;
   password_resets: PasswordResetTable;
   email_outbox: EmailOutboxTable;
+  missed_message_notices: MissedMessageNoticeTable;
   bot_services: BotServiceTable;
   outgoing_webhook_events: OutgoingWebhookEventTable;
 }
@@ -532,4 +533,17 @@ export interface EmailOutboxTable {
   sent_ms: number | null;
   failed: Bool;
   last_error: string | null;
+}
+
+export interface MissedMessageNoticeTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  message_id: number;
+  /** Why: private_message, mentioned, group_mentioned, alert_word, topic_wildcard_mentioned, stream_wildcard_mentioned, (…)_in_followed_topic, followed_topic_email_notify, stream_email_notify. */
+  trigger: string;
+  mentioned_group_id: number | null;
+  due_ms: number;
+  claim_token: string | null;
+  claimed_until_ms: number | null;
 }

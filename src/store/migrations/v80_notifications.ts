@@ -48,3 +48,31 @@ export function emailOutbox(dialect: DialectName): Migration {
     },
   };
 }
+
+/**
+ * 0082: messages waiting to become a missed-message email, one row per recipient and message,
+ * written in the send transaction. The runner takes all of a person's rows once the first is due
+ * (a claim token with a lease, so one process handles them) and turns each conversation into one
+ * email. An index on user_topics by channel lets the send find a topic's followers without a scan.
+ */
+export function missedMessageNotices(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'missed_message_notices')
+        .addColumn('realm_id', int, (c) => c.notNull())
+        .addColumn('user_id', int, (c) => c.notNull())
+        .addColumn('message_id', int, (c) => c.notNull())
+        .addColumn('trigger', 'text', (c) => c.notNull())
+        /** The group mentioned, for the "why you got this" line. */
+        .addColumn('mentioned_group_id', int)
+        .addColumn('due_ms', int, (c) => c.notNull())
+        .addColumn('claim_token', 'text')
+        .addColumn('claimed_until_ms', int)
+        .execute();
+      await db.schema.createIndex('missed_message_notices_due').on('missed_message_notices').column('due_ms').execute();
+      await db.schema.createIndex('missed_message_notices_user').on('missed_message_notices').columns(['user_id', 'message_id']).execute();
+      await db.schema.createIndex('user_topics_stream').on('user_topics').column('stream_id').execute();
+    },
+  };
+}
