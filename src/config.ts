@@ -33,6 +33,8 @@ export interface Config {
   uploadsDir: string;
   /** The largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; at most 100). */
   maxFileUploadSizeMib: number;
+  /** Outgoing-webhook bots: request timeout (CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS, Zulip's 10), queue poll and retry delay. */
+  outgoingWebhooks: { timeoutMs: number; pollMs: number; retryDelayMs: number };
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -72,5 +74,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
     uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
+    outgoingWebhooks: {
+      timeoutMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10) * 1000,
+      pollMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_POLL_MS', 1000),
+      retryDelayMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_RETRY_SECONDS', 5) * 1000,
+    },
   };
 }

@@ -135,6 +135,7 @@ export async function startTestServer(
     nextcloud?: { url: string; user: string; password: string };
     camo?: { url: string; key: string };
     maxFileUploadSizeMib?: number;
+    outgoingWebhooks?: { timeoutMs?: number; pollMs?: number; retryDelayMs?: number };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -167,6 +168,7 @@ export async function startTestServer(
     redisPrefix: opts.redis?.prefix ?? 'confab-test',
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
+    outgoingWebhooks: { ...loadConfig({}).outgoingWebhooks, ...opts.outgoingWebhooks },
   };
   const server = await startServer(config, { schema });
   config.externalUrl = server.url;
