@@ -107,7 +107,9 @@ function ownerNotice(services: Services, c: Context, o: { status?: number; failu
   let text = `[A message](${messageUrl(services, c)}) to your bot @_**${c.bot.full_name}** triggered an outgoing webhook.`;
   if (o.failure) text += `\n${o.failure}`;
   else if (o.status) text += `\nThe webhook got a response with status code *${o.status}*.`;
-  if (o.responseContent) text += `\nThe response contains the following payload:\n\`\`\`\n${o.responseContent}\n\`\`\``;
+  // The payload is cut short so the notice stays a sendable message.
+  const payload = o.responseContent && o.responseContent.length > 2000 ? `${o.responseContent.slice(0, 2000)}…` : o.responseContent;
+  if (payload) text += `\nThe response contains the following payload:\n\`\`\`\n${payload}\n\`\`\``;
   return text;
 }
 

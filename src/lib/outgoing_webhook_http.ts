@@ -15,6 +15,28 @@ export type WebhookOutcome =
 /** Errors of the network below HTTP: the endpoint is down, unreachable, or hung up. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
+/** More than any reply could use (messages are at most 10,000 characters): the rest is not read. */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
+async function readCapped(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = MAX_ANSWER_BYTES - size;
+    chunks.push(value.length > room ? value.subarray(0, room) : value);
+    size += Math.min(value.length, room);
+    if (size >= MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function postWebhook(url: string, body: WebhookBody, timeoutMs: number, stop?: AbortSignal): Promise<WebhookOutcome> {
   const headers: Record<string, string> = { 'User-Agent': `ZulipOutgoingWebhook/${ZULIP_VERSION}` };
   let payload: string;
@@ -30,7 +52,7 @@ export async function postWebhook(url: string, body: WebhookBody, timeoutMs: num
   try {
     const res = await fetch(url, { method: 'POST', headers, body: payload, signal, redirect: 'manual' });
     // The body counts against the same time limit: a server that answers and then stalls times out.
-    const text = await res.text();
+    const text = await readCapped(res);
     return { kind: 'response', status: res.status, text };
   } catch (err) {
     if (stop?.aborted) return { kind: 'aborted' };
