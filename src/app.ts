@@ -22,6 +22,7 @@ import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
 import { startMailDelivery } from './actions/email.js';
 import { startMissedMessageEmails } from './actions/missed_messages.js';
+import { startOutgoingWebhooks } from './actions/outgoing_webhooks.js';
 
 export interface RunningServer {
   services: Services;
@@ -90,6 +91,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const promotion = startFullMemberPromotion(services);
   const mail = startMailDelivery(services);
   const missed = startMissedMessageEmails(services);
+  const webhooks = startOutgoingWebhooks(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -112,6 +114,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await promotion.stop();
       await missed.stop();
       await mail.stop();
+      await webhooks.stop();
       services.queues.close();
       await services.rateLimiter?.close();
       await http.close();

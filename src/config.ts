@@ -45,6 +45,8 @@ export interface Config {
    * null: each person's email_notifications_batching_period_seconds (Zulip's two minutes by default).
    */
   missedMessageEmailDelaySeconds: number | null;
+  /** Outgoing-webhook bots: request timeout (CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS, Zulip's 10), queue poll and retry delay. */
+  outgoingWebhooks: { timeoutMs: number; pollMs: number; retryDelayMs: number };
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -87,5 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
     emailRetrySeconds: intFromEnv(env, 'CONFAB_EMAIL_RETRY_SECONDS', 60),
     missedMessageEmailDelaySeconds: env.CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS ? intFromEnv(env, 'CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS', 120) : null,
+    outgoingWebhooks: {
+      timeoutMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10) * 1000,
+      pollMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_POLL_MS', 1000),
+      retryDelayMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_RETRY_SECONDS', 5) * 1000,
+    },
   };
 }

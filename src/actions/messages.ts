@@ -26,6 +26,7 @@ import { shapeMessage } from '../shapes/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
 import { claimMessageAttachments } from './attachments.js';
+import { enqueueTriggered, outgoingWebhookTriggers, type WebhookTrigger } from './outgoing_webhook_triggers.js';
 
 export type SendTarget =
   | { kind: 'stream'; streamId?: number; streamName?: string; topic: string | undefined }
@@ -38,6 +39,8 @@ export interface SendRequest {
   readBySender?: boolean;
   queueId?: string;
   localId?: string;
+  /** An outgoing-webhook bot's reply: posted where the triggering message was, as Zulip does, without the channel access check. */
+  skipChannelAccessCheck?: boolean;
 }
 
 /** Zulip's heuristic: a message starts read for its sender only when a full UI client sent it. */
@@ -64,6 +67,7 @@ async function resolveStream(
   target: Extract<SendTarget, { kind: 'stream' }>,
   users: Map<number, User>,
   graph: GroupGraph,
+  skipAccessCheck = false,
 ): Promise<{ stream: Stream; subscribers: number[] }> {
   const db = services.database.db;
   let stream: Stream | undefined;
@@ -81,6 +85,10 @@ async function resolveStream(
   // A channel the sender may not see is reported exactly like a missing one.
   if (!stream) throw missing();
   const subscribers = await subscriberIds(db, stream.id);
+  if (skipAccessCheck) {
+    if (stream.is_archived) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
+    return { stream, subscribers };
+  }
   const subscribed = new Set(subscribers);
   const owner = sender.is_bot && sender.bot_owner_id !== null ? users.get(sender.bot_owner_id) : undefined;
   const viaOwner = owner !== undefined && subscribed.has(owner.id);
@@ -180,6 +188,8 @@ export interface PreparedMessage {
   /** The organization's users and linkifiers, as loaded for rendering. */
   users: Map<number, User>;
   linkifiers: readonly LinkifierRule[];
+  /** Outgoing-webhook bots this message triggers (queued in the message's transaction). */
+  webhookTriggers?: WebhookTrigger[];
 }
 
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
@@ -198,7 +208,7 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   let topicParticipantIds: Set<number> | undefined;
   if (req.target.kind === 'stream') {
     if (req.target.topic === undefined) throw new BadRequest('Missing topic');
-    const resolved = await resolveStream(services, sender, realm, req.target, users, graph);
+    const resolved = await resolveStream(services, sender, realm, req.target, users, graph, req.skipChannelAccessCheck);
     stream = resolved.stream;
     topic = normalizeTopic(req.target.topic);
     const policy = effectiveTopicsPolicy(stream, realm);
@@ -243,7 +253,8 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     if (alerted.has(userId)) flags |= FLAG_BITS.has_alert_word;
     return flags;
   };
-  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users, linkifiers };
+  const webhookTriggers = outgoingWebhookTriggers(sender, users, stream ? mentioned : new Set(), dmParticipants);
+  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users, linkifiers, webhookTriggers };
 }
 
 export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
@@ -308,6 +319,7 @@ export async function writeMessage(
       ...contentFlags(rendered.html),
     };
     const id = await insertMessage(tx, row);
+    if (m.webhookTriggers?.length) await enqueueTriggered(tx, onCommit, realm.id, id, m.webhookTriggers);
     const perUser: Record<number, Record<string, unknown>> = {};
     // Recipients with the same flags share one object (the queues serialize each object once).
     const byFlags = new Map<number, Record<string, unknown>>();
