@@ -65,7 +65,7 @@ test('grafana 8+: two alerts, two messages; resolved; no alertname falls back to
   });
   await send('grafana', { receiver: 'test', status: 'firing', orgId: 1, alerts: [alert('High memory usage', 'us-1'), alert('High CPU usage', 'eu-1')], title: '[FIRING:2]', state: 'alerting', message: '' });
   const body = (name: string, zone: string) =>
-    `:alert: **FIRING**\n\n**${name}**\n\nThis alert was fired at <time:2021-10-12T09:51:03.157076+02:00>.\n\nLabels:\n- alertname: ${name}\n- team: blue\n- zone: ${zone}\n\nValues:\n[ metric='' labels={} value=14151.331895396988 ]\n\nAnnotations:\n- description: The system has ${name}\n- summary: Triggered for zone ${zone}\n\n[Generator](https://play.grafana.org/alerting/1afz29v7z/edit)\n[Silence](https://play.grafana.org/alerting/silence/new?alertmanager=grafana)`;
+    `:alert: **FIRING**\n\n**${name}**\n\nThis alert was fired at <time:2021-10-12T07:51:03+00:00>.\n\nLabels:\n- alertname: ${name}\n- team: blue\n- zone: ${zone}\n\nValues:\n[ metric='' labels={} value=14151.331895396988 ]\n\nAnnotations:\n- description: The system has ${name}\n- summary: Triggered for zone ${zone}\n\n[Generator](https://play.grafana.org/alerting/1afz29v7z/edit)\n[Silence](https://play.grafana.org/alerting/silence/new?alertmanager=grafana)`;
   await expectLatest([
     ['[High memory usage]', body('High memory usage', 'us-1')],
     ['[High CPU usage]', body('High CPU usage', 'eu-1')],
@@ -74,11 +74,11 @@ test('grafana 8+: two alerts, two messages; resolved; no alertname falls back to
   await expectLatest([
     [
       '[Disk]',
-      ':checkbox: **RESOLVED**\n\n**Disk**\n\nThis alert was fired at <time:2021-10-12T09:51:03.157076+02:00>.\n\nThis alert was resolved at <time:2021-10-12T10:51:03Z>.\n\nLabels:\n- alertname: Disk\n- team: blue\n- zone: us-2\n\nValues:\n- A: 12\n- B: 0.5\n\nAnnotations:\n- description: The system has Disk\n- summary: Triggered for zone us-2',
+      ':checkbox: **RESOLVED**\n\n**Disk**\n\nThis alert was fired at <time:2021-10-12T07:51:03+00:00>.\n\nThis alert was resolved at <time:2021-10-12T10:51:03+00:00>.\n\nLabels:\n- alertname: Disk\n- team: blue\n- zone: us-2\n\nValues:\n- A: 12\n- B: 0.5\n\nAnnotations:\n- description: The system has Disk\n- summary: Triggered for zone us-2',
     ],
   ]);
   await send('grafana', { alerts: [{ ...alert('', 'x'), labels: { zone: 'x' }, annotations: {}, valueString: '', generatorURL: '', silenceURL: '' }] });
-  await expectLatest([['[c6eadffa33fcdf37]', ':alert: **FIRING**\n\nThis alert was fired at <time:2021-10-12T09:51:03.157076+02:00>.\n\nLabels:\n- zone: x']]);
+  await expectLatest([['[c6eadffa33fcdf37]', ':alert: **FIRING**\n\nThis alert was fired at <time:2021-10-12T07:51:03+00:00>.\n\nLabels:\n- zone: x']]);
 });
 
 const amAlert = (status: string, labels: Record<string, string>, annotations: Record<string, string> = {}) => ({

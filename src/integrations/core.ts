@@ -169,3 +169,16 @@ function pyFloat(v: number): string {
 }
 
 export const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+/** Zulip's datetime_to_global_time: `<time:…>` in UTC to the second; a time without offset is UTC. */
+export function globalTime(iso: string, path = 'payload'): string {
+  const hasZone = /([zZ]|[+-]\d\d:?\d\d)$/.test(iso);
+  const ms = Date.parse(hasZone ? iso : `${iso}Z`);
+  if (!/^\d{4}-\d\d-\d\d/.test(iso) || Number.isNaN(ms)) throw new MalformedPayload(`${path} is not a valid date`);
+  return `<time:${new Date(ms).toISOString().slice(0, 19)}+00:00>`;
+}
+
+/** The same from a Unix timestamp in seconds. */
+export function globalTimeFromSeconds(seconds: number): string {
+  return `<time:${new Date(Math.floor(seconds) * 1000).toISOString().slice(0, 19)}+00:00>`;
+}

@@ -1,6 +1,6 @@
 // Grafana: unified alerting (8.0 and later: `alerts`, one message per alert, topic "[alertname]")
 // and legacy alerts (7.x: topic is the alert's title).
-import { MalformedPayload, pyStr, Wild, type Integration, type WebhookMessage } from './core.js';
+import { globalTime, MalformedPayload, pyStr, Wild, type Integration, type WebhookMessage } from './core.js';
 
 const status = (icon: string, state: string) => `${icon} **${state}**\n\n`;
 
@@ -22,9 +22,9 @@ function unifiedAlert(alert: Wild): WebhookMessage {
   } else {
     topic = `[${alert.s('fingerprint')}]`;
   }
-  body += `This alert was fired at <time:${alert.s('startsAt')}>.`;
+  body += `This alert was fired at ${globalTime(alert.s('startsAt'), alert.at('startsAt').path)}.`;
   const end = alert.s('endsAt');
-  if (end !== '0001-01-01T00:00:00Z') body += `\n\nThis alert was resolved at <time:${end}>.`;
+  if (end !== '0001-01-01T00:00:00Z') body += `\n\nThis alert was resolved at ${globalTime(end, alert.at('endsAt').path)}.`;
   if (labels.truthy) body += `\n\nLabels:\n${labels.entries().map(([k, v]) => `- ${k}: ${v.str()}\n`).join('')}\n`;
   const values = alert.opt('values');
   if (values?.truthy) body += `Values:\n${values.entries().map(([k, v]) => `- ${k}: ${pyStr(v.value)}\n`).join('')}\n`;

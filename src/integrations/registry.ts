@@ -5,8 +5,10 @@ import { slackIncoming } from './slack_incoming.js';
 import { github } from './github.js';
 import { grafana } from './grafana.js';
 import { alertmanager } from './alertmanager.js';
+import { gitlab } from './gitlab.js';
+import { sentry } from './sentry.js';
 
-const ALL: Integration[] = [json, slackIncoming, github, grafana, alertmanager];
+const ALL: Integration[] = [json, slackIncoming, github, gitlab, grafana, alertmanager, sentry];
 
 /** Other names Zulip's URLs accept for the same integration. */
 const ALIASES: Record<string, string> = {};
