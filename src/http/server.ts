@@ -15,6 +15,7 @@ import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
 import { registerExportFiles } from './export_files.js';
+import { registerWebhooks } from './webhooks.js';
 
 /**
  * Fastify's schema compilers (Ajv for validation, fast-json-stringify for serialization), loaded
@@ -95,5 +96,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);
+  registerWebhooks(app, services);
   return app;
 }

@@ -170,3 +170,9 @@ export async function usersSharingConversationWith(db: Executor, userId: number)
   ]);
   return new Set([...channelPeers, ...dmPeers].map((r) => r.user_id));
 }
+
+/** The account an API key belongs to (incoming webhooks and `?api_key=` downloads); the key is unique. */
+export async function getUserByApiKey(db: Executor, apiKey: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+  return row ? userFromRow(row) : undefined;
+}

@@ -1,0 +1,24 @@
+// Every incoming-webhook integration by the name in its URL (/api/v1/external/{name}).
+import type { Integration } from './core.js';
+import { json } from './json.js';
+import { slackIncoming } from './slack_incoming.js';
+import { github } from './github.js';
+import { grafana } from './grafana.js';
+import { alertmanager } from './alertmanager.js';
+import { gitlab } from './gitlab.js';
+import { sentry } from './sentry.js';
+
+const ALL: Integration[] = [json, slackIncoming, github, gitlab, grafana, alertmanager, sentry];
+
+/** Other names Zulip's URLs accept for the same integration. */
+const ALIASES: Record<string, string> = {};
+
+const byName = new Map<string, Integration>(ALL.map((i) => [i.name, i]));
+
+export function findIntegration(name: string): Integration | undefined {
+  return byName.get(ALIASES[name] ?? name);
+}
+
+export function integrationNames(): string[] {
+  return [...byName.keys(), ...Object.keys(ALIASES)].sort();
+}

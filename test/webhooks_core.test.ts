@@ -1,0 +1,145 @@
+// Incoming webhooks, what every integration shares: credentials, where the message goes (channel
+// by name or id, topic override, the owner's direct messages), event filters, and the errors for
+// unknown events and malformed payloads. The generic JSON integration serves as the example.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, rawRequest } from './helpers.js';
+import { webhookFixture, type WebhookFixture } from './webhook_helpers.js';
+
+let f: WebhookFixture;
+before(async () => {
+  f = await webhookFixture();
+});
+after(() => f.close());
+
+const GH_PING = { zen: 'Keep it logically awesome.', hook_id: 1, repository: { name: 'confab', full_name: 'acme/confab', html_url: 'https://github.com/acme/confab', private: false }, sender: { login: 'octocat', html_url: 'https://github.com/octocat' } };
+
+test('json: the payload as a JSON code block under the topic "JSON"', async () => {
+  const res = await f.post('json', { name: 'Café', count: 2, tags: ['a'], nested: { ok: true, none: null } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(res.body, { result: 'success', msg: '' });
+  const [m] = await f.latest();
+  assert.equal(m!.topic, 'JSON');
+  assert.equal(m!.sender_id, f.bot.id);
+  assert.equal(m!.display_recipient, f.streamName);
+  assert.equal(m!.content, '```json\n{\n  "name": "Caf\\u00e9",\n  "count": 2,\n  "tags": [\n    "a"\n  ],\n  "nested": {\n    "ok": true,\n    "none": null\n  }\n}\n```');
+});
+
+test('channel by id, topic override, trailing slash', async () => {
+  const res = await f.post('json/', { a: 1 }, { stream: String(f.streamId), query: { topic: 'custom topic' } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [m] = await f.latest();
+  assert.equal(m!.topic, 'custom topic');
+  assert.equal(m!.display_recipient, f.streamName);
+  assert.equal(m!.content, '```json\n{\n  "a": 1\n}\n```');
+});
+
+test('without stream: a direct message to the bot owner', async () => {
+  const res = await f.post('json', { dm: true }, { stream: null });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [m] = await f.latest();
+  assert.equal(m!.type, 'private');
+  assert.equal(m!.sender_id, f.bot.id);
+  assert.deepEqual((m!.display_recipient as any[]).map((u) => u.id).sort(), [f.owner.userId, f.bot.id].sort());
+  assert.equal(m!.content, '```json\n{\n  "dm": true\n}\n```');
+});
+
+test('a channel that does not exist: success for the service, a notice to the owner', async () => {
+  const before = (await f.latest())[0]!.id;
+  const res = await f.post('json', { x: 1 }, { stream: 'no such channel' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [m] = await f.latest();
+  assert.ok(m!.id > before);
+  assert.equal(m!.type, 'private');
+  assert.equal(m!.content, `Your bot @_**Hook Bot|${f.bot.id}** tried to send a message to channel #**no such channel**, but that channel does not exist. Click [here](#channels/new) to create it.`);
+});
+
+test('credentials: api_key, HTTP Basic, missing, wrong', async () => {
+  const missing = await rawRequest(f.t.url, 'POST', `/api/v1/external/json?stream=${f.streamName}`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  assert.deepEqual([missing.status, missing.body.code, missing.body.msg], [400, 'REQUEST_VARIABLE_MISSING', "Missing 'api_key' argument"]);
+  const wrong = await rawRequest(f.t.url, 'POST', `/api/v1/external/json?api_key=nope&stream=${f.streamName}`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  assert.deepEqual([wrong.status, wrong.body.code], [401, 'INVALID_API_KEY']);
+  const basic = 'Basic ' + Buffer.from(`${f.bot.email}:${f.bot.apiKey}`).toString('base64');
+  const viaBasic = await rawRequest(f.t.url, 'POST', `/api/v1/external/json?stream=${f.streamName}&topic=basic`, { headers: { 'Content-Type': 'application/json', Authorization: basic }, body: '{"b":1}' });
+  assert.equal(viaBasic.status, 200, JSON.stringify(viaBasic.body));
+  assert.equal((await f.latest())[0]!.topic, 'basic');
+  const badBasic = 'Basic ' + Buffer.from(`${f.bot.email}:wrong`).toString('base64');
+  const viaBadBasic = await rawRequest(f.t.url, 'POST', `/api/v1/external/json?stream=${f.streamName}`, { headers: { 'Content-Type': 'application/json', Authorization: badBasic }, body: '{}' });
+  assert.deepEqual([viaBadBasic.status, viaBadBasic.body.code], [401, 'INVALID_API_KEY']);
+});
+
+test('a generic bot may post through webhooks too', async () => {
+  const created = await f.owner.post('/bots', { full_name: 'Generic Bot', short_name: 'generic' });
+  assert.equal(created.status, 200);
+  const res = await rawRequest(f.t.url, 'POST', `/api/v1/external/json?api_key=${created.body.api_key}&stream=${f.streamName}&topic=generic`, { headers: { 'Content-Type': 'application/json' }, body: '{"g":1}' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [m] = await f.latest();
+  assert.deepEqual([m!.topic, m!.sender_id], ['generic', created.body.user_id]);
+});
+
+test('an incoming-webhook bot may send messages but use no other endpoint', async () => {
+  const asBot = new Client(f.t.url, f.bot.email, f.bot.apiKey, f.bot.id);
+  const me = await asBot.get('/users/me');
+  assert.deepEqual([me.status, me.body.msg], [401, 'This API is not available to incoming webhook bots.']);
+  const fetch = await asBot.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
+  assert.equal(fetch.status, 401);
+  const sent = await asBot.post('/messages', { type: 'stream', to: f.streamName, topic: 'direct send', content: 'hello' });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+});
+
+test('malformed JSON and malformed payloads: 400 naming the problem, nothing posted', async () => {
+  const before = (await f.latest())[0]!.id;
+  const bad = await f.post('json', null, { raw: '{"a": ' });
+  assert.deepEqual([bad.status, bad.body.result, bad.body.msg], [400, 'error', 'Malformed JSON']);
+  const empty = await f.post('json', null, { raw: '' });
+  assert.deepEqual([empty.status, empty.body.msg], [400, 'Malformed JSON']);
+  const missingKey = await f.post('github', { action: 'opened' }, { headers: { 'X-GitHub-Event': 'issues' } });
+  assert.deepEqual([missingKey.status, missingKey.body.msg], [400, 'payload["sender"] is missing']);
+  const wrongType = await f.post('github', { ...GH_PING, sender: { login: 42 } }, { headers: { 'X-GitHub-Event': 'ping' } });
+  assert.deepEqual([wrongType.status, wrongType.body.msg], [400, 'payload["sender"]["login"] is not a string']);
+  const notObject = await f.post('grafana', [1, 2]);
+  assert.equal(notObject.status, 400);
+  assert.equal((await f.latest())[0]!.id, before);
+});
+
+test('unsupported event: Zulip\'s UNSUPPORTED_WEBHOOK_EVENT_TYPE, nothing posted', async () => {
+  const before = (await f.latest())[0]!.id;
+  const res = await f.post('github', { ...GH_PING, action: 'created' }, { headers: { 'X-GitHub-Event': 'sponsorship_nonsense' } });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body, {
+    result: 'error',
+    msg: "The 'sponsorship_nonsense:created' event isn't currently supported by the GitHub webhook; ignoring",
+    code: 'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+    webhook_name: 'GitHub',
+    event_type: 'sponsorship_nonsense:created',
+  });
+  const noHeader = await f.post('github', GH_PING);
+  assert.deepEqual([noHeader.status, noHeader.body.code, noHeader.body.msg, noHeader.body.header], [400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-GitHub-Event'", 'X-GitHub-Event']);
+  const unknown = await f.post('no_such_service', {});
+  assert.equal(unknown.status, 404);
+  assert.equal((await f.latest())[0]!.id, before);
+});
+
+test('only_events and exclude_events filter by event type, with wildcards', async () => {
+  const before = (await f.latest())[0]!.id;
+  const skipped = await f.post('github', GH_PING, { headers: { 'X-GitHub-Event': 'ping' }, query: { only_events: '["push*","issues"]' } });
+  assert.equal(skipped.status, 200);
+  const excluded = await f.post('github', GH_PING, { headers: { 'X-GitHub-Event': 'ping' }, query: { exclude_events: '["p?ng"]' } });
+  assert.equal(excluded.status, 200);
+  assert.equal((await f.latest())[0]!.id, before, 'filtered events post nothing');
+  const kept = await f.post('github', GH_PING, { headers: { 'X-GitHub-Event': 'ping' }, query: { only_events: '["pi*"]', exclude_events: '["push"]' } });
+  assert.equal(kept.status, 200);
+  const [m] = await f.latest();
+  assert.deepEqual([m!.topic, m!.content], ['confab', 'GitHub webhook has been successfully configured by octocat.']);
+  const invalid = await f.post('github', GH_PING, { headers: { 'X-GitHub-Event': 'ping' }, query: { only_events: 'push' } });
+  assert.deepEqual([invalid.status, invalid.body.msg], [400, 'Argument "only_events" is not valid JSON.']);
+});
+
+test('form-encoded bodies: JSON sent as form data, and a payload field', async () => {
+  const res = await f.post('json', null, { raw: '{"form": 1}', contentType: 'application/x-www-form-urlencoded' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal((await f.latest())[0]!.content, '```json\n{\n  "form": 1\n}\n```');
+  const slack = await f.post('slack_incoming', null, { raw: 'payload=' + encodeURIComponent('{"text":"from a form"}'), contentType: 'application/x-www-form-urlencoded' });
+  assert.equal(slack.status, 200, JSON.stringify(slack.body));
+  assert.equal((await f.latest())[0]!.content, 'from a form');
+});
