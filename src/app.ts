@@ -19,6 +19,7 @@ import { registerFakeEmailDomain } from './shapes/users.js';
 import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
+import { startRealmStatusWatch } from './actions/realm_status.js';
 
 export interface RunningServer {
   services: Services;
@@ -79,6 +80,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const delivery = startScheduledDelivery(services);
   const retention = startRetention(services);
   const promotion = startFullMemberPromotion(services);
+  const realmStatus = startRealmStatusWatch(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -94,6 +96,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await delivery.stop();
       await retention.stop();
       await promotion.stop();
+      await realmStatus.stop();
       services.queues.close();
       await services.rateLimiter?.close();
       await http.close();

@@ -33,6 +33,8 @@ export interface Config {
   uploadsDir: string;
   /** The largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; at most 100). */
   maxFileUploadSizeMib: number;
+  /** Zulip's PASSWORD_MIN_LENGTH (CONFAB_PASSWORD_MIN_LENGTH, default 6; 0 turns the check off). */
+  passwordMinLength: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -72,5 +74,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
     uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
+    passwordMinLength: Math.floor(intFromEnv(env, 'CONFAB_PASSWORD_MIN_LENGTH', 6)),
   };
 }
