@@ -432,6 +432,15 @@ export interface DB {
   client_devices: ClientDeviceTable;
   custom_profile_field_values: CustomProfileFieldValueTable;
   invites: InviteTable;
+  submessages: SubmessageTable;
+}
+
+export interface SubmessageTable {
+  id: Generated<number>;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
 }
 
 export interface InviteTable {

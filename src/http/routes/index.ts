@@ -26,6 +26,7 @@ import { registerTopicRoutes } from './topics.js';
 import { registerReminderRoutes } from './reminders.js';
 import { registerInviteRoutes } from './invites.js';
 import { registerRealmExportRoutes } from './realm_exports.js';
+import { registerSubmessageRoutes } from './submessages.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -54,4 +55,5 @@ export function registerAllRoutes(r: Router): void {
   registerReminderRoutes(r);
   registerInviteRoutes(r);
   registerRealmExportRoutes(r);
+  registerSubmessageRoutes(r);
 }
