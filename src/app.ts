@@ -23,6 +23,7 @@ import { settleExports } from './actions/realm_exports.js';
 import { startMailDelivery } from './actions/email.js';
 import { startMissedMessageEmails } from './actions/missed_messages.js';
 import { startOutgoingWebhooks } from './actions/outgoing_webhooks.js';
+import { startRealmStatusWatch } from './actions/realm_status.js';
 
 export interface RunningServer {
   services: Services;
@@ -92,6 +93,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const mail = startMailDelivery(services);
   const missed = startMissedMessageEmails(services);
   const webhooks = startOutgoingWebhooks(services);
+  const realmStatus = startRealmStatusWatch(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -115,6 +117,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await missed.stop();
       await mail.stop();
       await webhooks.stop();
+      await realmStatus.stop();
       services.queues.close();
       await services.rateLimiter?.close();
       await http.close();

@@ -47,6 +47,8 @@ export interface Config {
   missedMessageEmailDelaySeconds: number | null;
   /** Outgoing-webhook bots: request timeout (CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS, Zulip's 10), queue poll and retry delay. */
   outgoingWebhooks: { timeoutMs: number; pollMs: number; retryDelayMs: number };
+  /** Zulip's PASSWORD_MIN_LENGTH (CONFAB_PASSWORD_MIN_LENGTH, default 6; 0 turns the check off). */
+  passwordMinLength: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -94,5 +96,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_POLL_MS', 1000),
       retryDelayMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_RETRY_SECONDS', 5) * 1000,
     },
+    passwordMinLength: Math.floor(intFromEnv(env, 'CONFAB_PASSWORD_MIN_LENGTH', 6)),
   };
 }

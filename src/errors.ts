@@ -59,7 +59,7 @@ export class UserDeactivated extends ApiError {
 
 export class RealmDeactivated extends ApiError {
   constructor() {
-    super('This organization is deactivated', 'REALM_DEACTIVATED', 401);
+    super('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
   }
 }
 

@@ -29,8 +29,8 @@ test('an administrator deactivates a user: key stops working, long-poll ends, bo
   assert.equal(res.status, 200);
   const ended = await parked;
   assert.equal(ended.status, 200, 'the parked poll is answered');
-  assert.equal((await victim.get('/users/me')).body.code, 'USER_DEACTIVATED');
-  assert.equal((await botClient.get('/users/me')).body.code, 'USER_DEACTIVATED', "the user's bot is deactivated too");
+  assert.equal((await victim.get('/users/me')).body.msg, 'Account is deactivated');
+  assert.equal((await botClient.get('/users/me')).body.msg, 'Account is deactivated', "the user's bot is deactivated too");
   assert.equal((await victim.get('/events', { queue_id: reg.body.queue_id, dont_block: true })).status, 401);
   const evs = (await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   const order = evs.filter((e: any) => e.person?.is_active === false).map((e: any) => e.person.user_id);

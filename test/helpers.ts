@@ -140,6 +140,7 @@ export async function startTestServer(
     emailRetrySeconds?: number;
     missedMessageEmailDelaySeconds?: number;
     outgoingWebhooks?: { timeoutMs?: number; pollMs?: number; retryDelayMs?: number };
+    passwordMinLength?: number;
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -162,6 +163,7 @@ export async function startTestServer(
     outboxDir: join(outboxParent, 'outbox'),
     uploadsDir: join(outboxParent, 'uploads'),
     maxFileUploadSizeMib: opts.maxFileUploadSizeMib ?? 25,
+    passwordMinLength: opts.passwordMinLength ?? 6,
     // Tests send far more than a person would: limits are on only where a test asks for them.
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,

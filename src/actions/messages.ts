@@ -23,6 +23,8 @@ import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { queueMissedMessageNotices } from './missed_messages.js';
 import { shapeMessage } from '../shapes/messages.js';
+import { insertSubmessage, submessageForClient } from '../store/submessages.js';
+import { pythonJsonDumps, widgetFor } from '../lib/widgets.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
 import { claimMessageAttachments } from './attachments.js';
@@ -335,6 +337,14 @@ export async function writeMessage(
     if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
     await queueMissedMessageNotices(services, tx, m, id, now);
     await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
+    // A message starting with /poll or /todo is a widget: Zulip writes its definition as the
+    // message's first submessage, and the message event already carries it.
+    const widget = widgetFor(content);
+    const submessages: Record<string, unknown>[] = [];
+    if (widget) {
+      const sub = { message_id: id, sender_id: sender.id, msg_type: 'widget', content: pythonJsonDumps(widget) };
+      submessages.push(submessageForClient({ id: await insertSubmessage(tx, sub), ...sub }));
+    }
 
     const message = shapeMessage(
       { ...row, id },
@@ -344,6 +354,7 @@ export async function writeMessage(
       new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants]] : []),
       { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },
     );
+    message.submessages = submessages;
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
       event: { type: 'message', message },

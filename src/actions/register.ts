@@ -32,6 +32,7 @@ import { realmUserDefaults } from './realm_user_defaults.js';
 import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { devicesState } from './devices.js';
+import { PASSWORD_MAX_LENGTH } from '../lib/secrets.js';
 
 export const LIMITS = {
   max_message_length: 10000,
@@ -177,8 +178,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
       upgrade_text_for_wide_organization_logo: '',
       development_environment: false,
       server_generation: Math.floor(Date.now() / 1000),
-      password_min_length: 6,
-      password_max_length: 100,
+      password_min_length: config.passwordMinLength,
+      password_max_length: PASSWORD_MAX_LENGTH,
       password_min_guesses: 10000,
       server_inline_image_preview: true,
       server_inline_url_embed_preview: false,

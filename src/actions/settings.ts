@@ -6,7 +6,7 @@ import { updateUser } from '../store/users.js';
 import { deleteAllDrafts } from '../store/drafts.js';
 import { groupMembersRecursive } from '../store/cache.js';
 import { BadRequest, AdminRequired } from '../errors.js';
-import { hashPassword, verifyPassword } from '../lib/secrets.js';
+import { hashPassword, passwordStrongEnough, verifyPassword } from '../lib/secrets.js';
 import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail } from '../shapes/users.js';
@@ -27,7 +27,6 @@ export interface SettingsChange {
   targetUsers?: TargetUsers;
 }
 
-export const MIN_PASSWORD_LENGTH = 6;
 
 async function resolveTargets(services: Services, caller: User, realm: Realm, t: TargetUsers): Promise<User[]> {
   if (!isRealmAdmin(caller)) throw new AdminRequired();
@@ -61,7 +60,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   if (change.newPassword !== undefined) {
     if (change.oldPassword === undefined) throw new BadRequest("Missing 'old_password' argument");
     if (!(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
-    if (change.newPassword.length < MIN_PASSWORD_LENGTH) throw new BadRequest('Password is too weak.');
+    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('Password is too weak.');
     passwordHash = await hashPassword(change.newPassword);
   } else if (change.oldPassword !== undefined) {
     throw new BadRequest("Missing 'new_password' argument");

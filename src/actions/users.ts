@@ -8,7 +8,7 @@ import { getRealm } from '../store/realms.js';
 import type { Realm } from '../store/realms.js';
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { BadRequest, NotAllowed, NoSuchUser, OwnerRequired } from '../errors.js';
-import { generateApiKey, hashPassword } from '../lib/secrets.js';
+import { generateApiKey, hashPassword, passwordStrongEnough } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { requireMemberOrAdmin, requireRealmAdmin } from '../access/roles.js';
@@ -26,7 +26,6 @@ export const MAX_NAME_LENGTH = 100;
 const MIN_NAME_LENGTH = 2;
 /** Characters Zulip refuses in names: they would confuse mention syntax. */
 const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
-const MIN_PASSWORD_LENGTH = 6;
 
 export function validateEmail(email: string): string {
   const e = email.trim();
@@ -180,7 +179,7 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   const email = a.email.trim();
   if (!EMAIL_RE.test(email) || email.length > 254) throw new BadRequest('Bad name or username');
   if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
-  if (a.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
+  if (!passwordStrongEnough(a.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');
   const passwordHash = await hashPassword(a.password);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
   const graph = await services.cache.groupGraph(realm.id);

@@ -1,7 +1,8 @@
 // The `confab` command: serve, create-org, create-user.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { startServer } from '../app.js';
+import { createServices, startServer } from '../app.js';
+import { realmForOperator, setRealmDeactivated } from '../actions/realm_status.js';
 import { openDatabase } from '../store/db.js';
 import { createOrganization } from '../actions/realms.js';
 import { createAccountFromCli } from '../actions/cli.js';
@@ -23,6 +24,10 @@ Commands:
   create-user            --email E --password PW --full-name N
                          [--role owner|administrator|moderator|member|guest] [--realm-id ID]
                          Create a user in an organization (the only one, unless --realm-id)
+  deactivate-org         [--realm-id ID | --subdomain S]
+                         Deactivate an organization: its API refuses every login and key
+                         until reactivate-org (the only organization, unless named)
+  reactivate-org         [--realm-id ID | --subdomain S]
   help                   Show this text
 
 Environment:
@@ -42,6 +47,10 @@ export async function main(argv: string[]): Promise<number> {
         return await createOrg(rest);
       case 'create-user':
         return await createUser(rest);
+      case 'deactivate-org':
+        return await setOrgDeactivated(rest, true);
+      case 'reactivate-org':
+        return await setOrgDeactivated(rest, false);
       case undefined:
       case 'help':
       case '--help':
@@ -120,6 +129,24 @@ async function createUser(args: string[]): Promise<number> {
     return 0;
   } finally {
     await database.close();
+  }
+}
+
+async function setOrgDeactivated(args: string[], deactivated: boolean): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'realm-id': { type: 'string' }, subdomain: { type: 'string' } } });
+  const realmId = values['realm-id'] === undefined ? undefined : Number(values['realm-id']);
+  if (realmId !== undefined && !Number.isSafeInteger(realmId)) throw new ApiError('--realm-id must be a number');
+  // Full services (with Redis when configured), so running servers hear of it at once.
+  const services = await createServices(loadConfig());
+  try {
+    const realm = await realmForOperator(services, { realmId, subdomain: values.subdomain });
+    const changed = await setRealmDeactivated(services, realm.id, deactivated);
+    process.stdout.write(JSON.stringify({ realm_id: realm.id, deactivated, changed }) + '\n');
+    return 0;
+  } finally {
+    await services.rateLimiter?.close();
+    await services.bus.close();
+    await services.database.close();
   }
 }
 

@@ -58,6 +58,11 @@ export class Cache {
     }
   }
 
+  /** The cached organization, without loading it. */
+  cachedRealm(id: number): Realm | undefined {
+    return this.realms.get(id);
+  }
+
   async realm(id: number): Promise<Realm | undefined> {
     let realm = this.realms.get(id);
     if (!realm) {

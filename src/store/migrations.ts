@@ -22,6 +22,7 @@ import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messag
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
+import { submessages } from './migrations/v40_submessages.js';
 import { emailOutbox, missedMessageNotices, passwordResets } from './migrations/v80_notifications.js';
 import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
 
@@ -51,6 +52,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0020_invites': invites(dialect),
     '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
+    '0040_submessages': submessages(dialect),
     '0070_outgoing_webhooks': outgoingWebhooks(dialect),
     '0080_password_resets': passwordResets(dialect),
     '0081_email_outbox': emailOutbox(dialect),

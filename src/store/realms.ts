@@ -150,6 +150,12 @@ export async function listRealms(db: Executor): Promise<Realm[]> {
   return rows.map(fromRow);
 }
 
+/** Each organization's deactivation flag: one small read, for processes watching for changes. */
+export async function realmDeactivationFlags(db: Executor): Promise<Array<{ id: number; deactivated: boolean }>> {
+  const rows = await db.selectFrom('realms').select(['id', 'deactivated']).execute();
+  return rows.map((r) => ({ id: Number(r.id), deactivated: !!r.deactivated }));
+}
+
 export async function countRealms(db: Executor): Promise<number> {
   const row = await db.selectFrom('realms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

@@ -437,6 +437,7 @@ export interface DB {
   missed_message_notices: MissedMessageNoticeTable;
   bot_services: BotServiceTable;
   outgoing_webhook_events: OutgoingWebhookEventTable;
+  submessages: SubmessageTable;
 }
 
 /** An outgoing-webhook bot's endpoint (Zulip's Service). */
@@ -461,6 +462,14 @@ export interface OutgoingWebhookEventTable {
   failures: Generated<number>;
   next_attempt_ms: number;
   claimed_until_ms: number | null;
+}
+
+export interface SubmessageTable {
+  id: Generated<number>;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
 }
 
 export interface InviteTable {

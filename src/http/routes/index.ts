@@ -27,6 +27,7 @@ import { registerReminderRoutes } from './reminders.js';
 import { registerInviteRoutes } from './invites.js';
 import { registerRealmExportRoutes } from './realm_exports.js';
 import { registerBotRoutes } from './bots.js';
+import { registerSubmessageRoutes } from './submessages.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -56,4 +57,5 @@ export function registerAllRoutes(r: Router): void {
   registerInviteRoutes(r);
   registerRealmExportRoutes(r);
   registerBotRoutes(r);
+  registerSubmessageRoutes(r);
 }
