@@ -14,6 +14,7 @@ import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
 import { registerExportFiles } from './export_files.js';
+import { registerWebClient } from './web_client.js';
 
 /**
  * Fastify's schema compilers (Ajv for validation, fast-json-stringify for serialization), loaded
@@ -93,5 +94,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);
+  registerWebClient(app, services);
   return app;
 }
