@@ -16,6 +16,7 @@ import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
 import { registerExportFiles } from './export_files.js';
 import { registerWebhooks } from './webhooks.js';
+import { registerWebClient } from './web_client.js';
 
 /**
  * Fastify's schema compilers (Ajv for validation, fast-json-stringify for serialization), loaded
@@ -97,5 +98,6 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);
   registerWebhooks(app, services);
+  registerWebClient(app, services);
   return app;
 }

@@ -1,0 +1,352 @@
+// The message feed of the open narrow: recipient headers, messages (role=article) with their
+// actions and reactions, older/newer history on scroll, and read marking as messages come into view.
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+import { signal } from '@preact/signals';
+import { api, currentSession } from './api';
+import { loadMore, markRead } from './data';
+import { channelHash, dmHash, topicHash } from './narrow';
+import { channelName, feed, feedState, me, Message, Reaction, realm, selectedId, showToast, unread, userName, view } from './state';
+import { composeApi } from './compose';
+
+export function emojiChar(code: string): string {
+  try {
+    return code
+      .split('-')
+      .map((h) => String.fromCodePoint(parseInt(h, 16)))
+      .join('');
+  } catch {
+    return '?';
+  }
+}
+
+function recipientKey(m: Message): string {
+  return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
+}
+
+function dmOthers(m: Message): Array<{ id: number; full_name: string }> {
+  const all = Array.isArray(m.display_recipient) ? m.display_recipient : [];
+  const others = all.filter((r) => r.id !== me.value.user_id);
+  return others.length ? others : all;
+}
+
+export function messageLink(m: Message): string {
+  const base = m.type === 'stream' ? topicHash(m.stream_id!, channelName(m.stream_id!), m.subject) : dmHash(dmOthers(m).map((r) => r.id), dmOthers(m).map((r) => r.full_name));
+  return `${location.origin}${location.pathname}${base}/near/${m.id}`;
+}
+
+// Uploaded files need the API key: images get it in their address (the browser loads them itself).
+function prepareHtml(html: string): string {
+  const s = currentSession();
+  if (!s || !html.includes('/user_uploads/')) return html;
+  return html.replace(/(<img[^>]*?\ssrc=")(\/user_uploads\/[^"?]+)"/g, (_all, pre: string, path: string) => `${pre}${path}?api_key=${encodeURIComponent(s.apiKey)}"`);
+}
+
+async function openUpload(path: string): Promise<void> {
+  try {
+    const res = await api.get(path.replace(/^\/user_uploads\//, '/user_uploads/'));
+    window.open(res.url, '_blank', 'noopener');
+  } catch (e) {
+    showToast(e instanceof Error ? e.message : 'The file cannot be opened.');
+  }
+}
+
+function onContentClick(e: MouseEvent): void {
+  const el = e.target as HTMLElement;
+  const header = el.closest('.spoiler-header');
+  if (header) {
+    header.parentElement?.classList.toggle('spoiler-open');
+    return;
+  }
+  const a = el.closest('a');
+  const href = a?.getAttribute('href') ?? '';
+  if (href.startsWith('/user_uploads/')) {
+    e.preventDefault();
+    void openUpload(href);
+  }
+}
+
+type PickerProps = { onPick: (name: string, code: string, type: string) => void; onClose: () => void };
+const Picker = signal<ComponentType<PickerProps> | null>(null);
+export function loadPicker(): void {
+  if (!Picker.value) void import('./picker').then((m) => (Picker.value = m.default));
+}
+
+function toggleReaction(m: Message, name: string, code: string, type: string): void {
+  const mine = m.reactions.some((r) => r.emoji_code === code && r.reaction_type === type && r.user_id === me.value.user_id);
+  const params = { emoji_name: name, emoji_code: code, reaction_type: type };
+  const p = mine ? api.del(`/messages/${m.id}/reactions`, params) : api.post(`/messages/${m.id}/reactions`, params);
+  p.catch((e) => showToast(e.message));
+}
+
+function ReactionButton({ m, group }: { m: Message; group: Reaction[] }) {
+  const r = group[0]!;
+  const mine = group.some((x) => x.user_id === me.value.user_id);
+  const who = group.map((x) => userName(x.user_id)).join(', ');
+  const custom = r.reaction_type === 'realm_emoji' ? realm.value.emoji[r.emoji_code] : undefined;
+  return (
+    <button type="button" class={`reaction${mine ? ' mine' : ''}`} aria-pressed={mine} title={`${who} reacted with :${r.emoji_name}:`} aria-label={`${r.emoji_name} ${group.length}`} onClick={() => toggleReaction(m, r.emoji_name, r.emoji_code, r.reaction_type)}>
+      {custom ? <img src={custom.source_url} alt={`:${r.emoji_name}:`} class="emoji" /> : r.reaction_type === 'unicode_emoji' ? <span class="emoji-char">{emojiChar(r.emoji_code)}</span> : `:${r.emoji_name}:`} {group.length}
+    </button>
+  );
+}
+
+function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
+  const [content, setContent] = useState<string | null>(null);
+  const [subject, setSubject] = useState(m.subject);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    void api.get(`/messages/${m.id}`, { apply_markdown: false }).then((r) => setContent(r.message.content), (e) => setError(e.message));
+  }, [m.id]);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const params: Record<string, string> = {};
+      if (content !== null) params.content = content;
+      if (m.type === 'stream' && subject !== m.subject) {
+        params.topic = subject;
+        params.propagate_mode = 'change_one';
+      }
+      await api.patch(`/messages/${m.id}`, params);
+      onDone();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return (
+    <form class="edit" onSubmit={save}>
+      {m.type === 'stream' ? (
+        <label>
+          Subject <input value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
+        </label>
+      ) : null}
+      <label class="sr-only" for={`edit-${m.id}`}>
+        Edited text
+      </label>
+      <textarea id={`edit-${m.id}`} value={content ?? ''} disabled={content === null} onInput={(e) => setContent(e.currentTarget.value)} rows={3} ref={(el) => el?.focus()} onKeyDown={(e) => e.key === 'Escape' && onDone()} />
+      {error ? <p class="error" role="alert">{error}</p> : null}
+      <div class="row">
+        <button type="submit" class="primary">
+          Save
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function History({ m, onClose }: { m: Message; onClose: () => void }) {
+  const [rows, setRows] = useState<any[] | null>(null);
+  useEffect(() => {
+    void api.get(`/messages/${m.id}/history`).then((r) => setRows(r.message_history), () => setRows([]));
+  }, [m.id]);
+  return (
+    <div class="history" role="region" aria-label="Edit history">
+      {rows === null ? <p>Loading…</p> : rows.map((h, i) => <div key={i} class="rendered" dangerouslySetInnerHTML={{ __html: h.rendered_content ?? h.topic ?? '' }} />)}
+      <button type="button" onClick={onClose}>
+        Close history
+      </button>
+    </div>
+  );
+}
+
+function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
+  const [editing, setEditing] = useState(false);
+  const [picker, setPicker] = useState(false);
+  const [history, setHistory] = useState(false);
+  const own = m.sender_id === me.value.user_id;
+  const starred = m.flags.includes('starred');
+  const groups = new Map<string, Reaction[]>();
+  for (const r of m.reactions) groups.set(`${r.reaction_type}:${r.emoji_code}`, [...(groups.get(`${r.reaction_type}:${r.emoji_code}`) ?? []), r]);
+  const time = new Date(m.timestamp * 1000);
+  const P = Picker.value;
+  return (
+    <article
+      class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}`}
+      data-message-id={m.id}
+      tabIndex={-1}
+      aria-labelledby={`sender-${m.id}`}
+      onClick={() => (selectedId.value = m.id)}
+    >
+      <span class="avatar" aria-hidden="true">
+        {(m.sender_full_name || '?').trim().charAt(0).toUpperCase()}
+      </span>
+      <div class="body">
+        <div class="meta">
+          <span class="sender" id={`sender-${m.id}`}>
+            {m.sender_full_name}
+          </span>
+          <time dateTime={time.toISOString()} title={time.toLocaleString()}>
+            {time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
+          </time>
+          {m.last_edit_timestamp ? <span class="muted">(edited)</span> : null}
+          {starred ? <span aria-label="starred">★</span> : null}
+          <span class="actions">
+            <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => (loadPicker(), setPicker(!picker))}>
+              ☺
+            </button>
+            <button type="button" aria-label={starred ? 'Unstar' : 'Star'} title={starred ? 'Unstar' : 'Star'} onClick={() => void api.post('/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' })}>
+              {starred ? '★' : '☆'}
+            </button>
+            <button type="button" aria-label="Quote and reply" title="Quote and reply" onClick={() => composeApi.quote(m)}>
+              ❝
+            </button>
+            <button
+              type="button"
+              aria-label="Copy link"
+              title="Copy link"
+              onClick={() => {
+                void navigator.clipboard?.writeText(messageLink(m)).then(
+                  () => showToast('Link copied'),
+                  () => showToast(messageLink(m)),
+                );
+              }}
+            >
+              🔗
+            </button>
+            {own ? (
+              <button type="button" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
+                ✎
+              </button>
+            ) : null}
+            {own || me.value.is_admin ? (
+              <button
+                type="button"
+                aria-label="Delete"
+                title="Delete"
+                onClick={() => {
+                  if (confirm('Delete this message?')) void api.del(`/messages/${m.id}`).catch((e) => showToast(e.message));
+                }}
+              >
+                🗑
+              </button>
+            ) : null}
+            {m.last_edit_timestamp || m.last_moved_timestamp ? (
+              <button type="button" aria-label="View edit history" title="View edit history" onClick={() => setHistory(!history)}>
+                ⏱
+              </button>
+            ) : null}
+          </span>
+        </div>
+        {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
+        {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
+        {groups.size > 0 ? (
+          <div class="reactions">
+            {[...groups.values()].map((g) => (
+              <ReactionButton key={`${g[0]!.reaction_type}:${g[0]!.emoji_code}`} m={m} group={g} />
+            ))}
+          </div>
+        ) : null}
+        {picker && P ? (
+          <P
+            onPick={(name, code, type) => {
+              setPicker(false);
+              toggleReaction(m, name, code, type);
+            }}
+            onClose={() => setPicker(false)}
+          />
+        ) : null}
+      </div>
+    </article>
+  );
+}
+
+function RecipientHeader({ m }: { m: Message }) {
+  if (m.type === 'stream') {
+    const name = channelName(m.stream_id!);
+    return (
+      <h2 class="recipient">
+        <a href={channelHash(m.stream_id!, name)}># {name}</a> › <a href={topicHash(m.stream_id!, name, m.subject)}>{m.subject || '(no topic)'}</a>
+      </h2>
+    );
+  }
+  const others = dmOthers(m);
+  return (
+    <h2 class="recipient dm">
+      <a href={dmHash(others.map((r) => r.id), others.map((r) => r.full_name))}>You and {others.map((r) => r.full_name).join(', ')}</a>
+    </h2>
+  );
+}
+
+export function Feed() {
+  const ref = useRef<HTMLDivElement>(null);
+  const msgs = feed.value;
+  const st = feedState.value;
+  const unreadMap = unread.value;
+  const v = view.value;
+  const lastFirst = useRef<{ first: number | undefined; height: number; count: number; view: unknown }>({ first: undefined, height: 0, count: 0, view: null });
+  const stick = useRef(true);
+
+  // Scroll: first load → first unread (or the anchor, or the bottom); older history → keep the
+  // reader's place; new messages at the bottom → follow them when the reader was at the bottom.
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const prev = lastFirst.current;
+    const first = msgs[0]?.id;
+    if (prev.view !== v || prev.count === 0) {
+      const near = v.kind === 'narrow' ? v.near : undefined;
+      const target = near !== undefined ? msgs.find((m) => m.id >= near) : msgs.find((m) => unreadMap.has(m.id));
+      const node = target ? el.querySelector<HTMLElement>(`[data-message-id="${target.id}"]`) : null;
+      if (node) {
+        node.scrollIntoView({ block: 'center' });
+        if (near !== undefined) selectedId.value = target!.id;
+      } else el.scrollTop = el.scrollHeight;
+    } else if (first !== prev.first && prev.first !== undefined) {
+      el.scrollTop += el.scrollHeight - prev.height;
+    } else if (stick.current) {
+      el.scrollTop = el.scrollHeight;
+    }
+    lastFirst.current = { first, height: el.scrollHeight, count: msgs.length, view: msgs.length ? v : null };
+  }, [msgs]);
+
+  // Read marking: a message counts as read once it is on screen while the page is visible.
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (document.visibilityState !== 'visible') return;
+        const ids = entries.filter((e) => e.isIntersecting).map((e) => Number((e.target as HTMLElement).dataset.messageId));
+        if (ids.length) markRead(ids);
+      },
+      { root: el, threshold: 0.5 },
+    );
+    for (const node of el.querySelectorAll<HTMLElement>('article.unread')) io.observe(node);
+    return () => io.disconnect();
+  }, [msgs, unreadMap]);
+
+  const onScroll = () => {
+    const el = ref.current!;
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    if (el.scrollTop < 300) void loadMore('older');
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
+  };
+
+  const firstUnread = msgs.find((m) => unreadMap.has(m.id));
+  const items: preact.JSX.Element[] = [];
+  let prevKey = '';
+  for (const m of msgs) {
+    const key = recipientKey(m);
+    if (key !== prevKey) items.push(<RecipientHeader key={`h${m.id}`} m={m} />);
+    prevKey = key;
+    items.push(<MessageView key={m.id} m={m} unreadNow={unreadMap.has(m.id)} />);
+  }
+  return (
+    <div class="feed-wrap">
+      {firstUnread ? (
+        <button type="button" class="jump" onClick={() => ref.current?.querySelector(`[data-message-id="${firstUnread.id}"]`)?.scrollIntoView({ block: 'center' })}>
+          Jump to first unread
+        </button>
+      ) : null}
+      <div class="feed" ref={ref} onScroll={onScroll} role="feed" aria-label="Messages" aria-busy={st.loading}>
+        {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
+        {st.foundOldest && msgs.length > 0 ? <p class="muted start">The start of this conversation.</p> : null}
+        {items}
+        {!st.loading && msgs.length === 0 ? <p class="empty muted">{st.error || 'No messages here yet.'}</p> : null}
+      </div>
+    </div>
+  );
+}
