@@ -140,7 +140,7 @@ test('fetch_api_key: an address with accounts in two organizations logs in where
 
 test('multipart/form-data fields are parameters like form fields; a broken multipart body is a 400', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'uploads here' }] });
-  const sent = await t.owner.upload('/messages', [{ name: 'note.txt', data: 'ignored by this endpoint' }], {
+  const sent = await t.owner.upload('/messages', [], {
     type: 'stream',
     to: 'uploads here',
     topic: 'multipart',

@@ -24,7 +24,7 @@ import {
   type Attachment,
 } from '../store/attachments.js';
 import type { Executor } from '../store/db.js';
-import { deleteStoredFile, linkedUploadPaths, newPathId, newUrlSecret, sanitizeFileName, storeFile, uploadContentType } from '../lib/uploads.js';
+import { deleteStoredFile, linkedUploadPaths, newPathId, newUrlSecret, sanitizeFileName, storeUploadedFile, uploadContentType } from '../lib/uploads.js';
 
 /** The attachment as the API shows it (GET /attachments, attachment events, detached_uploads). */
 export function attachmentDict(a: Attachment, messageIds: number[]): Record<string, unknown> {
@@ -42,19 +42,26 @@ function clientFileName(raw: string): string {
   return name.replace(/\u0000/g, '');
 }
 
+/** The organization's max_file_upload_size_mib, in bytes. */
+export function maxUploadBytes(services: Services): number {
+  return services.config.maxFileUploadSizeMib * 1024 * 1024;
+}
+
+export function uploadTooLarge(services: Services): BadRequest {
+  return new BadRequest(`File is larger than this server's configured maximum upload size (${services.config.maxFileUploadSizeMib} MiB).`);
+}
+
 export async function uploadFile(services: Services, user: User, realm: Realm, files: UploadedFile[]): Promise<{ url: string; filename: string }> {
   if (files.length === 0) throw new BadRequest('You must specify a file to upload');
   if (files.length !== 1) throw new BadRequest('You may only upload one file at a time');
   const file = files[0]!;
-  const maxMib = services.config.maxFileUploadSizeMib;
-  if (file.truncated || file.data.length > maxMib * 1024 * 1024) {
-    throw new BadRequest(`File is larger than this server's configured maximum upload size (${maxMib} MiB).`);
-  }
+  // The multipart parser refused a file past the limit while it streamed; this holds for any caller.
+  if (file.size > maxUploadBytes(services)) throw uploadTooLarge(services);
   const fileName = clientFileName(file.filename);
   const pathId = newPathId(realm.id, sanitizeFileName(fileName));
-  const contentType = uploadContentType(file.mimeType, fileName, file.data);
+  const contentType = uploadContentType(file.mimeType, fileName, file);
   const uploadsDir = services.config.uploadsDir;
-  await storeFile(uploadsDir, pathId, file.data);
+  await storeUploadedFile(uploadsDir, pathId, file.path);
   try {
     await services.database.transaction(async (tx, onCommit) => {
       const row: Omit<Attachment, 'id'> = {
@@ -63,7 +70,7 @@ export async function uploadFile(services: Services, user: User, realm: Realm, f
         path_id: pathId,
         file_name: fileName,
         content_type: contentType,
-        size: file.data.length,
+        size: file.size,
         create_time: nowSeconds(),
         url_secret: newUrlSecret(),
       };

@@ -3,7 +3,7 @@
 // served at Zulip's /user_avatars/{realm_id}/emoji/images/{file}. Every change sends the whole
 // set to the organization in a realm_emoji event.
 import { randomBytes } from 'node:crypto';
-import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
@@ -84,7 +84,11 @@ async function publishAll(services: Services, tx: Executor, onCommit: (hook: () 
   });
 }
 
-export async function addRealmEmoji(services: Services, user: User, realm: Realm, rawName: string, files: Array<{ data: Buffer; truncated: boolean }>): Promise<void> {
+export function emojiTooLarge(): BadRequest {
+  return new BadRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
+}
+
+export async function addRealmEmoji(services: Services, user: User, realm: Realm, rawName: string, files: Array<{ path: string; size: number }>): Promise<void> {
   const name = rawName.trim().replace(/ /g, '_');
   checkEmojiName(name);
   if (user.role >= ROLE.guest) throw new BadRequest('Not allowed for guest users');
@@ -93,10 +97,10 @@ export async function addRealmEmoji(services: Services, user: User, realm: Realm
   if (await activeRealmEmojiByName(services.database.db, realm.id, name)) throw new BadRequest('A custom emoji with this name already exists.');
   if (files.length !== 1) throw new BadRequest('You must upload exactly one file.');
   if (unicodeEmojiByName(name) && !isAdmin(user)) throw new BadRequest('Only administrators can override built-in emoji.');
-  const file = files[0]!;
-  if (file.truncated || file.data.length > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
-    throw new BadRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
-  }
+  const upload = files[0]!;
+  if (upload.size > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) throw emojiTooLarge();
+  // At most a few MiB (checked above): read whole, to check and store the image.
+  const file = { data: await readFile(upload.path) };
   const kind = IMAGE_TYPES.find((t) => t.test(file.data));
   if (!kind) throw new BadRequest('Invalid image format');
 

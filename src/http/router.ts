@@ -11,6 +11,7 @@ import { BadRequest, Unauthorized } from '../errors.js';
 import { BOT_TYPE } from '../store/users.js';
 import { registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
+import type { FileRouteSpec } from './multipart.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -31,6 +32,14 @@ export interface AuthedContext extends PublicContext {
 }
 
 export type Reply = object | void;
+
+/** The largest body of a route without credentials (logins, sign-up): nothing there is long. */
+export const PUBLIC_BODY_LIMIT = 1024 * 1024;
+/** The largest non-file body of a logged-in route; far above any Zulip client's request. */
+export const AUTHED_BODY_LIMIT = 10 * 1024 * 1024;
+
+const LOGIN = Symbol('login');
+type WithLogin = { [LOGIN]?: { user: User; realm: Realm } };
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** Every registered path, for telling 405 (wrong method) from 404 (no such route). */
@@ -78,10 +87,10 @@ export class Router {
 
   constructor(
     private readonly app: FastifyInstance,
-    private readonly services: Services,
+    readonly services: Services,
   ) {}
 
-  private add(method: Method, path: string, auth: boolean, handler: (c: AuthedContext) => Promise<Reply>): void {
+  private add(method: Method, path: string, auth: boolean, handler: (c: AuthedContext) => Promise<Reply>, files?: FileRouteSpec): void {
     // Zulip paths write parameters as {name}; the last one may span slashes (navigation views).
     const fastifyPath = API_PREFIX + path.replace(/\{(\w+)\*\}/g, '*').replace(/\{(\w+)\}/g, ':$1');
     const wildcardName = /\{(\w+)\*\}/.exec(path)?.[1];
@@ -89,15 +98,12 @@ export class Router {
     this.app.route({
       method,
       url: fastifyPath,
-      handler: async (request, reply) => {
-        const params = buildParams(request);
-        const pathParams = { ...(request.params as Record<string, string>) };
-        if (wildcardName) {
-          pathParams[wildcardName] = pathParams['*'] ?? '';
-          delete pathParams['*'];
-        }
-        const base = { services: this.services, params, request, reply, path: pathParams, clientName: '' };
-        let ctx: AuthedContext;
+      // An anonymous body is small (a login); a logged-in user's can carry long lists.
+      bodyLimit: auth ? AUTHED_BODY_LIMIT : PUBLIC_BODY_LIMIT,
+      config: { confabFiles: files },
+      // Credentials and rate limits are checked before the body is read: a request that will be
+      // refused never makes the server read (or store) what it sends.
+      onRequest: async (request, reply) => {
         if (auth) {
           const { user, realm } = await authenticate(this.services, request);
           // An incoming-webhook bot's key may only post messages (its key sits in third-party services).
@@ -108,21 +114,41 @@ export class Router {
             registerFakeEmailDomain(realm.id, botDomain(realm, this.services.config.externalUrl));
             this.knownRealms.add(realm.id);
           }
-          ctx = { ...base, user, realm };
-        } else {
-          ctx = base as AuthedContext;
+          (request as WithLogin)[LOGIN] = { user, realm };
         }
         const limiter = this.services.rateLimiter;
         if (limiter) {
-          const verdict = auth ? await limiter.hit(`user:${ctx.user.id}`, limiter.config.user) : await limiter.hit(`ip:${request.ip}`, limiter.config.anonymous);
+          const login = (request as WithLogin)[LOGIN];
+          const verdict = login ? await limiter.hit(`user:${login.user.id}`, limiter.config.user) : await limiter.hit(`ip:${request.ip}`, limiter.config.anonymous);
           setRateLimitHeaders(reply, verdict);
         }
+      },
+      handler: async (request, reply) => {
+        const params = buildParams(request);
+        const pathParams = { ...(request.params as Record<string, string>) };
+        if (wildcardName) {
+          pathParams[wildcardName] = pathParams['*'] ?? '';
+          delete pathParams['*'];
+        }
+        const base = { services: this.services, params, request, reply, path: pathParams, clientName: '' };
+        const login = (request as WithLogin)[LOGIN];
+        const ctx = (login ? { ...base, user: login.user, realm: login.realm } : base) as AuthedContext;
         ctx.clientName = clientNameOf(request, params);
         const data = await handler(ctx);
         if (reply.sent) return reply;
         return success(params, data);
       },
     });
+  }
+
+  /** A logged-in route whose multipart body may carry files (streamed to disk within `files`' limits). */
+  upload(path: string, files: FileRouteSpec, handler: (c: AuthedContext) => Promise<Reply>) {
+    this.add('POST', path, true, handler, files);
+  }
+
+  /** The user and organization of a logged-in request, for the limits of a FileRouteSpec. */
+  static login(request: FastifyRequest): { user: User; realm: Realm } | undefined {
+    return (request as WithLogin)[LOGIN];
   }
 
   get(path: string, handler: (c: AuthedContext) => Promise<Reply>) {

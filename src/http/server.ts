@@ -1,12 +1,12 @@
 // The HTTP server: Fastify with Zulip's conventions (form bodies, the error envelope, 401 with a
 // challenge, 404 and 405 as JSON) and every route of src/http/routes.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
 import type { Services } from '../services.js';
-import { API_PREFIX, methodsForPath, Router, setRateLimitHeaders } from './router.js';
+import { API_PREFIX, methodsForPath, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerHealth } from './health.js';
@@ -31,6 +31,10 @@ function errorBody(err: ApiError) {
   return err.toBody();
 }
 
+/** How long, and how many bytes, an unread request body is drained after its answer. */
+const LINGER_MS = 1000;
+const LINGER_BYTES = 1024 * 1024;
+
 export function buildHttpServer(services: Services): FastifyInstance {
   const app = Fastify({
     logger: false,
@@ -40,8 +44,8 @@ export function buildHttpServer(services: Services): FastifyInstance {
         buildSerializer: lazyCompiler('@fastify/fast-json-stringify-compiler') as never,
       },
     },
-    // Zulip clients send big JSON-encoded lists (drafts, principals); 10000-char messages fit easily.
-    bodyLimit: 25 * 1024 * 1024,
+    // Routes set their own (router.ts); this is the limit of pages and of 404s.
+    bodyLimit: PUBLIC_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2000 },
     return503OnClosing: false,
     // Errors of the router itself (a malformed URL, a path segment too long) in the envelope too.
@@ -59,12 +63,35 @@ export function buildHttpServer(services: Services): FastifyInstance {
     },
   });
 
+  // A request answered before its body was read whole (refused credentials, a limit passed): the
+  // rest is read and thrown away for a moment ("lingering close", so the client, still sending,
+  // reads the answer instead of a connection reset), then the connection is dropped.
+  app.addHook('onResponse', async (request) => {
+    const raw = request.raw;
+    if (raw.complete || raw.destroyed) return;
+    let discarded = 0;
+    const drop = () => raw.socket?.destroy();
+    const timer = setTimeout(drop, LINGER_MS);
+    timer.unref();
+    raw.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > LINGER_BYTES) drop();
+    });
+    raw.once('end', () => clearTimeout(timer));
+    raw.once('close', () => clearTimeout(timer));
+    raw.resume();
+  });
+
   app.register(formbody, { parser: (s) => parseQuery(s) });
-  registerMultipart(app);
+  registerMultipart(app, services.config.uploadsDir, PUBLIC_BODY_LIMIT);
   // Bodies of other types (text/plain, …) are read as no parameters.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    // Fastify closes the connection after a body it could not parse, which resets it while the
+    // client is still sending (it may then never read the answer): the onResponse hook above
+    // drains for a moment first, and drops the connection itself if the body does not end.
+    if (!request.raw.complete) reply.removeHeader('connection');
     if (err instanceof ApiError) {
       if (err.status === 401) reply.header('WWW-Authenticate', 'Basic realm="zulip"');
       if (err instanceof RateLimitExceeded) {
@@ -79,17 +106,23 @@ export function buildHttpServer(services: Services): FastifyInstance {
       console.error(`internal error on ${request.method} ${request.url}:`, err);
       return reply.status(500).send({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
     }
-    const msg = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? 'Malformed JSON' : 'Bad request';
-    // Zulip answers request errors with 400; keep to the statuses its clients know.
-    return reply.status([401, 403, 404, 405, 429].includes(status) ? status : 400).send({ result: 'error', msg, code: 'BAD_REQUEST' });
+    const msg = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? 'Malformed JSON' : status === 413 ? 'Request body too large' : 'Bad request';
+    // Zulip answers request errors with 400; keep to the statuses its clients know (413 is what
+    // its web server answers for a body past the limit).
+    return reply.status([401, 403, 404, 405, 413, 429].includes(status) ? status : 400).send({ result: 'error', msg, code: 'BAD_REQUEST' });
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const methods = request.url.startsWith(API_PREFIX) ? methodsForPath(request.url) : undefined;
     const err = methods && !methods.has(request.method) ? new MethodNotAllowed() : new NotFound();
     if (err instanceof MethodNotAllowed) reply.header('Allow', [...methods!].join(', '));
     return reply.status(err.status).send(errorBody(err));
+  };
+  // No route: answered before the body is read (it would only be thrown away).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return notFound(request, reply);
   });
+  app.setNotFoundHandler(notFound);
 
   registerAllRoutes(new Router(app, services));
   registerPages(app, services);

@@ -1,7 +1,7 @@
 // Uploaded files on local disk: Zulip's path shape and filename rules, the headers a file is
 // served with, and the signed short-lived URLs of GET /api/v1/user_uploads/….
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { mkdir, rm, rmdir, writeFile, readFile } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir, writeFile, readFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 
 /** Most filesystems allow 255 bytes per path component; the sanitized name is the last one. */
@@ -59,6 +59,13 @@ export async function storeFile(uploadsDir: string, pathId: string, data: Buffer
   const full = filePath(uploadsDir, pathId);
   await mkdir(dirname(full), { recursive: true });
   await writeFile(full, data, { flag: 'wx' });
+}
+
+/** Moves an upload's temporary file (in the same uploads folder) to where the path id says. */
+export async function storeUploadedFile(uploadsDir: string, pathId: string, temporaryPath: string): Promise<void> {
+  const full = filePath(uploadsDir, pathId);
+  await mkdir(dirname(full), { recursive: true });
+  await rename(temporaryPath, full);
 }
 
 export async function readStoredFile(uploadsDir: string, pathId: string): Promise<Buffer | undefined> {
@@ -152,7 +159,7 @@ const TYPES_BY_EXTENSION: Record<string, string> = {
 };
 
 /** The type a client declared, else a guess from the file's extension (Zulip's fallback order). */
-export function uploadContentType(declared: string, fileName: string, data: Buffer): string {
+export function uploadContentType(declared: string, fileName: string, text: { ascii: boolean; utf8: boolean }): string {
   let type = declared.trim();
   if (!type || type.toLowerCase() === 'application/octet-stream') {
     const ext = /\.([A-Za-z0-9]+)$/.exec(fileName)?.[1]?.toLowerCase();
@@ -160,19 +167,10 @@ export function uploadContentType(declared: string, fileName: string, data: Buff
   }
   // Plain text shown inline needs its charset: say which one when the bytes make it certain.
   if (bareType(type) === 'text/plain' && !/;\s*charset=/i.test(type)) {
-    if (!data.some((b) => b >= 0x80)) type += '; charset=ascii';
-    else if (isUtf8(data)) type += '; charset=utf-8';
+    if (text.ascii) type += '; charset=ascii';
+    else if (text.utf8) type += '; charset=utf-8';
   }
   return type;
-}
-
-function isUtf8(data: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(data);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Seconds a temporary URL works (Zulip's SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS default). */
@@ -245,7 +243,10 @@ export interface UploadedFile {
   field: string;
   filename: string;
   mimeType: string;
-  data: Buffer;
-  /** The file was longer than the server-wide cap and was cut off: refuse it. */
-  truncated: boolean;
+  /** A temporary file holding the bytes (removed after the response unless moved with storeUploadedFile). */
+  path: string;
+  size: number;
+  /** Whether every byte is ASCII, and whether the bytes are valid UTF-8 (for a text file's charset). */
+  ascii: boolean;
+  utf8: boolean;
 }

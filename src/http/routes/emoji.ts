@@ -1,10 +1,10 @@
 // Emoji reactions, custom emoji and user statuses.
 import { decodedPathPart, pathInt, type Router } from '../router.js';
-import { InvalidMessage, NoSuchUser, NotAllowed } from '../../errors.js';
+import { BadRequest, InvalidMessage, NoSuchUser, NotAllowed } from '../../errors.js';
 import { uploadedFiles } from '../multipart.js';
 import { addReaction, removeReaction } from '../../actions/reactions.js';
 import { parseReactionType } from '../../actions/emoji.js';
-import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState } from '../../actions/realm_emoji.js';
+import { addRealmEmoji, deactivateRealmEmoji, emojiTooLarge, MAX_EMOJI_FILE_SIZE_MIB, realmEmojiState } from '../../actions/realm_emoji.js';
 import { statusOf, updateUserStatus, type StatusChange } from '../../actions/user_status.js';
 import { usersVisibleTo } from '../../actions/users.js';
 import { isRealmAdmin } from '../../access/channel_access.js';
@@ -47,7 +47,12 @@ export function registerEmojiRoutes(r: Router): void {
 
   r.get('/realm/emoji', async ({ services, realm }) => ({ emoji: await realmEmojiState(services.database.db, realm.id) }));
 
-  r.post('/realm/emoji/{emoji_name}', async (ctx) => {
+  r.upload('/realm/emoji/{emoji_name}', {
+    maxBytes: () => MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024,
+    tooLarge: emojiTooLarge,
+    maxFiles: 1,
+    tooMany: () => new BadRequest('You must upload exactly one file.'),
+  }, async (ctx) => {
     const { services, user, realm, request, params } = ctx;
     // The image travels as the request's one file, whatever its form field is called.
     const files = uploadedFiles(request);

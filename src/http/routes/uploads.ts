@@ -3,7 +3,7 @@
 import { decodedPathPart, pathInt, type Router } from '../router.js';
 import { uploadedFiles } from '../multipart.js';
 import { BadRequest, NotFound } from '../../errors.js';
-import { listAttachments, mayAccessAttachment, removeAttachment, uploadFile } from '../../actions/attachments.js';
+import { listAttachments, mayAccessAttachment, maxUploadBytes, removeAttachment, uploadFile, uploadTooLarge } from '../../actions/attachments.js';
 import { attachmentByPath } from '../../store/attachments.js';
 import { temporaryUrl } from '../../lib/uploads.js';
 import { nowSeconds } from '../../services.js';
@@ -11,7 +11,12 @@ import { nowSeconds } from '../../services.js';
 export const FILE_NOT_FOUND = 'This file does not exist or has been deleted.';
 
 export function registerUploadRoutes(r: Router): void {
-  r.post('/user_uploads', async ({ request, services, user, realm, params }) => {
+  r.upload('/user_uploads', {
+    maxBytes: () => maxUploadBytes(r.services),
+    tooLarge: () => uploadTooLarge(r.services),
+    maxFiles: 1,
+    tooMany: () => new BadRequest('You may only upload one file at a time'),
+  }, async ({ request, services, user, realm, params }) => {
     // The file's form field (`file`, `filename`, …) is not a parameter.
     for (const f of uploadedFiles(request)) params.accept(f.field);
     const { url, filename } = await uploadFile(services, user, realm, uploadedFiles(request));
