@@ -10,11 +10,10 @@ import type { User } from '../store/users.js';
 import { getUser, updateUser } from '../store/users.js';
 import { insertPasswordReset, passwordResetByHash, usePasswordResets } from '../store/email_outbox.js';
 import { BadRequest } from '../errors.js';
-import { hashPassword } from '../lib/secrets.js';
+import { hashPassword, passwordStrongEnough } from '../lib/secrets.js';
 import { composeEmail } from '../lib/email_templates.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { queueMails } from './email.js';
-import { MIN_PASSWORD_LENGTH } from './settings.js';
 
 export const RESET_LINK_VALID_SECONDS = 86400;
 /** Zulip's PASSWORD_MAX_LENGTH. */
@@ -83,10 +82,10 @@ export async function passwordResetUser(services: Services, token: string): Prom
 }
 
 /** Zulip's password rules (a length range; the two fields must agree). */
-export function checkNewPassword(password1: string, password2: string): void {
+export function checkNewPassword(password1: string, password2: string, minLength: number): void {
   if (password1 !== password2) throw new BadRequest("The two password fields didn't match.");
-  if (password1.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
   if (password1.length > MAX_PASSWORD_LENGTH) throw new BadRequest(`The password is too long (at most ${MAX_PASSWORD_LENGTH} characters).`);
+  if (!passwordStrongEnough(password1, minLength)) throw new BadRequest('The password is too weak.');
 }
 
 /**
@@ -96,7 +95,7 @@ export function checkNewPassword(password1: string, password2: string): void {
 export async function completePasswordReset(services: Services, token: string, password1: string, password2: string): Promise<User | undefined> {
   const user = await passwordResetUser(services, token);
   if (!user) return undefined;
-  checkNewPassword(password1, password2);
+  checkNewPassword(password1, password2, services.config.passwordMinLength);
   const passwordHash = await hashPassword(password1);
   const done = await services.database.transaction(async (tx, onCommit) => {
     // Re-checked inside the transaction: of two submissions of one link, only one wins.
