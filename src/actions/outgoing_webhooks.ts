@@ -113,17 +113,26 @@ function ownerNotice(services: Services, c: Context, o: { status?: number; failu
   return text;
 }
 
+/** A message by the bot, checked and rendered (Zulip sends a bot's answers without the channel access check). */
+function prepareAsBot(services: Services, c: Context, target: SendTarget, content: string): Promise<PreparedMessage> {
+  return prepareMessage(services, c.bot, c.realm, { target, content, clientName: CLIENT_NAME, skipChannelAccessCheck: true });
+}
+
 /**
  * Posts the bot's messages (a reply, or a failure notice and the owner's message) and removes the
  * delivery row in one transaction, so a delivery's messages are written once even if another
  * process took the row over. A message that cannot be sent (the channel was archived, the owner
  * deactivated) is left out.
  */
-async function finish(services: Services, c: Context, messages: Array<{ target: SendTarget; content: string }>): Promise<void> {
+async function finish(services: Services, c: Context, messages: Array<{ target: SendTarget; content: string } | PreparedMessage>): Promise<void> {
   const prepared: PreparedMessage[] = [];
   for (const m of messages) {
+    if ('sender' in m) {
+      prepared.push(m);
+      continue;
+    }
     try {
-      prepared.push(await prepareMessage(services, c.bot, c.realm, { target: m.target, content: m.content, clientName: CLIENT_NAME, skipChannelAccessCheck: true }));
+      prepared.push(await prepareAsBot(services, c, m.target, m.content));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       console.warn(`outgoing webhook ${c.ev.id}: bot ${c.bot.id} could not post: ${err.message}`);
@@ -206,8 +215,9 @@ async function handleOutcome(services: Services, c: Context, outcome: WebhookOut
           });
         }
         if (reply.content === undefined) return finish(services, c, []);
+        let prepared: PreparedMessage;
         try {
-          await prepareMessage(services, c.bot, c.realm, { target: c.target, content: reply.content, clientName: CLIENT_NAME, skipChannelAccessCheck: true });
+          prepared = await prepareAsBot(services, c, c.target, reply.content);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           return fail(services, c, err.message, {
@@ -215,7 +225,7 @@ async function handleOutcome(services: Services, c: Context, outcome: WebhookOut
             responseContent: `'${text}'`,
           });
         }
-        return finish(services, c, [{ target: c.target, content: reply.content }]);
+        return finish(services, c, [prepared]);
       }
       const finalFailure = () => fail(services, c, `Third party responded with ${status}`, { status, responseContent: text ? bytesRepr(text) : undefined });
       // A server error may pass; anything else (a 4xx) will not, and is reported at once.
