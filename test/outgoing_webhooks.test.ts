@@ -336,6 +336,28 @@ test('an answer that is not JSON is reported in the topic and to the owner', asy
   assert.deepEqual((await topicMessages(sender, 'garbage')).filter((m) => m.sender_id === bot.id).map((m) => m.content), ['Failure! Invalid JSON in response']);
 });
 
+test('a reply that cannot be posted (the channel was archived meanwhile) is reported to the owner with the error', async () => {
+  const ep = await endpoint();
+  ep.answer = () => 'hang';
+  const bot = await makeBot(ep.url);
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'closing' }], principals: [sender.userId] });
+  await sender.post('/messages', { type: 'stream', to: 'closing', topic: 'last words', content: `@**${bot.name}** quick` });
+  await waitFor('the request', () => ep.requests.length === 1);
+  const streamId = (await t.owner.get('/get_stream_id', { stream: 'closing' })).body.stream_id;
+  assert.equal((await t.owner.delete(`/streams/${streamId}`)).status, 200);
+  ep.answer = () => ({ body: JSON.stringify({ content: 'too late' }) });
+  ep.release(JSON.stringify({ content: 'too late' }));
+  const [notice] = await waitFor('the owner notice', async () => {
+    const n = await ownerNotices(bot.id);
+    return n.length ? n : undefined;
+  });
+  assert.match(
+    notice.content,
+    /triggered an outgoing webhook\.\nThe outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> Not authorized to send to channel 'closing'\nThe response contains the following payload:\n```\n'\{"content":"too late"\}'\n```$/,
+  );
+  await waitFor('the queue to empty', async () => (await pending()) === 0);
+});
+
 test('a refused connection is retried, then the owner hears "Is my bot server down?"', async () => {
   const ep = await Endpoint.start();
   const url = ep.url;
