@@ -22,6 +22,8 @@ class Endpoint {
   readonly requests: Received[] = [];
   answer: (req: Received, n: number) => Answer = () => ({ body: '{}' });
   private held: ServerResponse[] = [];
+  /** The most requests held open at once. */
+  maxHeld = 0;
   private constructor(private readonly server: Server) {}
 
   static async start(port = 0): Promise<Endpoint> {
@@ -37,6 +39,9 @@ class Endpoint {
         const a = ep.answer(r, ep.requests.length);
         if (a === 'hang' || a.hang) {
           ep.held.push(res);
+          ep.maxHeld = Math.max(ep.maxHeld, ep.held.length);
+          // A client that gave up (timeout) no longer counts.
+          res.on('close', () => ep.held.splice(ep.held.indexOf(res) >>> 0, ep.held.includes(res) ? 1 : 0));
           return;
         }
         res.writeHead(a.status ?? 200, { 'Content-Type': 'application/json' });
@@ -259,6 +264,24 @@ test('sending never waits for the endpoint: the send answers while the endpoint 
   ep.release(JSON.stringify({ content: 'done, eventually' }));
   const reply = await waitFor('the late reply', async () => (await topicMessages(sender, 'slow')).find((m) => m.sender_id === bot.id));
   assert.equal(reply.content, 'done, eventually');
+});
+
+test('a slow endpoint holds at most two deliveries: other bots are still answered at once', async () => {
+  const slow = await endpoint();
+  slow.answer = () => 'hang';
+  const quick = await endpoint();
+  quick.answer = () => ({ body: JSON.stringify({ content: 'quick answer' }) });
+  const slowBot = await makeBot(slow.url);
+  const quickBot = await makeBot(quick.url);
+  for (let i = 0; i < 10; i++) await sender.post('/messages', { type: 'stream', to: 'bots', topic: 'crowd', content: `@**${slowBot.name}** ${i}` });
+  await sender.post('/messages', { type: 'stream', to: 'bots', topic: 'crowd', content: `@**${quickBot.name}** me too` });
+  const reply = await waitFor('the quick reply', async () => (await topicMessages(sender, 'crowd')).find((m) => m.sender_id === quickBot.id));
+  assert.equal(reply.content, 'quick answer');
+  assert.equal(slow.maxHeld, 2, 'two requests to the slow endpoint at a time');
+  slow.answer = () => ({ body: '{}' });
+  slow.release();
+  await waitFor('the queue to empty', async () => (await pending()) === 0);
+  assert.equal(new Set(slow.requests.map((r) => JSON.parse(r.body).message.id)).size, 10);
 });
 
 /** The owner's direct messages from the bot (its failure notices). */

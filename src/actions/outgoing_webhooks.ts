@@ -33,6 +33,8 @@ import { topicNarrow } from '../lib/narrow_urls.js';
 export const MAX_RETRIES = 3;
 /** Deliveries one process works on at once; one slow endpoint does not hold up the others. */
 const CONCURRENCY = 8;
+/** Deliveries to one bot at once, so one slow endpoint cannot take every slot. */
+const PER_BOT_CONCURRENCY = 2;
 const CLIENT_NAME = 'OutgoingWebhookResponse';
 
 /** What one delivery needs, loaded once. */
@@ -268,24 +270,31 @@ export interface WebhookWorker {
 export function startOutgoingWebhooks(services: Services): WebhookWorker {
   const { pollMs, timeoutMs } = services.config.outgoingWebhooks;
   const inFlight = new Set<Promise<void>>();
+  const perBot = new Map<number, number>();
   let scanning: Promise<void> | null = null;
   let again = false;
   let stopped = false;
   const stopping = new AbortController();
 
   const scan = async () => {
-    const room = CONCURRENCY - inFlight.size;
-    if (room <= 0) return;
+    if (inFlight.size >= CONCURRENCY) return;
     const now = Date.now();
-    const due = await dueWebhookEvents(services.database.db, now, room);
+    // A wider window than the free slots, so a bot whose endpoint is slow (at its own cap) does
+    // not keep other bots' deliveries waiting behind its rows.
+    const due = await dueWebhookEvents(services.database.db, now, CONCURRENCY * 8);
     for (const ev of due) {
-      if (stopped) return;
+      if (stopped || inFlight.size >= CONCURRENCY) return;
+      if ((perBot.get(ev.bot_id) ?? 0) >= PER_BOT_CONCURRENCY) continue;
       const claimed = await services.database.transaction((tx) => claimWebhookEvent(tx, ev, now, now + timeoutMs + 60_000));
       if (!claimed) continue;
+      perBot.set(ev.bot_id, (perBot.get(ev.bot_id) ?? 0) + 1);
       const p: Promise<void> = deliver(services, ev, stopping.signal)
         .catch((err) => console.error(`outgoing webhook ${ev.id}:`, err))
         .finally(() => {
           inFlight.delete(p);
+          const left = (perBot.get(ev.bot_id) ?? 1) - 1;
+          if (left > 0) perBot.set(ev.bot_id, left);
+          else perBot.delete(ev.bot_id);
           // A slot is free: more may be waiting.
           if (!stopped) poke();
         });
