@@ -284,6 +284,25 @@ test('a slow endpoint holds at most two deliveries: other bots are still answere
   assert.equal(new Set(slow.requests.map((r) => JSON.parse(r.body).message.id)).size, 10);
 });
 
+test('a scheduled message that mentions the bot calls it when it is sent', async () => {
+  const ep = await endpoint();
+  ep.answer = () => ({ body: JSON.stringify({ content: 'on time' }) });
+  const bot = await makeBot(ep.url);
+  const streamId = (await sender.get('/get_stream_id', { stream: 'bots' })).body.stream_id;
+  const res = await sender.post('/scheduled_messages', {
+    type: 'stream',
+    to: streamId,
+    topic: 'scheduled',
+    content: `@**${bot.name}** wake up`,
+    scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 1,
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(ep.requests.length, 0);
+  const reply = await waitFor('the reply', async () => (await topicMessages(sender, 'scheduled')).find((m) => m.sender_id === bot.id));
+  assert.equal(reply.content, 'on time');
+  assert.equal(JSON.parse(ep.requests[0]!.body).trigger, 'mention');
+});
+
 /** The owner's direct messages from the bot (its failure notices). */
 async function ownerNotices(botId: number): Promise<any[]> {
   return (await dmMessages(owner, botId)).filter((m) => m.sender_id === botId);

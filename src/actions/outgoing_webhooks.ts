@@ -230,7 +230,8 @@ async function handleOutcome(services: Services, c: Context, outcome: WebhookOut
         return finish(services, c, [prepared]);
       }
       const finalFailure = () => fail(services, c, `Third party responded with ${status}`, { status, responseContent: text ? bytesRepr(text) : undefined });
-      // A server error may pass; anything else (a 4xx) will not, and is reported at once.
+      // A server error may pass, so it is retried like a timeout (Zulip reports a 5xx at once);
+      // anything else (a 4xx, a redirect) will not, and is reported at once.
       if (status >= 500) return retryOrFail(services, c, `status ${status}`, finalFailure);
       return finalFailure();
     }
