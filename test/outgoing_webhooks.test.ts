@@ -22,6 +22,8 @@ class Endpoint {
   readonly requests: Received[] = [];
   answer: (req: Received, n: number) => Answer = () => ({ body: '{}' });
   private held: ServerResponse[] = [];
+  /** The most requests held open at once. */
+  maxHeld = 0;
   private constructor(private readonly server: Server) {}
 
   static async start(port = 0): Promise<Endpoint> {
@@ -37,6 +39,9 @@ class Endpoint {
         const a = ep.answer(r, ep.requests.length);
         if (a === 'hang' || a.hang) {
           ep.held.push(res);
+          ep.maxHeld = Math.max(ep.maxHeld, ep.held.length);
+          // A client that gave up (timeout) no longer counts.
+          res.on('close', () => ep.held.splice(ep.held.indexOf(res) >>> 0, ep.held.includes(res) ? 1 : 0));
           return;
         }
         res.writeHead(a.status ?? 200, { 'Content-Type': 'application/json' });
@@ -261,6 +266,43 @@ test('sending never waits for the endpoint: the send answers while the endpoint 
   assert.equal(reply.content, 'done, eventually');
 });
 
+test('a slow endpoint holds at most two deliveries: other bots are still answered at once', async () => {
+  const slow = await endpoint();
+  slow.answer = () => 'hang';
+  const quick = await endpoint();
+  quick.answer = () => ({ body: JSON.stringify({ content: 'quick answer' }) });
+  const slowBot = await makeBot(slow.url);
+  const quickBot = await makeBot(quick.url);
+  for (let i = 0; i < 10; i++) await sender.post('/messages', { type: 'stream', to: 'bots', topic: 'crowd', content: `@**${slowBot.name}** ${i}` });
+  await sender.post('/messages', { type: 'stream', to: 'bots', topic: 'crowd', content: `@**${quickBot.name}** me too` });
+  const reply = await waitFor('the quick reply', async () => (await topicMessages(sender, 'crowd')).find((m) => m.sender_id === quickBot.id));
+  assert.equal(reply.content, 'quick answer');
+  assert.equal(slow.maxHeld, 2, 'two requests to the slow endpoint at a time');
+  slow.answer = () => ({ body: '{}' });
+  slow.release();
+  await waitFor('the queue to empty', async () => (await pending()) === 0);
+  assert.equal(new Set(slow.requests.map((r) => JSON.parse(r.body).message.id)).size, 10);
+});
+
+test('a scheduled message that mentions the bot calls it when it is sent', async () => {
+  const ep = await endpoint();
+  ep.answer = () => ({ body: JSON.stringify({ content: 'on time' }) });
+  const bot = await makeBot(ep.url);
+  const streamId = (await sender.get('/get_stream_id', { stream: 'bots' })).body.stream_id;
+  const res = await sender.post('/scheduled_messages', {
+    type: 'stream',
+    to: streamId,
+    topic: 'scheduled',
+    content: `@**${bot.name}** wake up`,
+    scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 1,
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(ep.requests.length, 0);
+  const reply = await waitFor('the reply', async () => (await topicMessages(sender, 'scheduled')).find((m) => m.sender_id === bot.id));
+  assert.equal(reply.content, 'on time');
+  assert.equal(JSON.parse(ep.requests[0]!.body).trigger, 'mention');
+});
+
 /** The owner's direct messages from the bot (its failure notices). */
 async function ownerNotices(botId: number): Promise<any[]> {
   return (await dmMessages(owner, botId)).filter((m) => m.sender_id === botId);
@@ -334,6 +376,28 @@ test('an answer that is not JSON is reported in the topic and to the owner', asy
   });
   assert.match(notice.content, /The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> Invalid JSON in response/);
   assert.deepEqual((await topicMessages(sender, 'garbage')).filter((m) => m.sender_id === bot.id).map((m) => m.content), ['Failure! Invalid JSON in response']);
+});
+
+test('a reply that cannot be posted (the channel was archived meanwhile) is reported to the owner with the error', async () => {
+  const ep = await endpoint();
+  ep.answer = () => 'hang';
+  const bot = await makeBot(ep.url);
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'closing' }], principals: [sender.userId] });
+  await sender.post('/messages', { type: 'stream', to: 'closing', topic: 'last words', content: `@**${bot.name}** quick` });
+  await waitFor('the request', () => ep.requests.length === 1);
+  const streamId = (await t.owner.get('/get_stream_id', { stream: 'closing' })).body.stream_id;
+  assert.equal((await t.owner.delete(`/streams/${streamId}`)).status, 200);
+  ep.answer = () => ({ body: JSON.stringify({ content: 'too late' }) });
+  ep.release(JSON.stringify({ content: 'too late' }));
+  const [notice] = await waitFor('the owner notice', async () => {
+    const n = await ownerNotices(bot.id);
+    return n.length ? n : undefined;
+  });
+  assert.match(
+    notice.content,
+    /triggered an outgoing webhook\.\nThe outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> Not authorized to send to channel 'closing'\nThe response contains the following payload:\n```\n'\{"content":"too late"\}'\n```$/,
+  );
+  await waitFor('the queue to empty', async () => (await pending()) === 0);
 });
 
 test('a refused connection is retried, then the owner hears "Is my bot server down?"', async () => {

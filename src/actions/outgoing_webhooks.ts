@@ -33,6 +33,8 @@ import { topicNarrow } from '../lib/narrow_urls.js';
 export const MAX_RETRIES = 3;
 /** Deliveries one process works on at once; one slow endpoint does not hold up the others. */
 const CONCURRENCY = 8;
+/** Deliveries to one bot at once, so one slow endpoint cannot take every slot. */
+const PER_BOT_CONCURRENCY = 2;
 const CLIENT_NAME = 'OutgoingWebhookResponse';
 
 /** What one delivery needs, loaded once. */
@@ -113,17 +115,26 @@ function ownerNotice(services: Services, c: Context, o: { status?: number; failu
   return text;
 }
 
+/** A message by the bot, checked and rendered (Zulip sends a bot's answers without the channel access check). */
+function prepareAsBot(services: Services, c: Context, target: SendTarget, content: string): Promise<PreparedMessage> {
+  return prepareMessage(services, c.bot, c.realm, { target, content, clientName: CLIENT_NAME, skipChannelAccessCheck: true });
+}
+
 /**
  * Posts the bot's messages (a reply, or a failure notice and the owner's message) and removes the
  * delivery row in one transaction, so a delivery's messages are written once even if another
  * process took the row over. A message that cannot be sent (the channel was archived, the owner
  * deactivated) is left out.
  */
-async function finish(services: Services, c: Context, messages: Array<{ target: SendTarget; content: string }>): Promise<void> {
+async function finish(services: Services, c: Context, messages: Array<{ target: SendTarget; content: string } | PreparedMessage>): Promise<void> {
   const prepared: PreparedMessage[] = [];
   for (const m of messages) {
+    if ('sender' in m) {
+      prepared.push(m);
+      continue;
+    }
     try {
-      prepared.push(await prepareMessage(services, c.bot, c.realm, { target: m.target, content: m.content, clientName: CLIENT_NAME, skipChannelAccessCheck: true }));
+      prepared.push(await prepareAsBot(services, c, m.target, m.content));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       console.warn(`outgoing webhook ${c.ev.id}: bot ${c.bot.id} could not post: ${err.message}`);
@@ -206,8 +217,9 @@ async function handleOutcome(services: Services, c: Context, outcome: WebhookOut
           });
         }
         if (reply.content === undefined) return finish(services, c, []);
+        let prepared: PreparedMessage;
         try {
-          await prepareMessage(services, c.bot, c.realm, { target: c.target, content: reply.content, clientName: CLIENT_NAME, skipChannelAccessCheck: true });
+          prepared = await prepareAsBot(services, c, c.target, reply.content);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           return fail(services, c, err.message, {
@@ -215,10 +227,11 @@ async function handleOutcome(services: Services, c: Context, outcome: WebhookOut
             responseContent: `'${text}'`,
           });
         }
-        return finish(services, c, [{ target: c.target, content: reply.content }]);
+        return finish(services, c, [prepared]);
       }
       const finalFailure = () => fail(services, c, `Third party responded with ${status}`, { status, responseContent: text ? bytesRepr(text) : undefined });
-      // A server error may pass; anything else (a 4xx) will not, and is reported at once.
+      // A server error may pass, so it is retried like a timeout (Zulip reports a 5xx at once);
+      // anything else (a 4xx, a redirect) will not, and is reported at once.
       if (status >= 500) return retryOrFail(services, c, `status ${status}`, finalFailure);
       return finalFailure();
     }
@@ -258,24 +271,31 @@ export interface WebhookWorker {
 export function startOutgoingWebhooks(services: Services): WebhookWorker {
   const { pollMs, timeoutMs } = services.config.outgoingWebhooks;
   const inFlight = new Set<Promise<void>>();
+  const perBot = new Map<number, number>();
   let scanning: Promise<void> | null = null;
   let again = false;
   let stopped = false;
   const stopping = new AbortController();
 
   const scan = async () => {
-    const room = CONCURRENCY - inFlight.size;
-    if (room <= 0) return;
+    if (inFlight.size >= CONCURRENCY) return;
     const now = Date.now();
-    const due = await dueWebhookEvents(services.database.db, now, room);
+    // A wider window than the free slots, so a bot whose endpoint is slow (at its own cap) does
+    // not keep other bots' deliveries waiting behind its rows.
+    const due = await dueWebhookEvents(services.database.db, now, CONCURRENCY * 8);
     for (const ev of due) {
-      if (stopped) return;
+      if (stopped || inFlight.size >= CONCURRENCY) return;
+      if ((perBot.get(ev.bot_id) ?? 0) >= PER_BOT_CONCURRENCY) continue;
       const claimed = await services.database.transaction((tx) => claimWebhookEvent(tx, ev, now, now + timeoutMs + 60_000));
       if (!claimed) continue;
+      perBot.set(ev.bot_id, (perBot.get(ev.bot_id) ?? 0) + 1);
       const p: Promise<void> = deliver(services, ev, stopping.signal)
         .catch((err) => console.error(`outgoing webhook ${ev.id}:`, err))
         .finally(() => {
           inFlight.delete(p);
+          const left = (perBot.get(ev.bot_id) ?? 1) - 1;
+          if (left > 0) perBot.set(ev.bot_id, left);
+          else perBot.delete(ev.bot_id);
           // A slot is free: more may be waiting.
           if (!stopped) poke();
         });
