@@ -29,6 +29,7 @@ function applyHash(): void {
   const v = parseHash(location.hash, channelIdByName);
   view.value = v;
   selectedId.value = null;
+  sidebarOpen.value = false;
   if (v.kind === 'narrow') void loadView(v);
 }
 

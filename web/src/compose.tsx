@@ -178,7 +178,7 @@ function TopicInput({ inputRef, topics }: { inputRef: { current: HTMLInputElemen
         aria-label="Topic"
         placeholder="Topic"
         aria-autocomplete="list"
-        aria-controls="topic-list"
+        aria-controls={matches.length ? 'topic-list' : undefined}
         value={topic.value}
         maxLength={60}
         onInput={(e) => {
@@ -247,7 +247,7 @@ function RecipientPicker() {
         placeholder="Add a person"
         role="combobox"
         aria-expanded={matches.length > 0}
-        aria-controls="to-list"
+        aria-controls={matches.length ? 'to-list' : undefined}
         aria-autocomplete="list"
         value={q}
         onInput={(e) => setQ(e.currentTarget.value)}

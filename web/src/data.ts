@@ -41,6 +41,7 @@ async function registerQueue(gen: number): Promise<void> {
       });
       if (gen !== generation) return;
       applyRegister(state);
+      void loadDmConversations(gen);
       return;
     } catch (e) {
       if (gen !== generation) return;
@@ -87,6 +88,23 @@ function applyRegister(s: any): void {
     connection.value = 'connected';
     ready.value = true;
   });
+}
+
+// The direct conversations of the sidebar: /register's recent_private_conversations when the
+// server fills it, and the newest direct messages too (Confab's list is empty today).
+async function loadDmConversations(gen: number): Promise<void> {
+  try {
+    const res = await api.get('/messages', { narrow: [{ operator: 'is', operand: 'dm' }], anchor: 'newest', num_before: 200, num_after: 0, apply_markdown: false, client_gravatar: true });
+    if (gen !== generation) return;
+    const next = new Map(dmConversations.value);
+    for (const m of res.messages as Message[]) {
+      const key = messageDmKey(m);
+      if ((next.get(key) ?? 0) < m.id) next.set(key, m.id);
+    }
+    dmConversations.value = next;
+  } catch {
+    /* the sidebar keeps what /register gave */
+  }
 }
 
 async function pollLoop(gen: number): Promise<void> {

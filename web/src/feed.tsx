@@ -20,6 +20,24 @@ export function emojiChar(code: string): string {
   }
 }
 
+// Small inline icons (fonts on many systems lack emoji glyphs for these).
+const ICONS: Record<string, string> = {
+  link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
+  history: 'M12 7v5l3 2M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5',
+  edit: 'M4 20h4L19 9l-4-4L4 16v4z',
+  smile: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM8 14s1.5 2 4 2 4-2 4-2M9 9h.01M15 9h.01',
+  quote: 'M4 18h6v-6H6c0-3 1-4 4-5M14 18h6v-6h-4c0-3 1-4 4-5',
+  star: 'M12 3l2.8 5.8 6.2.9-4.5 4.4 1 6.3L12 17.5 6.5 20.4l1-6.3L3 9.7l6.2-.9z',
+};
+export function Icon({ name, filled }: { name: string; filled?: boolean }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill={filled ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">
+      <path d={ICONS[name]} />
+    </svg>
+  );
+}
+
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
 }
@@ -36,7 +54,12 @@ export function messageLink(m: Message): string {
 }
 
 // Uploaded files need the API key: images get it in their address (the browser loads them itself).
+// Unicode emoji come as <span class="emoji emoji-1f355">:pizza:</span> (Zulip's sprite classes):
+// show the character itself instead of the name.
 function prepareHtml(html: string): string {
+  if (html.includes('class="emoji emoji-')) {
+    html = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>):[^<:]*:(<\/span>)/g, (_all, open: string, code: string, close: string) => `${open}${emojiChar(code)}${close}`);
+  }
   const s = currentSession();
   if (!s || !html.includes('/user_uploads/')) return html;
   return html.replace(/(<img[^>]*?\ssrc=")(\/user_uploads\/[^"?]+)"/g, (_all, pre: string, path: string) => `${pre}${path}?api_key=${encodeURIComponent(s.apiKey)}"`);
@@ -185,13 +208,13 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
           {starred ? <span aria-label="starred">★</span> : null}
           <span class="actions">
             <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => (loadPicker(), setPicker(!picker))}>
-              ☺
+              <Icon name="smile" />
             </button>
             <button type="button" aria-label={starred ? 'Unstar' : 'Star'} title={starred ? 'Unstar' : 'Star'} onClick={() => void api.post('/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' })}>
-              {starred ? '★' : '☆'}
+              <Icon name="star" filled={starred} />
             </button>
             <button type="button" aria-label="Quote and reply" title="Quote and reply" onClick={() => composeApi.quote(m)}>
-              ❝
+              <Icon name="quote" />
             </button>
             <button
               type="button"
@@ -204,11 +227,11 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
                 );
               }}
             >
-              🔗
+              <Icon name="link" />
             </button>
             {own ? (
               <button type="button" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
-                ✎
+                <Icon name="edit" />
               </button>
             ) : null}
             {own || me.value.is_admin ? (
@@ -220,12 +243,12 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
                   if (confirm('Delete this message?')) void api.del(`/messages/${m.id}`).catch((e) => showToast(e.message));
                 }}
               >
-                🗑
+                <Icon name="trash" />
               </button>
             ) : null}
             {m.last_edit_timestamp || m.last_moved_timestamp ? (
               <button type="button" aria-label="View edit history" title="View edit history" onClick={() => setHistory(!history)}>
-                ⏱
+                <Icon name="history" />
               </button>
             ) : null}
           </span>
@@ -341,7 +364,7 @@ export function Feed() {
           Jump to first unread
         </button>
       ) : null}
-      <div class="feed" ref={ref} onScroll={onScroll} role="feed" aria-label="Messages" aria-busy={st.loading}>
+      <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
         {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
         {st.foundOldest && msgs.length > 0 ? <p class="muted start">The start of this conversation.</p> : null}
         {items}
