@@ -50,6 +50,23 @@ const result = await esbuild.build({
   logLevel: 'warning',
 });
 
+// KaTeX's stylesheet (and its fonts) for messages with math: a separate file the client links
+// the first time it shows a formula. Only woff2 fonts are kept (every current browser reads them).
+const katexCss = readFileSync(join(root, 'node_modules/katex/dist/katex.min.css'), 'utf8').replace(/,url\(fonts\/[^)]+\.(woff|ttf)\) format\("(woff|truetype)"\)/g, '');
+const katex = await esbuild.build({
+  absWorkingDir: root,
+  stdin: { contents: katexCss, loader: 'css', resolveDir: join(root, 'node_modules/katex/dist'), sourcefile: 'katex.css' },
+  bundle: true,
+  minify: true,
+  outdir: staticDir,
+  entryNames: 'katex-[hash]',
+  assetNames: '[name]-[hash]',
+  loader: { '.woff2': 'file', '.woff': 'file', '.ttf': 'file' },
+  metafile: true,
+  logLevel: 'warning',
+});
+const katexOut = Object.keys(katex.metafile.outputs).find((p) => p.endsWith('.css'));
+
 const outputs = result.metafile.outputs;
 const name = (p) => relative(staticDir, join(root, p));
 const entry = Object.entries(outputs).find(([, o]) => o.entryPoint === 'web/src/main.tsx');
@@ -70,6 +87,7 @@ if (css) firstView.add(css);
 const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><title>Confab</title>
+<meta name="confab-katex-css" content="/static/${name(katexOut)}">
 ${css ? `<link rel="stylesheet" href="/static/${name(css)}">` : ''}
 <script type="module" src="/static/${name(entryPath)}"></script>
 </head><body><div id="app"><noscript>Confab needs JavaScript.</noscript></div></body></html>

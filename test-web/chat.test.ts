@@ -99,3 +99,36 @@ test('two people chat live in a channel topic and by direct message; unread coun
   }
   void general;
 });
+
+test('the session survives a reload and is shared by tabs; a revoked key and logging out return to the login page', async () => {
+  const carol = await srv.makePerson('Carol Chen');
+  const c = await loggedIn(browser, srv.url, carol);
+  try {
+    await c.page.reload();
+    await c.page.getByRole('searchbox', { name: 'Search' }).waitFor({ timeout: 5000 });
+    const tab = await c.context.newPage();
+    await tab.goto(srv.url);
+    await tab.getByRole('searchbox', { name: 'Search' }).waitFor({ timeout: 5000 });
+    // Logging out in one tab logs out the other.
+    await tab.getByRole('button', { name: 'Log out' }).click();
+    await c.page.getByRole('button', { name: 'Log in' }).waitFor({ timeout: 5000 });
+    await tab.close();
+
+    // A key that stops working: back to the login page, without the browser's own login box.
+    await c.page.getByLabel('Email').fill(carol.email);
+    await c.page.getByLabel('Password').fill(carol.password);
+    await c.page.getByRole('button', { name: 'Log in' }).click();
+    await c.page.getByRole('searchbox', { name: 'Search' }).waitFor({ timeout: 5000 });
+    const key = (await c.page.evaluate(`JSON.parse(localStorage.getItem('confab.session')).apiKey`)) as string;
+    const regen = await fetch(`${srv.url}/api/v1/users/me/api_key/regenerate`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${carol.email}:${key}`).toString('base64')}` },
+    });
+    assert.equal(regen.status, 200);
+    await c.page.reload();
+    await c.page.getByRole('button', { name: 'Log in' }).waitFor({ timeout: 5000 });
+    await c.page.getByRole('alert').filter({ hasText: /log in again/i }).waitFor({ timeout: 5000 });
+  } finally {
+    await c.context.close();
+  }
+});

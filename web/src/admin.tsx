@@ -1,7 +1,7 @@
 // Administration, loaded the first time it is opened: users, invitations, channels, the organization.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api';
-import { allStreams, me, realm, showToast, users } from './state';
+import { api, call } from './api';
+import { allStreams, me, realm, realmSettings, showToast, users } from './state';
 
 const ROLES: Array<[number, string]> = [
   [100, 'Owner'],
@@ -114,6 +114,7 @@ function Channels() {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [priv, setPriv] = useState(false);
+  const [open, setOpen] = useState<number | null>(null);
   const list = [...allStreams.value.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div>
@@ -146,10 +147,165 @@ function Channels() {
             <strong>{s.name}</strong> <span class="muted">{s.description}</span>{' '}
             <button type="button" onClick={() => confirm(`Archive ${s.name}?`) && void run(api.del(`/streams/${s.stream_id}`), 'Archived')}>
               Archive {s.name}
+            </button>{' '}
+            <button type="button" aria-expanded={open === s.stream_id} onClick={() => setOpen(open === s.stream_id ? null : s.stream_id)}>
+              Edit {s.name}
+            </button>
+            {open === s.stream_id ? <ChannelEditor id={s.stream_id} name={s.name} description={s.description} /> : null}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function ChannelEditor({ id, name, description }: { id: number; name: string; description: string }) {
+  const [newName, setNewName] = useState(name);
+  const [desc, setDesc] = useState(description);
+  const [members, setMembers] = useState<number[]>([]);
+  const [add, setAdd] = useState('');
+  const reload = () => void api.get(`/streams/${id}/members`).then((r) => setMembers(r.subscribers), () => {});
+  useEffect(reload, [id]);
+  return (
+    <div class="editor">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const params: Record<string, string> = { description: desc };
+          if (newName !== name) params.new_name = newName;
+          void run(api.patch(`/streams/${id}`, params));
+        }}
+      >
+        <label for={`ch-name-${id}`}>New name</label>
+        <input id={`ch-name-${id}`} value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
+        <label for={`ch-desc-${id}`}>Channel description</label>
+        <input id={`ch-desc-${id}`} value={desc} onInput={(e) => setDesc(e.currentTarget.value)} />
+        <button type="submit">Save channel</button>
+      </form>
+      <h3>Members</h3>
+      <ul>
+        {members.map((uid) => (
+          <li key={uid}>
+            {users.value.get(uid)?.full_name ?? uid}{' '}
+            <button type="button" onClick={async () => (await run(api.del('/users/me/subscriptions', { subscriptions: [name], principals: [uid] }), 'Removed')) && reload()}>
+              Remove {users.value.get(uid)?.full_name ?? uid}
             </button>
           </li>
         ))}
       </ul>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const u = [...users.value.values()].find((x) => x.email === add.trim() || x.full_name === add.trim());
+          if (!u) return showToast('No such person');
+          if (await run(api.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [u.user_id] }), 'Added')) {
+            setAdd('');
+            reload();
+          }
+        }}
+      >
+        <label for={`ch-add-${id}`}>Add member (name or email)</label>
+        <input id={`ch-add-${id}`} value={add} onInput={(e) => setAdd(e.currentTarget.value)} />
+        <button type="submit">Add member</button>
+      </form>
+    </div>
+  );
+}
+
+function Bots() {
+  const [name, setName] = useState('');
+  const [short, setShort] = useState('');
+  const [made, setMade] = useState('');
+  const bots = [...users.value.values()].filter((u) => u.is_bot && u.is_active);
+  return (
+    <div>
+      <h2>Bots</h2>
+      <ul class="admin-list">
+        {bots.map((b) => (
+          <li key={b.user_id}>
+            {b.full_name} <span class="muted">{b.email}</span>{' '}
+            <button type="button" onClick={() => confirm(`Deactivate ${b.full_name}?`) && void run(api.del(`/bots/${b.user_id}`), 'Deactivated')}>
+              Deactivate {b.full_name}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            const r = await api.post('/bots', { full_name: name, short_name: short, bot_type: 1 });
+            setMade(`${r.api_key}`);
+            setName('');
+            setShort('');
+          } catch (err) {
+            showToast(err instanceof Error ? err.message : String(err));
+          }
+        }}
+      >
+        <label for="bot-name">Bot name</label>
+        <input id="bot-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <label for="bot-short">Bot email prefix</label>
+        <input id="bot-short" required value={short} onInput={(e) => setShort(e.currentTarget.value)} />
+        <button type="submit" class="primary">
+          Create bot
+        </button>
+        {made ? <code class="key">API key: {made}</code> : null}
+      </form>
+    </div>
+  );
+}
+
+function CustomEmoji() {
+  const [name, setName] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const list = Object.values(realm.value.emoji).filter((e) => !e.deactivated);
+  return (
+    <div>
+      <h2>Custom emoji</h2>
+      <ul class="admin-list">
+        {list.map((e) => (
+          <li key={e.id}>
+            <img src={e.source_url} alt="" class="emoji" /> :{e.name}:{' '}
+            <button type="button" onClick={() => void run(api.del(`/realm/emoji/${encodeURIComponent(e.name)}`), 'Removed')}>
+              Remove :{e.name}:
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!file) return;
+          const form = new FormData();
+          form.append('file', file, file.name);
+          if (await run(call('POST', `/realm/emoji/${encodeURIComponent(name)}`, form as never), 'Emoji added')) setName('');
+        }}
+      >
+        <label for="emoji-name">Emoji name</label>
+        <input id="emoji-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <label for="emoji-file">Image</label>
+        <input id="emoji-file" type="file" accept="image/*" required onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        <button type="submit">Add emoji</button>
+      </form>
+    </div>
+  );
+}
+
+function Policies() {
+  const r = realmSettings.value;
+  const toggle = (prop: string, label: string) => (
+    <label class="check">
+      <input type="checkbox" checked={!!r[`realm_${prop}`]} onChange={(e) => void run(api.patch('/realm', { [prop]: e.currentTarget.checked }))} /> {label}
+    </label>
+  );
+  return (
+    <div>
+      <h2>Policies</h2>
+      {toggle('invite_required', 'Invitations are required to join')}
+      {toggle('allow_message_editing', 'People may edit their messages')}
+      {toggle('mandatory_topics', 'Messages in channels need a topic')}
+      {toggle('emails_restricted_to_domains', 'Only addresses of the organization\'s domains may join')}
     </div>
   );
 }
@@ -220,6 +376,8 @@ export default function Admin({ tab }: { tab: string }) {
           ['users', 'Users'],
           ['channels', 'Channels'],
           ['organization', 'Organization'],
+          ['bots', 'Bots'],
+          ['emoji', 'Custom emoji'],
         ].map(([id, label]) => (
           <a key={id} href={`#organization/${id}`} aria-current={tab === id ? 'page' : undefined}>
             {label}
@@ -228,7 +386,14 @@ export default function Admin({ tab }: { tab: string }) {
       </nav>
       {tab === 'users' ? <Users /> : null}
       {tab === 'channels' ? <Channels /> : null}
-      {tab === 'organization' ? <Organization /> : null}
+      {tab === 'organization' ? (
+        <>
+          <Organization />
+          <Policies />
+        </>
+      ) : null}
+      {tab === 'bots' ? <Bots /> : null}
+      {tab === 'emoji' ? <CustomEmoji /> : null}
     </section>
   );
 }

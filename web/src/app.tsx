@@ -25,10 +25,14 @@ export function navigate(v: View): void {
 }
 setNavigator(navigate);
 
-function applyHash(): void {
+let appliedHash: string | null = null;
+/** The view of the address's hash; also called at login, so messages load beside /register. */
+export function applyHash(): void {
+  appliedHash = location.hash;
   const v = parseHash(location.hash, channelIdByName);
   view.value = v;
   selectedId.value = null;
+  sidebarOpen.value = false;
   if (v.kind === 'narrow') void loadView(v);
 }
 
@@ -406,7 +410,7 @@ export function App({ onLogout }: { onLogout: () => void }) {
   useEffect(() => {
     window.addEventListener('hashchange', applyHash);
     document.addEventListener('keydown', onKey);
-    applyHash();
+    if (appliedHash !== location.hash || view.value.kind !== 'narrow') applyHash();
     // Presence: active while the page is open.
     const ping = () => void api.post('/users/me/presence', { status: document.visibilityState === 'visible' ? 'active' : 'idle', slim_presence: true }).catch(() => {});
     ping();

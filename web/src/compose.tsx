@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import { api, upload } from './api';
-import { channelName, composeOpen, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
+import { channelName, composeOpen, drafts, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
 import { fetchTopics } from './data';
 
 type Mode = 'stream' | 'dm';
@@ -21,14 +21,36 @@ function focusSoon(which: 'topic' | 'message' | 'to'): void {
   focusTarget.value = which;
 }
 
+// The draft this compose box was restored from (updated in place, deleted once sent).
+let draftId: number | null = null;
+
 function saveDraft(): void {
   const text = content.value.trim();
+  const id = draftId;
+  draftId = null;
   if (!text) return;
   const draft =
     mode.value === 'stream' && streamId.value !== null
       ? { type: 'stream', to: [streamId.value], topic: topic.value, content: text, timestamp: Math.floor(Date.now() / 1000) }
       : { type: 'private', to: to.value, topic: '', content: text, timestamp: Math.floor(Date.now() / 1000) };
-  void api.post('/drafts', { drafts: [draft] }).catch(() => {});
+  if (id !== null) void api.patch(`/drafts/${id}`, { draft }).catch(() => {});
+  else void api.post('/drafts', { drafts: [draft] }).catch(() => {});
+}
+
+/** The saved draft of the conversation now in compose, put back into the box. */
+function restoreDraft(): void {
+  if (content.value.trim()) return;
+  for (const d of drafts.value.values()) {
+    const same =
+      mode.value === 'stream'
+        ? d.type === 'stream' && d.to[0] === streamId.value && d.topic.toLowerCase() === topic.value.toLowerCase()
+        : d.type === 'private' && dmKeyOf(d.to) === dmKeyOf(to.value);
+    if (same) {
+      content.value = d.content;
+      draftId = d.id;
+      return;
+    }
+  }
 }
 
 // Compose follows the open narrow: its channel (and topic), or its direct conversation.
@@ -41,6 +63,7 @@ effect(() => {
     saveDraft();
     content.value = '';
   }
+  draftId = null;
   if (v.kind !== 'narrow') {
     composeOpen.value = false;
     return;
@@ -53,10 +76,12 @@ effect(() => {
     streamId.value = ch.operand;
     topic.value = tp ? String(tp.operand) : '';
     composeOpen.value = true;
+    if (tp) restoreDraft();
   } else if (!v.search && Array.isArray(dm?.operand)) {
     mode.value = 'dm';
     to.value = dm.operand.filter((id) => id !== me.value.user_id);
     composeOpen.value = true;
+    if (to.value.length) restoreDraft();
   } else {
     composeOpen.value = false;
   }
@@ -178,7 +203,7 @@ function TopicInput({ inputRef, topics }: { inputRef: { current: HTMLInputElemen
         aria-label="Topic"
         placeholder="Topic"
         aria-autocomplete="list"
-        aria-controls="topic-list"
+        aria-controls={matches.length ? 'topic-list' : undefined}
         value={topic.value}
         maxLength={60}
         onInput={(e) => {
@@ -247,7 +272,7 @@ function RecipientPicker() {
         placeholder="Add a person"
         role="combobox"
         aria-expanded={matches.length > 0}
-        aria-controls="to-list"
+        aria-controls={matches.length ? 'to-list' : undefined}
         aria-autocomplete="list"
         value={q}
         onInput={(e) => setQ(e.currentTarget.value)}
@@ -319,6 +344,8 @@ export function Compose() {
     setSending(true);
     try {
       await api.post('/messages', params);
+      if (draftId !== null) void api.del(`/drafts/${draftId}`).catch(() => {});
+      draftId = null;
       notifyTyping('stop');
       content.value = '';
       setPreview(null);

@@ -4,7 +4,7 @@
 import { api, ApiError } from './api';
 import type { Term, View } from './narrow';
 import {
-  allStreams, batch, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
+  allStreams, batch, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
   presence, ready, realm, replaceMessage, setUnread, subs, Subscription, topicKey, topicsByStream, typing, unread, UnreadInfo,
   unreadInfoOf, updateFeed, User, users, userSettings, view,
 } from './state';
@@ -41,6 +41,7 @@ async function registerQueue(gen: number): Promise<void> {
       });
       if (gen !== generation) return;
       applyRegister(state);
+      void loadDmConversations(gen);
       return;
     } catch (e) {
       if (gen !== generation) return;
@@ -69,6 +70,8 @@ function applyRegister(s: any): void {
     for (const st of [...(s.streams ?? []), ...(s.subscriptions ?? [])]) all.set(st.stream_id, st);
     allStreams.value = all;
     userSettings.value = s.user_settings ?? {};
+    drafts.value = new Map((s.drafts ?? []).map((d: Draft) => [d.id, d]));
+    realmSettings.value = Object.fromEntries(Object.entries(s).filter(([k]) => k.startsWith('realm_')));
     const muted = new Set<string>();
     for (const t of s.user_topics ?? []) if (t.visibility_policy === 1) muted.add(topicKey(t.stream_id, t.topic_name));
     mutedTopics.value = muted;
@@ -87,6 +90,23 @@ function applyRegister(s: any): void {
     connection.value = 'connected';
     ready.value = true;
   });
+}
+
+// The direct conversations of the sidebar: /register's recent_private_conversations when the
+// server fills it, and the newest direct messages too (Confab's list is empty today).
+async function loadDmConversations(gen: number): Promise<void> {
+  try {
+    const res = await api.get('/messages', { narrow: [{ operator: 'is', operand: 'dm' }], anchor: 'newest', num_before: 200, num_after: 0, apply_markdown: false, client_gravatar: true });
+    if (gen !== generation) return;
+    const next = new Map(dmConversations.value);
+    for (const m of res.messages as Message[]) {
+      const key = messageDmKey(m);
+      if ((next.get(key) ?? 0) < m.id) next.set(key, m.id);
+    }
+    dmConversations.value = next;
+  } catch {
+    /* the sidebar keeps what /register gave */
+  }
 }
 
 async function pollLoop(gen: number): Promise<void> {
@@ -149,7 +169,10 @@ function handleEvent(ev: any): void {
       // The sender stopped typing once the message arrives.
       clearTyping(m.sender_id);
       const terms = currentTerms();
-      if (terms && feedState.value.foundNewest && matchesTerms(m, terms) && !feed.value.some((x) => x.id === m.id)) updateFeed((f) => [...f, m]);
+      if (terms && feedState.value.foundNewest && matchesTerms(m, terms) && !feed.value.some((x) => x.id === m.id)) {
+        updateFeed((f) => [...f, m]);
+        trimFeed('older');
+      }
       break;
     }
     case 'update_message': {
@@ -291,10 +314,20 @@ function handleEvent(ev: any): void {
       users.value = next;
       break;
     }
+    case 'drafts': {
+      const next = new Map(drafts.value);
+      if (ev.op === 'add') for (const d of ev.drafts) next.set(d.id, d);
+      else if (ev.op === 'update') next.set(ev.draft.id, ev.draft);
+      else if (ev.op === 'remove') next.delete(ev.draft_id);
+      drafts.value = next;
+      break;
+    }
     case 'realm_emoji':
       realm.value = { ...realm.value, emoji: ev.realm_emoji };
       break;
     case 'realm':
+      if (ev.op === 'update') realmSettings.value = { ...realmSettings.value, [`realm_${ev.property}`]: ev.value };
+      if (ev.op === 'update_dict') realmSettings.value = { ...realmSettings.value, ...Object.fromEntries(Object.entries(ev.data ?? {}).map(([k, v]) => [`realm_${k}`, v])) };
       if (ev.op === 'update' && ev.property === 'name') realm.value = { ...realm.value, name: ev.value };
       if (ev.op === 'update' && ev.property === 'description') realm.value = { ...realm.value, description: ev.value };
       if (ev.op === 'update_dict') {
@@ -383,7 +416,9 @@ export async function loadView(v: View, keep = false): Promise<void> {
   if (!keep) feed.value = [];
   feedState.value = { loading: true, foundOldest: false, foundNewest: false, error: '' };
   try {
-    const anchor = v.near ?? (v.search ? 'newest' : 'first_unread');
+    // 'first_unread' costs the server a search for the first unread message; when this client
+    // knows the narrow has none, 'newest' gives the same answer.
+    const anchor = v.near ?? (v.search || !mayHaveUnread(v.terms) ? 'newest' : 'first_unread');
     const res = await api.get('/messages', { narrow: apiNarrow(v.terms), anchor, num_before: 60, num_after: 60, apply_markdown: true, client_gravatar: true });
     if (seq !== loadSeq) return;
     feed.value = res.messages.map((m: Message) => ({ ...m, reactions: m.reactions ?? [], flags: m.flags ?? [] }));
@@ -394,6 +429,20 @@ export async function loadView(v: View, keep = false): Promise<void> {
   }
   const ch = v.terms.find((t) => t.operator === 'channel');
   if (ch && typeof ch.operand === 'number') void fetchTopics(ch.operand);
+}
+
+function mayHaveUnread(terms: Term[]): boolean {
+  if (!ready.value) return true;
+  const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
+  const tp = terms.find((t) => t.operator === 'topic' && !t.negated);
+  const dm = terms.find((t) => t.operator === 'dm' && !t.negated);
+  for (const info of unread.value.values()) {
+    if (ch && info.stream_id !== ch.operand) continue;
+    if (tp && (info.topic ?? '').toLowerCase() !== String(tp.operand).toLowerCase()) continue;
+    if (dm && (!Array.isArray(dm.operand) || info.dm !== dmKeyOf(dm.operand))) continue;
+    return true;
+  }
+  return false;
 }
 
 export async function loadMore(direction: 'older' | 'newer'): Promise<boolean> {
@@ -419,6 +468,7 @@ export async function loadMore(direction: 'older' | 'newer'): Promise<boolean> {
     const have = new Set(feed.value.map((m) => m.id));
     const fresh = got.filter((m) => !have.has(m.id));
     feed.value = direction === 'older' ? [...fresh, ...feed.value] : [...feed.value, ...fresh];
+    trimFeed(direction === 'older' ? 'newer' : 'older');
     feedState.value = {
       ...feedState.value,
       loading: false,
@@ -429,6 +479,26 @@ export async function loadMore(direction: 'older' | 'newer'): Promise<boolean> {
   } catch {
     feedState.value = { ...feedState.value, loading: false };
     return false;
+  }
+}
+
+// The feed keeps a window of at most MAX_FEED messages, so that hours of live traffic or a long
+// scroll back do not grow the page without bound: the far end is dropped and loads again when the
+// reader scrolls back to it.
+const MAX_FEED = 600;
+function trimFeed(end: 'older' | 'newer'): void {
+  const f = feed.value;
+  if (f.length <= MAX_FEED) return;
+  const st = feedState.value;
+  if (end === 'older') {
+    // Only while the reader follows the newest messages (otherwise their place would move).
+    const el = document.querySelector('.feed');
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight > 200) return;
+    feed.value = f.slice(f.length - MAX_FEED);
+    feedState.value = { ...st, foundOldest: false };
+  } else {
+    feed.value = f.slice(0, MAX_FEED);
+    feedState.value = { ...st, foundNewest: false };
   }
 }
 

@@ -1,6 +1,7 @@
 // The message feed of the open narrow: recipient headers, messages (role=article) with their
 // actions and reactions, older/newer history on scroll, and read marking as messages come into view.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Component } from 'preact';
 import type { ComponentType } from 'preact';
 import { signal } from '@preact/signals';
 import { api, currentSession } from './api';
@@ -20,6 +21,24 @@ export function emojiChar(code: string): string {
   }
 }
 
+// Small inline icons (fonts on many systems lack emoji glyphs for these).
+const ICONS: Record<string, string> = {
+  link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
+  history: 'M12 7v5l3 2M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5',
+  edit: 'M4 20h4L19 9l-4-4L4 16v4z',
+  smile: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM8 14s1.5 2 4 2 4-2 4-2M9 9h.01M15 9h.01',
+  quote: 'M4 18h6v-6H6c0-3 1-4 4-5M14 18h6v-6h-4c0-3 1-4 4-5',
+  star: 'M12 3l2.8 5.8 6.2.9-4.5 4.4 1 6.3L12 17.5 6.5 20.4l1-6.3L3 9.7l6.2-.9z',
+};
+export function Icon({ name, filled }: { name: string; filled?: boolean }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill={filled ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">
+      <path d={ICONS[name]} />
+    </svg>
+  );
+}
+
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
 }
@@ -36,10 +55,29 @@ export function messageLink(m: Message): string {
 }
 
 // Uploaded files need the API key: images get it in their address (the browser loads them itself).
+// Unicode emoji come as <span class="emoji emoji-1f355">:pizza:</span> (Zulip's sprite classes):
+// show the character itself instead of the name.
 function prepareHtml(html: string): string {
+  if (html.includes('class="katex')) loadKatexCss();
+  if (html.includes('class="emoji emoji-')) {
+    html = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>):[^<:]*:(<\/span>)/g, (_all, open: string, code: string, close: string) => `${open}${emojiChar(code)}${close}`);
+  }
   const s = currentSession();
   if (!s || !html.includes('/user_uploads/')) return html;
   return html.replace(/(<img[^>]*?\ssrc=")(\/user_uploads\/[^"?]+)"/g, (_all, pre: string, path: string) => `${pre}${path}?api_key=${encodeURIComponent(s.apiKey)}"`);
+}
+
+// KaTeX's stylesheet, linked the first time a message shows math (its name comes from the page).
+let katexLoaded = false;
+function loadKatexCss(): void {
+  if (katexLoaded) return;
+  katexLoaded = true;
+  const href = document.querySelector<HTMLMetaElement>('meta[name="confab-katex-css"]')?.content;
+  if (!href) return;
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = href;
+  document.head.appendChild(link);
 }
 
 async function openUpload(path: string): Promise<void> {
@@ -152,10 +190,18 @@ function History({ m, onClose }: { m: Message; onClose: () => void }) {
   );
 }
 
+// Formatters made once: toLocaleString builds a new one on every call, which is slow in a long feed.
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
   const [editing, setEditing] = useState(false);
   const [picker, setPicker] = useState(false);
   const [history, setHistory] = useState(false);
+  // The action buttons exist only for the message being pointed at, focused or selected: a
+  // thousand messages do not each carry a toolbar.
+  const [active, setActive] = useState(false);
+  const showActions = active || picker || selectedId.value === m.id;
   const own = m.sender_id === me.value.user_id;
   const starred = m.flags.includes('starred');
   const groups = new Map<string, Reaction[]>();
@@ -164,11 +210,14 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
   const P = Picker.value;
   return (
     <article
-      class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}`}
+      class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}${picker ? ' open' : ''}`}
       data-message-id={m.id}
       tabIndex={-1}
       aria-labelledby={`sender-${m.id}`}
       onClick={() => (selectedId.value = m.id)}
+      onMouseEnter={() => setActive(true)}
+      onMouseLeave={() => setActive(false)}
+      onFocusIn={() => setActive(true)}
     >
       <span class="avatar" aria-hidden="true">
         {(m.sender_full_name || '?').trim().charAt(0).toUpperCase()}
@@ -178,20 +227,20 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
           <span class="sender" id={`sender-${m.id}`}>
             {m.sender_full_name}
           </span>
-          <time dateTime={time.toISOString()} title={time.toLocaleString()}>
-            {time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
+          <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
+            {timeFormat.format(time)}
           </time>
           {m.last_edit_timestamp ? <span class="muted">(edited)</span> : null}
           {starred ? <span aria-label="starred">★</span> : null}
-          <span class="actions">
+          {showActions ? <span class="actions">
             <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => (loadPicker(), setPicker(!picker))}>
-              ☺
+              <Icon name="smile" />
             </button>
             <button type="button" aria-label={starred ? 'Unstar' : 'Star'} title={starred ? 'Unstar' : 'Star'} onClick={() => void api.post('/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' })}>
-              {starred ? '★' : '☆'}
+              <Icon name="star" filled={starred} />
             </button>
             <button type="button" aria-label="Quote and reply" title="Quote and reply" onClick={() => composeApi.quote(m)}>
-              ❝
+              <Icon name="quote" />
             </button>
             <button
               type="button"
@@ -204,11 +253,11 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
                 );
               }}
             >
-              🔗
+              <Icon name="link" />
             </button>
             {own ? (
               <button type="button" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
-                ✎
+                <Icon name="edit" />
               </button>
             ) : null}
             {own || me.value.is_admin ? (
@@ -220,15 +269,15 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
                   if (confirm('Delete this message?')) void api.del(`/messages/${m.id}`).catch((e) => showToast(e.message));
                 }}
               >
-                🗑
+                <Icon name="trash" />
               </button>
             ) : null}
             {m.last_edit_timestamp || m.last_moved_timestamp ? (
               <button type="button" aria-label="View edit history" title="View edit history" onClick={() => setHistory(!history)}>
-                ⏱
+                <Icon name="history" />
               </button>
             ) : null}
-          </span>
+          </span> : null}
         </div>
         {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
@@ -251,6 +300,16 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
       </div>
     </article>
   );
+}
+
+// A message re-renders only when it changed (the feed array keeps unchanged messages' objects).
+class MemoMessage extends Component<{ m: Message; unreadNow: boolean }> {
+  override shouldComponentUpdate(next: { m: Message; unreadNow: boolean }): boolean {
+    return next.m !== this.props.m || next.unreadNow !== this.props.unreadNow;
+  }
+  override render() {
+    return <MessageView m={this.props.m} unreadNow={this.props.unreadNow} />;
+  }
 }
 
 function RecipientHeader({ m }: { m: Message }) {
@@ -276,16 +335,30 @@ export function Feed() {
   const st = feedState.value;
   const unreadMap = unread.value;
   const v = view.value;
-  const lastFirst = useRef<{ first: number | undefined; height: number; count: number; view: unknown }>({ first: undefined, height: 0, count: 0, view: null });
+  const last = useRef<{ count: number; view: unknown }>({ count: 0, view: null });
   const stick = useRef(true);
+  // The reader's place: a message on screen and its distance from the top of the feed, kept
+  // through history loaded above and messages dropped at either end.
+  const place = useRef<{ id: number; top: number } | null>(null);
+  const rememberPlace = () => {
+    const el = ref.current;
+    if (!el) return;
+    const box = el.getBoundingClientRect();
+    for (const node of el.querySelectorAll<HTMLElement>('article')) {
+      const r = node.getBoundingClientRect();
+      if (r.bottom > box.top) {
+        place.current = { id: Number(node.dataset.messageId), top: r.top - box.top };
+        return;
+      }
+    }
+  };
 
-  // Scroll: first load → first unread (or the anchor, or the bottom); older history → keep the
-  // reader's place; new messages at the bottom → follow them when the reader was at the bottom.
+  // Scroll: first load → first unread (or the anchor, or the bottom); otherwise keep the reader's
+  // place, or follow new messages at the bottom when the reader was there.
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const prev = lastFirst.current;
-    const first = msgs[0]?.id;
+    const prev = last.current;
     if (prev.view !== v || prev.count === 0) {
       const near = v.kind === 'narrow' ? v.near : undefined;
       const target = near !== undefined ? msgs.find((m) => m.id >= near) : msgs.find((m) => unreadMap.has(m.id));
@@ -293,13 +366,19 @@ export function Feed() {
       if (node) {
         node.scrollIntoView({ block: 'center' });
         if (near !== undefined) selectedId.value = target!.id;
-      } else el.scrollTop = el.scrollHeight;
-    } else if (first !== prev.first && prev.first !== undefined) {
-      el.scrollTop += el.scrollHeight - prev.height;
+        stick.current = false;
+      } else {
+        el.scrollTop = el.scrollHeight;
+        stick.current = true;
+      }
     } else if (stick.current) {
       el.scrollTop = el.scrollHeight;
+    } else if (place.current) {
+      const node = el.querySelector<HTMLElement>(`[data-message-id="${place.current.id}"]`);
+      if (node) el.scrollTop += node.getBoundingClientRect().top - el.getBoundingClientRect().top - place.current.top;
     }
-    lastFirst.current = { first, height: el.scrollHeight, count: msgs.length, view: msgs.length ? v : null };
+    rememberPlace();
+    last.current = { count: msgs.length, view: msgs.length ? v : null };
   }, [msgs]);
 
   // Read marking: a message counts as read once it is on screen while the page is visible.
@@ -321,6 +400,7 @@ export function Feed() {
   const onScroll = () => {
     const el = ref.current!;
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    rememberPlace();
     if (el.scrollTop < 300) void loadMore('older');
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
   };
@@ -332,7 +412,7 @@ export function Feed() {
     const key = recipientKey(m);
     if (key !== prevKey) items.push(<RecipientHeader key={`h${m.id}`} m={m} />);
     prevKey = key;
-    items.push(<MessageView key={m.id} m={m} unreadNow={unreadMap.has(m.id)} />);
+    items.push(<MemoMessage key={m.id} m={m} unreadNow={unreadMap.has(m.id)} />);
   }
   return (
     <div class="feed-wrap">
@@ -341,7 +421,7 @@ export function Feed() {
           Jump to first unread
         </button>
       ) : null}
-      <div class="feed" ref={ref} onScroll={onScroll} role="feed" aria-label="Messages" aria-busy={st.loading}>
+      <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
         {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
         {st.foundOldest && msgs.length > 0 ? <p class="muted start">The start of this conversation.</p> : null}
         {items}

@@ -5,7 +5,7 @@ import { signal } from '@preact/signals';
 import { api, ApiError, setSession, setUnauthorizedHandler, type Session } from './api';
 import { startClient, stopClient } from './data';
 import { connection, ready } from './state';
-import { App } from './app';
+import { App, applyHash } from './app';
 import './style.css';
 
 const KEY = 'confab.session';
@@ -29,6 +29,7 @@ function begin(s: Session): void {
   startClient().catch((e) => {
     if (e instanceof ApiError && e.status === 401) logout('Your session has ended. Please log in again.');
   });
+  applyHash();
 }
 
 export function logout(message = ''): void {

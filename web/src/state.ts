@@ -69,6 +69,17 @@ export const realm = signal<{ name: string; description: string; emoji: Record<s
   emoji: {},
 });
 export const users = signal(new Map<number, User>());
+/** The organization's settings from /register (realm_*), kept current by realm events. */
+export interface Draft {
+  id: number;
+  type: 'stream' | 'private' | '';
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp: number;
+}
+export const drafts = signal(new Map<number, Draft>());
+export const realmSettings = signal<Record<string, unknown>>({});
 export const subs = signal(new Map<number, Subscription>());
 export const allStreams = signal(new Map<number, { stream_id: number; name: string; description: string; invite_only: boolean; is_archived?: boolean }>());
 export const userSettings = signal<Record<string, unknown>>({});
