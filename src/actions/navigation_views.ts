@@ -4,6 +4,7 @@ import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { ApiError, BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { onConflict } from '../store/conflicts.js';
 
 /** The views every user has; they can be pinned or hidden but never renamed. */
 export const BUILT_IN_VIEWS: ReadonlySet<string> = new Set([
@@ -52,7 +53,7 @@ export async function addNavigationView(services: Services, user: User, fragment
   const f = fragment.trim();
   if (!f) throw new BadRequest('fragment cannot be blank');
   const finalName = checkName(f, name);
-  await services.database.transaction(async (tx, onCommit) => {
+  await onConflict(services.database.transaction(async (tx, onCommit) => {
     if (await findView(tx, user.id, f)) throw new BadRequest('Navigation view already exists.');
     await tx.insertInto('navigation_views').values({ user_id: user.id, fragment: f, is_pinned: isPinned, name: finalName }).execute();
     publishAfterCommit(services, onCommit, {
@@ -60,7 +61,7 @@ export async function addNavigationView(services: Services, user: User, fragment
       userIds: [user.id],
       event: { type: 'navigation_view', op: 'add', navigation_view: { fragment: f, is_pinned: isPinned, name: finalName } },
     });
-  });
+  }), () => new BadRequest('Navigation view already exists.'));
 }
 
 export async function updateNavigationView(services: Services, user: User, fragment: string, isPinned: boolean | undefined, name: string | undefined): Promise<void> {

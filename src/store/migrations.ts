@@ -22,6 +22,7 @@ import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messag
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
+import { uniqueNames } from './migrations/v50_hardening.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -49,6 +50,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0020_invites': invites(dialect),
     '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
+    '0050_unique_names': uniqueNames(dialect),
   };
 }
 
