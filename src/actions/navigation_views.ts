@@ -28,6 +28,11 @@ export interface NavigationView {
 
 const NOT_FOUND_MSG = 'Navigation view does not exist.';
 const MAX_NAME_LENGTH = 60;
+/**
+ * Zulip sets no limit on a view's fragment, but it is a key of a unique index, which PostgreSQL
+ * cannot build over a value of more than about 2,700 bytes: 500 characters fit any narrow URL.
+ */
+export const MAX_FRAGMENT_LENGTH = 500;
 
 async function findView(db: Executor, userId: number, fragment: string): Promise<NavigationView | undefined> {
   const r = await db.selectFrom('navigation_views').select(['fragment', 'is_pinned', 'name']).where('user_id', '=', userId).where('fragment', '=', fragment).executeTakeFirst();
@@ -71,6 +76,7 @@ export async function updateNavigationView(services: Services, user: User, fragm
     const current = await findView(tx, user.id, fragment);
     if (!current && !builtIn) throw new ApiError(NOT_FOUND_MSG, 'NOT_FOUND', 404);
     if (name !== undefined && !name.trim()) throw new BadRequest('Custom views must have a name');
+    if (name !== undefined && name.trim().length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
     const data: Record<string, unknown> = {};
     if (isPinned !== undefined) data.is_pinned = isPinned;
     if (name !== undefined) data.name = name.trim();
