@@ -49,7 +49,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   if (!bus && redisUrl) {
     // Loaded only for several processes: a single process never pulls in the Redis client.
     const { RedisBus } = await import('./events/redis_bus.js');
-    const redisBus = new RedisBus(redisUrl, `${config.redisPrefix}:events`);
+    const redisBus = new RedisBus(redisUrl, `${config.redisPrefix}:events`, { connectionName: `${config.redisPrefix}-bus` });
     await redisBus.whenReady();
     bus = redisBus;
   }
@@ -68,6 +68,8 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     // Another process changed cached data: forget our copy. (Ours went out as we made it.)
     if (e.event.type === CACHE_EVENT && e.event.origin !== origin) cache.applyRemote(e.event.what as CacheInvalidation);
   });
+  // Cache invalidations travel on the bus too: after a possible loss, nothing cached is trusted.
+  bus.onLoss?.(() => cache.clear());
   if (!(bus instanceof InProcessBus)) {
     cache.broadcast = (what) => bus.publish({ realmId: what.realmId, userIds: [], event: { type: CACHE_EVENT, origin, what } });
   }

@@ -11,6 +11,7 @@ import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess } from '../access/channel_access.js';
 import { normalizeTopic } from '../lib/message_text.js';
+import { retryOnConflict } from '../store/conflicts.js';
 
 export const MAX_ALERT_WORD_LENGTH = 100;
 
@@ -48,14 +49,14 @@ function cleanWords(words: string[]): string[] {
 
 export async function addAlertWords(services: Services, user: User, words: string[]): Promise<string[]> {
   const clean = cleanWords(words);
-  return services.database.transaction(async (tx, onCommit) => {
+  return retryOnConflict(() => services.database.transaction(async (tx, onCommit) => {
     const existing = new Set((await alertWordsOf(tx, user.id)).map((w) => w.toLowerCase()));
     const fresh = clean.filter((w) => !existing.has(w.toLowerCase()));
     if (fresh.length) await tx.insertInto('alert_words').values(fresh.map((word) => ({ realm_id: user.realm_id, user_id: user.id, word }))).execute();
     const all = await alertWordsOf(tx, user.id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
     return all;
-  });
+  }));
 }
 
 export async function removeAlertWords(services: Services, user: User, words: string[]): Promise<string[]> {

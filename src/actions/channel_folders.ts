@@ -9,6 +9,7 @@ import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { isRealmAdmin } from '../access/channel_access.js';
+import { onConflict } from '../store/conflicts.js';
 
 export const MAX_FOLDER_NAME_LENGTH = 60;
 export const MAX_FOLDER_DESCRIPTION_LENGTH = 1024;
@@ -80,7 +81,7 @@ export async function createChannelFolder(services: Services, caller: User, real
   const d = validDescription(description);
   const rendered = renderMarkdown(d).html;
   const audience = await everyone(services, realm.id);
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (await nameTaken(tx, realm.id, n)) throw new BadRequest('Channel folder name already in use');
     const max = await tx.selectFrom('channel_folders').select((eb) => eb.fn.max('order_index').as('m')).where('realm_id', '=', realm.id).executeTakeFirst();
     const order = Number(max?.m ?? -1) + 1;
@@ -93,7 +94,7 @@ export async function createChannelFolder(services: Services, caller: User, real
     const folder: ChannelFolder = { id: row.id, name: n, description: d, rendered_description: rendered, order, date_created: now, creator_id: caller.id, is_archived: false };
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'channel_folder', op: 'add', channel_folder: folder } });
     return { channel_folder_id: row.id };
-  });
+  }), () => new BadRequest('Channel folder name already in use'));
 }
 
 export async function updateChannelFolder(
@@ -105,7 +106,7 @@ export async function updateChannelFolder(
 ): Promise<void> {
   requireAdmin(caller);
   const audience = await everyone(services, realm.id);
-  await services.database.transaction(async (tx, onCommit) => {
+  await onConflict(services.database.transaction(async (tx, onCommit) => {
     const folder = await getChannelFolder(tx, realm.id, id);
     if (!folder) throw new BadRequest('Invalid channel folder ID');
     const data: Record<string, unknown> = {};
@@ -132,7 +133,7 @@ export async function updateChannelFolder(
     if (Object.keys(set).length === 0) return;
     await tx.updateTable('channel_folders').set(set).where('id', '=', id).execute();
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'channel_folder', op: 'update', channel_folder_id: id, data } });
-  });
+  }), () => new BadRequest('Channel folder name already in use'));
 }
 
 export async function reorderChannelFolders(services: Services, caller: User, realm: Realm, order: number[]): Promise<void> {

@@ -17,6 +17,7 @@ import { publishAfterCommit } from '../events/publish.js';
 import { renderChannelDescription } from './render_context.js';
 import { sql } from 'kysely';
 import { getChannelFolder } from './channel_folders.js';
+import { onConflict } from '../store/conflicts.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -126,7 +127,9 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
 
   const users = await services.cache.users(realm.id);
   const now = nowSeconds();
-  await services.database.transaction(async (tx, onCommit) => {
+  const renamedTo = changes.name;
+  // Another rename to the same name may commit first: the index refuses this one, as the check above would have.
+  await onConflict(services.database.transaction(async (tx, onCommit) => {
     const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
     for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue }]>) {
       const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
@@ -164,7 +167,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: ids } });
     }
     onCommit(() => services.cache.invalidateGroups(realm.id));
-  });
+  }), () => (renamedTo !== undefined ? new BadRequest(`Channel '${renamedTo}' already exists`) : undefined));
 }
 
 /** DELETE /streams/{stream_id}: archives the channel (its messages stay readable). */

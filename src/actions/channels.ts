@@ -8,6 +8,7 @@ import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { isUserInGroup } from '../store/cache.js';
+import { UniqueConflict } from '../store/conflicts.js';
 import type { Executor } from '../store/db.js';
 import {
   activeUserSubscriberIds,
@@ -217,9 +218,9 @@ export function canAddSubscribers(graph: GroupGraph, realm: Realm, caller: User,
   return can(realm.settings.can_add_subscribers_group) || can(stream.can_administer_channel_group) || can(stream.can_add_subscribers_group);
 }
 
+/** A write lost a race on a unique index (store/conflicts.ts turns the driver's error into this). */
 export function isUniqueViolation(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return e instanceof UniqueConflict;
 }
 
 /**

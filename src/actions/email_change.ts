@@ -12,6 +12,7 @@ import { queueAndSend } from './email.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { validateEmail } from './users.js';
+import { UniqueConflict } from '../store/conflicts.js';
 
 /** A confirmation link is good for a day, as Zulip's are. */
 const LINK_VALID_SECONDS = 86400;
@@ -48,6 +49,11 @@ export async function startEmailChange(services: Services, user: User, realm: Re
 /** Follows a confirmation link; returns the new address, or undefined for a bad or used key. */
 export async function confirmEmailChange(services: Services, key: string): Promise<string | undefined> {
   if (!/^[0-9a-f]{48}$/.test(key)) return undefined;
+  // Another account taking the address first makes the link fail, as it would have in sequence.
+  const raced = (e: unknown) => {
+    if (e instanceof UniqueConflict) return undefined;
+    throw e;
+  };
   return services.database.transaction(async (tx, onCommit) => {
     const row = await tx.selectFrom('email_changes').selectAll().where('confirmation_key', '=', key).executeTakeFirst();
     if (!row || row.used || Number(row.created_at) < nowSeconds() - LINK_VALID_SECONDS) return undefined;
@@ -61,5 +67,5 @@ export async function confirmEmailChange(services: Services, key: string): Promi
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: row.new_email } } });
     onCommit(() => services.cache.invalidateUsers(user.realm_id));
     return row.new_email;
-  });
+  }).catch(raced);
 }

@@ -32,6 +32,7 @@ import { audienceFor, checkUniqueName, insertAccount, publishUserAdded, validate
 import { requireMemberOrAdmin } from '../access/roles.js';
 import { notificationBot, silentMention } from './notification_bot.js';
 import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } from './bot_messages.js';
+import { onConflict } from '../store/conflicts.js';
 
 /** Zulip's INVITATION_LINK_VALIDITY_MINUTES default: ten days. */
 export const DEFAULT_INVITE_EXPIRES_IN_MINUTES = 10 * 24 * 60;
@@ -383,7 +384,7 @@ export async function acceptInvite(
   const welcomeBody: RenderedBody | undefined = welcomer ? await renderBotMessage(services, realm, welcomer, welcomeText) : undefined;
   const botUsers = await services.cache.users(realm.id);
 
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (invite.is_multiuse) {
       const again = await tx.selectFrom('invites').select('status').where('id', '=', invite.id).executeTakeFirst();
       if (!again || Number(again.status) !== INVITE_STATUS.pending) throw new BadRequest('Invalid or expired invitation link.');
@@ -438,7 +439,7 @@ export async function acceptInvite(
     if (welcomer && welcomeBody) await postDirectFromBot(services, tx, onCommit, { bot: welcomer, realm, users: everyone, recipient: user, body: welcomeBody });
     await publishInvitesChanged(services, onCommit, realm, invite.referrer_id);
     return { user_id: created.id, email: created.email };
-  });
+  }), () => new BadRequest(`Email '${email}' already in use`));
 }
 
 /** POST /realm/test_welcome_bot_custom_message: the Welcome Bot sends the text to the administrator. */

@@ -4,6 +4,7 @@ import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { ApiError, BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { onConflict } from '../store/conflicts.js';
 
 /** The views every user has; they can be pinned or hidden but never renamed. */
 export const BUILT_IN_VIEWS: ReadonlySet<string> = new Set([
@@ -27,6 +28,11 @@ export interface NavigationView {
 
 const NOT_FOUND_MSG = 'Navigation view does not exist.';
 const MAX_NAME_LENGTH = 60;
+/**
+ * Zulip sets no limit on a view's fragment, but it is a key of a unique index, which PostgreSQL
+ * cannot build over a value of more than about 2,700 bytes: 500 characters fit any narrow URL.
+ */
+export const MAX_FRAGMENT_LENGTH = 500;
 
 async function findView(db: Executor, userId: number, fragment: string): Promise<NavigationView | undefined> {
   const r = await db.selectFrom('navigation_views').select(['fragment', 'is_pinned', 'name']).where('user_id', '=', userId).where('fragment', '=', fragment).executeTakeFirst();
@@ -52,7 +58,7 @@ export async function addNavigationView(services: Services, user: User, fragment
   const f = fragment.trim();
   if (!f) throw new BadRequest('fragment cannot be blank');
   const finalName = checkName(f, name);
-  await services.database.transaction(async (tx, onCommit) => {
+  await onConflict(services.database.transaction(async (tx, onCommit) => {
     if (await findView(tx, user.id, f)) throw new BadRequest('Navigation view already exists.');
     await tx.insertInto('navigation_views').values({ user_id: user.id, fragment: f, is_pinned: isPinned, name: finalName }).execute();
     publishAfterCommit(services, onCommit, {
@@ -60,7 +66,7 @@ export async function addNavigationView(services: Services, user: User, fragment
       userIds: [user.id],
       event: { type: 'navigation_view', op: 'add', navigation_view: { fragment: f, is_pinned: isPinned, name: finalName } },
     });
-  });
+  }), () => new BadRequest('Navigation view already exists.'));
 }
 
 export async function updateNavigationView(services: Services, user: User, fragment: string, isPinned: boolean | undefined, name: string | undefined): Promise<void> {
@@ -70,6 +76,7 @@ export async function updateNavigationView(services: Services, user: User, fragm
     const current = await findView(tx, user.id, fragment);
     if (!current && !builtIn) throw new ApiError(NOT_FOUND_MSG, 'NOT_FOUND', 404);
     if (name !== undefined && !name.trim()) throw new BadRequest('Custom views must have a name');
+    if (name !== undefined && name.trim().length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
     const data: Record<string, unknown> = {};
     if (isPinned !== undefined) data.is_pinned = isPinned;
     if (name !== undefined) data.name = name.trim();

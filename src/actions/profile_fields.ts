@@ -11,6 +11,7 @@ import { renderMarkdown } from '../markdown/render.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { audienceFor } from './users.js';
 import { requireRealmAdmin } from '../access/roles.js';
+import { onConflict } from '../store/conflicts.js';
 
 export const FIELD_TYPE = { short_text: 1, long_text: 2, select: 3, date: 4, url: 5, user: 6, external_account: 7, pronouns: 8 } as const;
 
@@ -249,7 +250,7 @@ export async function createProfileField(services: Services, caller: User, realm
     name = known.name;
     hint = known.hint;
   }
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (summary && (await summaryCount(tx, realm.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
     if (await nameTaken(tx, realm.id, name)) throw new BadRequest('A field with that label already exists.');
     const row = await tx
@@ -272,7 +273,7 @@ export async function createProfileField(services: Services, caller: User, realm
     await tx.updateTable('custom_profile_fields').set({ order_index: row.id }).where('id', '=', row.id).execute();
     await announceFields(services, tx, onCommit, realm.id);
     return row.id;
-  });
+  }), () => new BadRequest('A field with that label already exists.'));
 }
 
 async function getField(db: Executor, realmId: number, fieldId: number): Promise<ProfileField> {
@@ -297,7 +298,7 @@ export async function updateProfileField(services: Services, caller: User, realm
     if (!same) throw new BadRequest('Default custom field cannot be updated.');
   }
   checkFieldSpec(name, hint, field.field_type, data, summary, matching);
-  await services.database.transaction(async (tx, onCommit) => {
+  await onConflict(services.database.transaction(async (tx, onCommit) => {
     if (spec.displayInProfileSummary && (await summaryCount(tx, realm.id, field.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
     if (name !== field.name && (await nameTaken(tx, realm.id, name, field.id))) throw new BadRequest('A field with that label already exists.');
     await tx
@@ -320,7 +321,7 @@ export async function updateProfileField(services: Services, caller: User, realm
       if (Number(stale.numDeletedRows) > 0) onCommit(() => services.cache.invalidateUsers(realm.id));
     }
     await announceFields(services, tx, onCommit, realm.id);
-  });
+  }), () => new BadRequest('A field with that label already exists.'));
 }
 
 /** DELETE /realm/profile_fields/{field_id}: the field and every user's value for it. */

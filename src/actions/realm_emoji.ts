@@ -15,6 +15,7 @@ import { isUserInGroup } from '../store/cache.js';
 import { unicodeEmojiByName } from '../lib/emoji.js';
 import { ApiError, BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { onConflict } from '../store/conflicts.js';
 
 /** Zulip's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
@@ -110,7 +111,7 @@ export async function addRealmEmoji(services: Services, user: User, realm: Realm
   await writeFile(join(folder, fileName), file.data);
   const audience = await activeUserIds(services, realm);
   try {
-    await services.database.transaction(async (tx, onCommit) => {
+    await onConflict(services.database.transaction(async (tx, onCommit) => {
       const taken = await activeRealmEmojiByName(tx, realm.id, name);
       if (taken) throw new BadRequest('A custom emoji with this name already exists.');
       await tx
@@ -118,7 +119,7 @@ export async function addRealmEmoji(services: Services, user: User, realm: Realm
         .values({ realm_id: realm.id, name, author_id: user.id, file_name: fileName, is_animated: kind.animated(file.data), deactivated: false })
         .execute();
       await publishAll(services, tx, onCommit, realm, audience);
-    });
+    }), () => new BadRequest('A custom emoji with this name already exists.'));
   } catch (err) {
     await unlink(join(folder, fileName)).catch(() => undefined);
     throw err;

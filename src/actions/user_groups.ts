@@ -13,6 +13,7 @@ import { BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
+import { onConflict } from '../store/conflicts.js';
 
 export const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'] as const;
 export type GroupSetting = (typeof GROUP_SETTINGS)[number];
@@ -97,7 +98,7 @@ export async function createUserGroup(
     can_remove_members_group: ids['role:nobody'],
   };
   const now = nowSeconds();
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (await groupNameTaken(tx, realm.id, name)) throw new BadRequest(`User group '${name}' already exists.`);
     const settings: Record<string, number> = {};
     for (const key of GROUP_SETTINGS) {
@@ -138,7 +139,7 @@ export async function createUserGroup(
     onCommit(() => services.cache.invalidateGroups(realm.id));
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audienceOf(users), event: { type: 'user_group', op: 'add', group } });
     return { group_id: row.id };
-  });
+  }), () => new BadRequest(`User group '${name}' already exists.`));
 }
 
 export async function updateUserGroup(
@@ -158,7 +159,7 @@ export async function updateUserGroup(
   }
   const users = await services.cache.users(realm.id);
   const now = nowSeconds();
-  await services.database.transaction(async (tx, onCommit) => {
+  await onConflict(services.database.transaction(async (tx, onCommit) => {
     const set: Record<string, unknown> = {};
     const data: Record<string, unknown> = {};
     if (u.name !== undefined) {
@@ -176,7 +177,7 @@ export async function updateUserGroup(
     await tx.updateTable('user_groups').set(set).where('id', '=', id).execute();
     onCommit(() => services.cache.invalidateGroups(realm.id));
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audienceOf(users), event: { type: 'user_group', op: 'update', group_id: id, data } });
-  });
+  }), () => (u.name !== undefined ? new BadRequest(`User group '${u.name.trim()}' already exists.`) : undefined));
 }
 
 export async function changeGroupMembers(

@@ -20,6 +20,7 @@ import { subscribeNewAccountToDefaults } from './channels.js';
 import { realmUserDefaultOverrides } from './realm_user_defaults.js';
 import { subscriptionEvents } from '../shapes/channels.js';
 import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';
+import { onConflict } from '../store/conflicts.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 export const MAX_NAME_LENGTH = 100;
@@ -183,7 +184,7 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   const passwordHash = await hashPassword(a.password);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
   const graph = await services.cache.groupGraph(realm.id);
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     const created = await insertAccount(tx, { realmId: realm.id, email, fullName, role: ROLE.member, passwordHash, now: nowSeconds() });
     const user = await rowAsUser(tx, created.id);
     onCommit(() => afterUserChange(services, realm.id));
@@ -196,7 +197,7 @@ export async function createUserByApi(services: Services, caller: User, realm: R
       }
     }
     return { user_id: created.id };
-  });
+  }), () => new BadRequest(`Email '${email}' already in use`));
 }
 
 /** PATCH /users/{user_id}: administrators (or a bot's owner, for the bot's name) change a name or a role. */
@@ -314,7 +315,7 @@ export async function createBot(
 
   const admins = [...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: true }, true);
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (await getUserByEmail(tx, realm.id, email)) throw new BadRequest('Username already in use');
     const created = await insertAccount(tx, {
       realmId: realm.id,
@@ -346,5 +347,5 @@ export async function createBot(
       default_events_register_stream: null,
       default_all_public_streams: false,
     };
-  });
+  }), () => new BadRequest('Username already in use'));
 }

@@ -19,10 +19,14 @@ export interface BusEvent {
 }
 
 export type BusHandler = (e: BusEvent) => void;
+/** Called when the bus cannot guarantee that this process received every event. */
+export type LossHandler = () => void;
 
 export interface EventBus {
   publish(e: BusEvent): void;
   subscribe(handler: BusHandler): void;
+  /** Buses that can lose events (Redis) report it, so that no queue silently misses one. */
+  onLoss?(handler: LossHandler): void;
   close(): Promise<void>;
 }
 

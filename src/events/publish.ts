@@ -5,5 +5,8 @@ export type OnCommit = (hook: () => void) => void;
 
 export function publishAfterCommit(services: { bus: EventBus }, onCommit: OnCommit, e: BusEvent): void {
   if (e.userIds.length === 0 && e.publicStreamId === undefined) return;
-  onCommit(() => services.bus.publish(e));
+  const hook = () => services.bus.publish(e);
+  // Named for the log line if it fails (store/db.ts runHooks).
+  Object.defineProperty(hook, 'name', { value: `publish ${String((e.event as { type?: unknown }).type)} event` });
+  onCommit(hook);
 }

@@ -132,6 +132,9 @@ export class QueueManager {
     private readonly idPrefix = '',
   ) {
     bus.subscribe((e) => this.deliver(e));
+    // A queue that may have missed an event is dropped: its client's next poll gets
+    // BAD_EVENT_QUEUE_ID and registers again, as Zulip's clients do for a lost queue.
+    bus.onLoss?.(() => this.dropAll());
     this.gcTimer = setInterval(() => this.collectIdle(), Math.min(60_000, this.idleTimeoutMs / 2));
     this.gcTimer.unref();
   }
@@ -232,6 +235,11 @@ export class QueueManager {
         q.pushFieldsJson(json, fieldsJson(extra));
       }
     }
+  }
+
+  /** Drops every queue of this process (their events can no longer be trusted complete). */
+  dropAll(): void {
+    for (const q of [...this.queues.values()]) this.delete(q);
   }
 
   private collectIdle(): void {

@@ -5,6 +5,7 @@ import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
+import { UniqueConflict } from '../store/conflicts.js';
 import type { Services } from '../services.js';
 import { API_PREFIX, methodsForPath, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
@@ -99,6 +100,11 @@ export function buildHttpServer(services: Services): FastifyInstance {
         setRateLimitHeaders(reply, err.verdict);
       }
       return reply.status(err.status).send(errorBody(err));
+    }
+    if (err instanceof UniqueConflict) {
+      // An action that does not name the error its race deserves: still the loser's 400, not a 500.
+      console.error(`unmapped unique conflict on ${request.method} ${request.url}: ${err.message}`);
+      return reply.status(400).send({ result: 'error', msg: 'The request conflicts with a concurrent change; please retry.', code: 'BAD_REQUEST' });
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {

@@ -16,6 +16,26 @@ function refuseNul(text: string, name: string): void {
   if (text.includes('\u0000') || text.includes('\\u0000')) throw new BadRequest(`${name} contains a null byte`);
 }
 
+export interface StrOptions {
+  /** The longest value accepted, in characters; DEFAULT_MAX_STRING when not given. */
+  max?: number;
+}
+
+/**
+ * The bound of a string parameter Zulip gives no limit of its own: far above any real value (a
+ * message is cut to 10,000 characters), far below what would strain a column or an index.
+ * Message content, which Zulip truncates rather than refuses, passes `max: Infinity`.
+ */
+export const DEFAULT_MAX_STRING = 100_000;
+
+/** Zulip's error for a string past its limit (check_capped_string's wording). */
+export function checkLength(value: string, name: string, max: number): void {
+  // Code points, as Python counts them; the cheap UTF-16 length decides most cases.
+  if (value.length <= max) return;
+  let n = 0;
+  for (const _ of value) if (++n > max) throw new BadRequest(`${name} is too long (limit: ${max} characters)`);
+}
+
 export class Params {
   private readonly used = new Set<string>();
 
@@ -44,13 +64,14 @@ export class Params {
     return Array.isArray(v) && typeof v[0] === 'string' ? v[v.length - 1] : v;
   }
 
-  str(name: string): string {
-    const v = this.optStr(name);
+  /** A string parameter; `max` is Zulip's length limit for it, in characters (code points). */
+  str(name: string, opts: StrOptions = {}): string {
+    const v = this.optStr(name, opts);
     if (v === undefined) throw new MissingArgument(name);
     return v;
   }
 
-  optStr(name: string): string | undefined {
+  optStr(name: string, opts: StrOptions = {}): string | undefined {
     const v = this.value(name);
     if (v === undefined) return undefined;
     if (typeof v !== 'string') {
@@ -58,6 +79,7 @@ export class Params {
       throw new BadRequest(`${name} is not a string`);
     }
     refuseNul(v, name);
+    checkLength(v, name, opts.max ?? DEFAULT_MAX_STRING);
     return v;
   }
 

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
+import { uniqueConflictOf } from './conflicts.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -113,8 +114,13 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
       db: kysely,
       async transaction(fn) {
         const hooks: Array<() => void> = [];
-        const result = await kysely.transaction().execute((tx) => fn(tx, (h) => hooks.push(h)));
-        for (const hook of hooks) hook();
+        let result;
+        try {
+          result = await kysely.transaction().execute((tx) => fn(tx, (h) => hooks.push(h)));
+        } catch (e) {
+          throw uniqueConflictOf(e) ?? e;
+        }
+        runHooks(hooks);
         return result;
       },
       close: () => kysely.destroy(),
@@ -149,6 +155,21 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
       await writer.destroy();
     },
   };
+}
+
+/**
+ * Runs the after-commit hooks of a committed transaction (events out, caches dropped). The data is
+ * stored whatever they do: a hook that throws is logged with what it was, and the others still
+ * run; the caller's request succeeds.
+ */
+export function runHooks(hooks: Array<() => void>): void {
+  for (const hook of hooks) {
+    try {
+      hook();
+    } catch (err) {
+      console.error(`after-commit hook ${hook.name || '(anonymous)'} failed; the transaction is committed:`, err);
+    }
+  }
 }
 
 export type UserMessageRow = { user_id: number; message_id: number; flags: number };
@@ -246,10 +267,11 @@ class GroupCommit {
     for (const job of batch) {
       const outcome = job.outcome!;
       if (outcome.ok) {
-        for (const hook of job.hooks) hook();
+        // Isolated: a failing hook neither fails this caller nor leaves the rest of the batch waiting.
+        runHooks(job.hooks);
         job.resolve(outcome.value);
       } else {
-        job.reject(outcome.error);
+        job.reject(uniqueConflictOf(outcome.error) ?? outcome.error);
       }
     }
   }

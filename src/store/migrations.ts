@@ -25,6 +25,7 @@ import { exportsDevices } from './migrations/v5_exports.js';
 import { submessages } from './migrations/v40_submessages.js';
 import { emailOutbox, missedMessageNotices, passwordResets } from './migrations/v80_notifications.js';
 import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
+import { uniqueNames } from './migrations/v50_hardening.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -53,6 +54,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
     '0040_submessages': submessages(dialect),
+    '0050_unique_names': uniqueNames(dialect),
     '0070_outgoing_webhooks': outgoingWebhooks(dialect),
     '0080_password_resets': passwordResets(dialect),
     '0081_email_outbox': emailOutbox(dialect),

@@ -112,7 +112,7 @@ export function registerMessageRoutes(r: Router): void {
   r.post('/messages', async ({ params, services, user, realm, clientName }) => {
     const type = params.str('type');
     const toRaw = params.str('to');
-    const content = params.str('content');
+    const content = params.str('content', { max: Infinity });
     const topicParam = params.optStr('topic');
     const subject = params.optStr('subject');
     const queueId = params.optStr('queue_id');
@@ -129,7 +129,7 @@ export function registerMessageRoutes(r: Router): void {
   });
 
   r.post('/messages/render', async ({ params, services, user, realm }) => {
-    const content = params.str('content');
+    const content = params.str('content', { max: Infinity });
     if (content.length > MAX_MESSAGE_LENGTH) throw new BadRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
     const normalized = normalizeContent(content);
     return { rendered: renderMarkdown(normalized, await messageRenderContext(services, realm, user, normalized)).html };
@@ -191,7 +191,7 @@ export function registerMessageRoutes(r: Router): void {
     const mode = params.optStr('propagate_mode') ?? 'change_one';
     if (mode !== 'change_one' && mode !== 'change_later' && mode !== 'change_all') throw new BadRequest('Invalid propagate_mode');
     const { detachedUploads } = await editMessage(services, user, realm, id, {
-      content: params.optStr('content'),
+      content: params.optStr('content', { max: Infinity }),
       topic: params.optStr('topic') ?? params.optStr('subject'),
       streamId: params.optInt('stream_id'),
       propagateMode: mode,

@@ -1,13 +1,12 @@
 // Navigation views; the fragment in the path may contain slashes (narrow/is/starred).
 import { decodedPathPart, type Router } from '../router.js';
-import { addNavigationView, listNavigationViews, removeNavigationView, updateNavigationView } from '../../actions/navigation_views.js';
-
+import { addNavigationView, listNavigationViews, MAX_FRAGMENT_LENGTH, removeNavigationView, updateNavigationView } from '../../actions/navigation_views.js';
 
 export function registerNavigationViewRoutes(r: Router): void {
   r.get('/navigation_views', async ({ services, user }) => ({ navigation_views: await listNavigationViews(services, user) }));
 
   r.post('/navigation_views', async ({ params, services, user }) => {
-    await addNavigationView(services, user, params.str('fragment'), params.bool('is_pinned', true), params.optStr('name'));
+    await addNavigationView(services, user, params.str('fragment', { max: MAX_FRAGMENT_LENGTH }), params.bool('is_pinned', true), params.optStr('name'));
     return {};
   });
 

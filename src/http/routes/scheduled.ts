@@ -23,7 +23,7 @@ export function registerScheduledRoutes(r: Router): void {
   r.post('/scheduled_messages', async ({ params, services, user, realm, clientName }) => {
     const type = scheduledType(params.str('type'));
     const to = params.json('to', parseTo);
-    const content = params.str('content');
+    const content = params.str('content', { max: Infinity });
     const topic = params.optStr('topic');
     const scheduledTimestamp = params.int('scheduled_delivery_timestamp');
     const readBySender = params.optBool('read_by_sender');
@@ -43,7 +43,7 @@ export function registerScheduledRoutes(r: Router): void {
         type: typeRaw === undefined ? undefined : scheduledType(typeRaw),
         to: params.optJson('to', parseTo),
         topic: params.optStr('topic'),
-        content: params.optStr('content'),
+        content: params.optStr('content', { max: Infinity }),
         scheduledTimestamp: params.optInt('scheduled_delivery_timestamp'),
       },
       clientName,

@@ -116,7 +116,7 @@ export function registerUserRoutes(r: Router): void {
   });
 
   r.delete('/users/me', async ({ services, user, realm, params }) => {
-    params.optStr('deactivation_notification_comment');
+    params.optStr('deactivation_notification_comment', { max: 2000 });
     await deactivateUser(services, user, realm, user.id, { actions: {}, self: true });
     return {};
   });
@@ -124,7 +124,7 @@ export function registerUserRoutes(r: Router): void {
   r.delete('/users/{user_id}', async (ctx) => {
     const id = pathInt(ctx, 'user_id', () => new NoSuchUser());
     const actions = ctx.params.optJson('actions', parseActions) ?? {};
-    ctx.params.optStr('deactivation_notification_comment');
+    ctx.params.optStr('deactivation_notification_comment', { max: 2000 });
     await deactivateUser(ctx.services, ctx.user, ctx.realm, id, { actions, self: false });
     return {};
   });
