@@ -69,6 +69,17 @@ function parseBody(raw: string, contentType: string): { body: unknown; form: Rec
   }
 }
 
+/** Python's urllib.parse.unquote: malformed escapes stay as they are. */
+function unquote(s: string): string {
+  return s.replace(/(%[0-9a-fA-F]{2})+/g, (m) => {
+    try {
+      return decodeURIComponent(m);
+    } catch {
+      return m;
+    }
+  });
+}
+
 async function webhookUser(services: Services, request: FastifyRequest, apiKey: string | undefined): Promise<{ user: User; realm: Realm }> {
   if (apiKey === undefined) {
     if (request.headers.authorization) return authenticate(services, request);
@@ -107,8 +118,12 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
       const limiter = services.rateLimiter;
       if (limiter) setRateLimitHeaders(reply, await limiter.hit(`user:${user.id}`, limiter.config.user));
 
-      const stream = params.optStr('stream');
-      const topic = params.optStr('topic');
+      let stream = params.optStr('stream');
+      let topic = params.optStr('topic');
+      if (integration.unquoteParams) {
+        stream = stream === undefined ? undefined : unquote(stream);
+        topic = topic === undefined ? undefined : unquote(topic);
+      }
       const only = params.optJson('only_events', check.strList);
       const exclude = params.optJson('exclude_events', check.strList);
       const { body } = parseBody(raw, contentType);

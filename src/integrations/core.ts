@@ -26,6 +26,8 @@ export interface Integration {
   name: string;
   /** The service's name as Zulip writes it in errors ("GitHub"). */
   displayName: string;
+  /** Decode `stream` and `topic` once more: some services (Jira, Bitbucket) encode URLs twice. */
+  unquoteParams?: boolean;
   /** Messages to post; an empty list for an event the integration knowingly ignores. */
   handle(req: WebhookRequest): WebhookMessage[];
 }

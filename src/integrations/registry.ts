@@ -7,8 +7,10 @@ import { grafana } from './grafana.js';
 import { alertmanager } from './alertmanager.js';
 import { gitlab } from './gitlab.js';
 import { sentry } from './sentry.js';
+import { forgejo, gitea, gogs } from './gogs.js';
+import { bitbucket2 } from './bitbucket2.js';
 
-const ALL: Integration[] = [json, slackIncoming, github, gitlab, grafana, alertmanager, sentry];
+const ALL: Integration[] = [json, slackIncoming, github, gitlab, grafana, alertmanager, sentry, gitea, forgejo, gogs, bitbucket2];
 
 /** Other names Zulip's URLs accept for the same integration. */
 const ALIASES: Record<string, string> = {};
