@@ -4,16 +4,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseQuery } from 'node:querystring';
 import type { Services } from '../services.js';
-import { ApiError, BadRequest, InvalidApiKey, MissingArgument, NotFound, RealmDeactivated, UserDeactivated } from '../errors.js';
+import { ApiError, InvalidApiKey, MissingArgument, NotFound, RealmDeactivated, UserDeactivated } from '../errors.js';
 import { authenticate } from './auth.js';
 import { API_PREFIX, setRateLimitHeaders, success } from './router.js';
 import { Params, check } from '../lib/params.js';
 import { getUserByApiKey, type User } from '../store/users.js';
 import type { Realm } from '../store/realms.js';
-import { registerFakeEmailDomain } from '../shapes/users.js';
+import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { findIntegration } from '../integrations/registry.js';
-import { MalformedPayload, type WebhookMessage } from '../integrations/core.js';
+import { AnomalousPayload, MalformedPayload, type WebhookMessage } from '../integrations/core.js';
 import { postWebhookMessages } from '../actions/webhook_messages.js';
 
 /** Python's fnmatch: `*`, `?`, `[seq]` and `[!seq]`, matched against the whole event name. */
@@ -132,19 +132,25 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
       const queryText: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(query)) queryText[k] = Array.isArray(v) ? String(v[v.length - 1]) : typeof v === 'string' ? v : undefined;
 
+      const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
+      const webhookRequest = { headers, body, query: queryText, userTopic: topic !== undefined, users };
+      params.accept('api_key', 'stream', 'topic', 'only_events', 'exclude_events', ...Object.keys(query), ...Object.keys(formFields));
+      if (integration.isAuthProbe?.(webhookRequest)) {
+        // The service checks the key and labels the connection with the bot's identity.
+        return success(params, { full_name: user.full_name, email: apiEmail(user), id: user.id });
+      }
       let messages: WebhookMessage[];
       try {
-        messages = integration.handle({ headers, body, query: queryText, userTopic: topic !== undefined });
+        messages = integration.handle(webhookRequest);
       } catch (err) {
         // A payload of a shape the integration did not foresee is the service's mistake, never a 500.
         if (err instanceof ApiError) throw err;
-        throw new BadRequest(`Unable to parse request: Did ${integration.displayName} generate this event?`);
+        throw new AnomalousPayload(integration.displayName);
       }
       const posts = messages.filter((m) => eventAllowed(m.eventType, only, exclude));
       if (posts.length > 0) {
         await postWebhookMessages(services, user, realm, posts, { stream, topic, clientName: `Zulip${integration.displayName}Webhook` });
       }
-      params.accept('api_key', 'stream', 'topic', 'only_events', 'exclude_events', ...Object.keys(query), ...Object.keys(formFields));
       return success(params, {});
     });
   });

@@ -12,6 +12,8 @@ export interface WebhookRequest {
   query: Record<string, string | undefined>;
   /** Whether the caller chose the topic (`topic=`): some integrations then add a title to the content. */
   userTopic: boolean;
+  /** The organization's active users, by id: Jira names people it mentions as Zulip does. */
+  users: ReadonlyArray<{ id: number; full_name: string; email: string }>;
 }
 
 export interface WebhookMessage {
@@ -28,6 +30,8 @@ export interface Integration {
   displayName: string;
   /** Decode `stream` and `topic` once more: some services (Jira, Bitbucket) encode URLs twice. */
   unquoteParams?: boolean;
+  /** A connection test that expects the bot's identity back instead of a message (Zapier's "auth"). */
+  isAuthProbe?(req: WebhookRequest): boolean;
   /** Messages to post; an empty list for an event the integration knowingly ignores. */
   handle(req: WebhookRequest): WebhookMessage[];
 }
@@ -45,6 +49,13 @@ export class UnsupportedEvent extends ApiError {
 export class MissingEventHeader extends ApiError {
   constructor(header: string) {
     super(`Missing the HTTP event header '${header}'`, 'MISSING_HTTP_EVENT_HEADER', 400, { header });
+  }
+}
+
+/** A payload that is JSON but not from the service the URL names. */
+export class AnomalousPayload extends ApiError {
+  constructor(webhookName: string) {
+    super(`Unable to parse request: Did ${webhookName} generate this event?`, 'ANOMALOUS_WEBHOOK_PAYLOAD', 400, { webhook_name: webhookName });
   }
 }
 
