@@ -204,3 +204,19 @@ test('release, workflow_run, star, ping; ignored events post nothing', async () 
   }
   assert.equal((await f.latest())[0]!.id, before);
 });
+
+test('GitHub Sponsors through the githubsponsors URL: new sponsorship, tier change, cancellation', async () => {
+  const sponsorship = { privacy_level: 'public', tier: { name: '$10 a month', monthly_price_in_dollars: 10 } };
+  const post = async (payload: unknown) => {
+    const res = await f.post('githubsponsors', payload, { headers: { 'X-GitHub-Event': 'sponsorship' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [m] = await f.latest();
+    return [m!.topic, m!.content];
+  };
+  assert.deepEqual(await post({ action: 'created', sponsorship, sender }), ['sponsors', 'baxterthehacker subscribed for $10 a month.']);
+  assert.deepEqual(await post({ action: 'pending_tier_change', sponsorship, changes: { tier: { from: { name: '$5 a month' } } }, effective_date: '2019-12-30T00:00:00+00:00', sender }), [
+    'sponsors',
+    "baxterthehacker's subscription will change from $5 a month to $10 a month on December 30, 2019.",
+  ]);
+  assert.deepEqual(await post({ action: 'cancelled', sponsorship, sender }), ['sponsors', 'baxterthehacker cancelled their $10 a month subscription.']);
+});

@@ -1,6 +1,6 @@
 // GitHub: the event is the X-GitHub-Event header, refined by the payload's action. Topics are
 // "repo / branch" for pushes and "repo / PR #1 title" (or "issue") for PRs and issues.
-import { eventHeader, UnsupportedEvent, Wild, type Integration, type WebhookMessage, type WebhookRequest } from './core.js';
+import { eventHeader, MalformedPayload, UnsupportedEvent, Wild, type Integration, type WebhookMessage, type WebhookRequest } from './core.js';
 import {
   branchNotifiable,
   commitCommentMessage,
@@ -253,6 +253,13 @@ const BODIES: Record<string, Body> = {
     const state = p.s('action') === 'completed' && conclusion ? `completed (${conclusion})` : p.s('action');
     return `Workflow [${run.s('name')}](${run.s('html_url')}) run #${run.i('run_number')} on branch ${run.s('head_branch')} ${state}. ([${shortSha(run.s('head_sha'))}](${p.at('repository').s('html_url')}/commit/${run.s('head_sha')}))`;
   },
+  // GitHub Sponsors (the githubsponsors URL): the sponsorship event, by its action.
+  cancelled: (p) => `${sender(p)} cancelled their ${tier(p)} subscription.`,
+  created: (p) => `${sender(p)} subscribed for ${tier(p)}.`,
+  edited: (p) => `${sender(p)} changed who can see their sponsorship from ${p.at('changes').at('privacy_level').s('from')} to ${p.at('sponsorship').s('privacy_level')}.`,
+  pending_cancellation: (p) => `${sender(p)}'s ${tier(p)} subscription will be cancelled on ${effectiveDate(p)}.`,
+  pending_tier_change: (p) => `${sender(p)}'s subscription will change from ${p.at('changes').at('tier').at('from').s('name')} to ${tier(p)} on ${effectiveDate(p)}.`,
+  tier_changed: (p) => `${sender(p)} changed their subscription from ${p.at('changes').at('tier').at('from').s('name')} to ${tier(p)}.`,
   discussion: (p) => {
     const d = p.at('discussion');
     return `${sender(p)} created [discussion #${d.i('number')}](${d.s('html_url')}) in ${d.at('category').s('name')}:\n\n~~~ quote\n### ${d.s('title')}\n${d.s('body')}\n~~~`;
@@ -270,6 +277,17 @@ const BODIES: Record<string, Body> = {
     });
   },
 };
+
+const SPONSORS_EVENTS = new Set(['cancelled', 'created', 'edited', 'pending_cancellation', 'pending_tier_change', 'tier_changed']);
+const tier = (p: Wild) => p.at('sponsorship').at('tier').s('name');
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "2021-10-26…" → "October 26, 2021", as Python's strftime("%B %d, %Y") writes it. */
+function effectiveDate(p: Wild): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(p.s('effective_date'));
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw new MalformedPayload('payload["effective_date"] is not a valid date');
+  return `${MONTHS[Number(m[2]) - 1]} ${m[3]}, ${m[1]}`;
+}
 
 function prOpenedOrUpdated(p: Wild, includeTitle: boolean): string {
   const pr = p.at('pull_request');
@@ -333,6 +351,9 @@ function zulipEvent(header: string, p: Wild, branches: string | undefined): stri
       if (IGNORED_TEAM_ACTIONS.has(a)) return undefined;
       throw new UnsupportedEvent('GitHub', `unsupported team action ${a}`);
     }
+    case 'sponsorship':
+      if (SPONSORS_EVENTS.has(action())) return action();
+      break;
     case 'issues': {
       const a = action();
       if (a === 'labeled' || a === 'unlabeled') return 'issue_labeled_or_unlabeled';
@@ -342,7 +363,7 @@ function zulipEvent(header: string, p: Wild, branches: string | undefined): stri
       return 'issues';
     }
     default:
-      if (header in BODIES && !['opened_pull_request', 'push_commits', 'push_tags'].includes(header)) return header;
+      if (header in BODIES && !['opened_pull_request', 'push_commits', 'push_tags'].includes(header) && !SPONSORS_EVENTS.has(header)) return header;
       if (IGNORED_EVENTS.has(header)) return undefined;
   }
   const a = p.opt('action');
@@ -366,6 +387,7 @@ function topicFor(p: Wild, event: string): string {
   if (event === 'ping' && !p.opt('repository')) return p.at('organization').s('login');
   if (event === 'check_run') return `${repoName(p)} / checks`;
   if (event === 'workflow_run') return `${repoName(p)} / workflows`;
+  if (SPONSORS_EVENTS.has(event)) return 'sponsors';
   if (event.startsWith('discussion')) {
     const d = p.at('discussion');
     return `${repoName(p)} discussion #${d.i('number')}: ${d.s('title')}`;

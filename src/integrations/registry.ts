@@ -20,7 +20,7 @@ import { ifttt, zapier } from './zapier.js';
 const ALL: Integration[] = [json, slackIncoming, github, gitlab, grafana, alertmanager, sentry, gitea, forgejo, gogs, bitbucket2, jira, pagerduty, opsgenie, uptimerobot, circleci, jenkins, zapier, ifttt];
 
 /** Other names Zulip's URLs accept for the same integration. */
-const ALIASES: Record<string, string> = {};
+const ALIASES: Record<string, string> = { githubsponsors: 'github' };
 
 const byName = new Map<string, Integration>(ALL.map((i) => [i.name, i]));
 
