@@ -126,32 +126,38 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
       }
       const only = params.optJson('only_events', check.strList);
       const exclude = params.optJson('exclude_events', check.strList);
-      const { body } = parseBody(raw, contentType);
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v[0] : v;
       const queryText: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(query)) queryText[k] = Array.isArray(v) ? String(v[v.length - 1]) : typeof v === 'string' ? v : undefined;
-
-      const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
-      const webhookRequest = { headers, body, query: queryText, userTopic: topic !== undefined, users };
       params.accept('api_key', 'stream', 'topic', 'only_events', 'exclude_events', ...Object.keys(query), ...Object.keys(formFields));
-      if (integration.isAuthProbe?.(webhookRequest)) {
-        // The service checks the key and labels the connection with the bot's identity.
-        return success(params, { full_name: user.full_name, email: apiEmail(user), id: user.id });
-      }
-      let messages: WebhookMessage[];
+
       try {
-        messages = integration.handle(webhookRequest);
+        const { body } = parseBody(raw, contentType);
+        const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
+        const webhookRequest = { headers, body, query: queryText, userTopic: topic !== undefined, users };
+        if (integration.isAuthProbe?.(webhookRequest)) {
+          // The service checks the key and labels the connection with the bot's identity.
+          return success(params, { full_name: user.full_name, email: apiEmail(user), id: user.id });
+        }
+        let messages: WebhookMessage[];
+        try {
+          messages = integration.handle(webhookRequest);
+        } catch (err) {
+          // A payload of a shape the integration did not foresee is the service's mistake, never a 500.
+          if (err instanceof ApiError) throw err;
+          throw new AnomalousPayload(integration.displayName);
+        }
+        const posts = messages.filter((m) => eventAllowed(m.eventType, only, exclude));
+        if (posts.length > 0) {
+          await postWebhookMessages(services, user, realm, posts, { stream, topic, clientName: `Zulip${integration.displayName}Webhook` });
+        }
       } catch (err) {
-        // A payload of a shape the integration did not foresee is the service's mistake, never a 500.
-        if (err instanceof ApiError) throw err;
-        throw new AnomalousPayload(integration.displayName);
+        // Errors after authentication, in the service's own format when it has one.
+        if (integration.errorBody && err instanceof ApiError) return reply.status(err.status).send(integration.errorBody(err.message));
+        throw err;
       }
-      const posts = messages.filter((m) => eventAllowed(m.eventType, only, exclude));
-      if (posts.length > 0) {
-        await postWebhookMessages(services, user, realm, posts, { stream, topic, clientName: `Zulip${integration.displayName}Webhook` });
-      }
-      return success(params, {});
+      return success(params, integration.successData ?? {});
     });
   });
 }

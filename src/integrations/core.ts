@@ -30,6 +30,10 @@ export interface Integration {
   displayName: string;
   /** Decode `stream` and `topic` once more: some services (Jira, Bitbucket) encode URLs twice. */
   unquoteParams?: boolean;
+  /** Fields added to the success answer (Slack's `ok: true`). */
+  successData?: Record<string, unknown>;
+  /** The error answer's body, for services that expect their own (Slack's {ok: false, error}). */
+  errorBody?(msg: string): Record<string, unknown>;
   /** A connection test that expects the bot's identity back instead of a message (Zapier's "auth"). */
   isAuthProbe?(req: WebhookRequest): boolean;
   /** Messages to post; an empty list for an event the integration knowingly ignores. */
