@@ -143,3 +143,23 @@ test('form-encoded bodies: JSON sent as form data, and a payload field', async (
   assert.equal(slack.status, 200, JSON.stringify(slack.body));
   assert.equal((await f.latest())[0]!.content, 'from a form');
 });
+
+test('no payload shape makes any integration answer 500', async () => {
+  const names = ['json', 'slack_incoming', 'github', 'githubsponsors', 'gitlab', 'gitea', 'forgejo', 'gogs', 'bitbucket2', 'sentry', 'grafana', 'alertmanager', 'jira', 'pagerduty', 'opsgenie', 'uptimerobot', 'circleci', 'jenkins', 'zapier', 'ifttt'];
+  const headers = {
+    'X-GitHub-Event': 'pull_request',
+    'X-Gitlab-Event': 'Merge Request Hook',
+    'X-Gitea-Event': 'push',
+    'X-Forgejo-Event': 'issues',
+    'X-Gogs-Event': 'release',
+    'X-Event-Key': 'pullrequest:created',
+  };
+  const bodies = ['[]', '"text"', '42', 'null', '{}', '{"action": 5, "pull_request": [], "object_attributes": "x", "alerts": {}, "data": {"event": 3}}', '{"messages": [{"type": 1}], "event": {"event_type": "incident.triggered", "data": null}, "push": {"changes": [null]}}', '{"alerts": [{"status": "firing", "labels": 3}], "payload": {"reponame": 1}, "build": {"phase": null}}'];
+  for (const name of names) {
+    for (const raw of bodies) {
+      const res = await f.post(name, null, { raw, headers });
+      assert.notEqual(res.status, 500, `${name} ${raw}: ${JSON.stringify(res.body)}`);
+      assert.ok(res.status === 200 || res.status === 400, `${name} ${raw}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+});
