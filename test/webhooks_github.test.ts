@@ -220,3 +220,11 @@ test('GitHub Sponsors through the githubsponsors URL: new sponsorship, tier chan
   ]);
   assert.deepEqual(await post({ action: 'cancelled', sponsorship, sender }), ['sponsors', 'baxterthehacker cancelled their $10 a month subscription.']);
 });
+
+test("GitHub's default content type (form-encoded payload=…) works as well as JSON", async () => {
+  const raw = 'payload=' + encodeURIComponent(JSON.stringify({ zen: 'Speak like a human.', hook_id: 2, repository, sender }));
+  const res = await f.post('github', null, { raw, contentType: 'application/x-www-form-urlencoded', headers: { 'X-GitHub-Event': 'ping' } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [m] = await f.latest();
+  assert.deepEqual([m!.topic, m!.content], ['public-repo', 'GitHub webhook has been successfully configured by baxterthehacker.']);
+});
