@@ -13,8 +13,8 @@ import type { Realm } from '../store/realms.js';
 import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { findIntegration } from '../integrations/registry.js';
-import { AnomalousPayload, MalformedPayload, type WebhookMessage } from '../integrations/core.js';
-import { postWebhookMessages } from '../actions/webhook_messages.js';
+import { AnomalousPayload, MalformedPayload, MissingEventHeader, type WebhookMessage } from '../integrations/core.js';
+import { notifyBotOwner, postWebhookMessages } from '../actions/webhook_messages.js';
 
 /** Python's fnmatch: `*`, `?`, `[seq]` and `[!seq]`, matched against the whole event name. */
 export function fnmatch(name: string, pattern: string): boolean {
@@ -96,6 +96,23 @@ async function webhookUser(services: Services, request: FastifyRequest, apiKey: 
   return { user: (await services.cache.user(realm.id, user.id)) ?? user, realm };
 }
 
+/** The two mistakes of configuration Zulip tells a bot's owner about: a missing event header, a body that is not JSON. */
+async function tellOwnerAbout(services: Services, bot: User, realm: Realm, integration: string, path: string, err: unknown): Promise<void> {
+  const identity = `@_**${bot.full_name}|${bot.id}**`;
+  if (err instanceof MissingEventHeader) {
+    const header = String(err.extra.header);
+    await notifyBotOwner(
+      services,
+      bot,
+      realm,
+      `Your bot ${identity} received a request at \`${path}\` without the HTTP header \`${header}\`, which is how ${integration} says what happened. ` +
+        `The service may be set up with the URL of another integration, or be a version that does not send that header.`,
+    );
+  } else if (err instanceof MalformedPayload && err.message === 'Malformed JSON') {
+    await notifyBotOwner(services, bot, realm, `Your bot ${identity} received a request for the ${integration} integration whose body is not the JSON that integration expects. Check the content type the service is set to send.`);
+  }
+}
+
 export function registerWebhooks(app: FastifyInstance, services: Services): void {
   app.register(async (scope) => {
     // Every body arrives as text: the integration decides how to read it, and a malformed one is a
@@ -153,6 +170,7 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
           await postWebhookMessages(services, user, realm, posts, { stream, topic, clientName: `Zulip${integration.displayName}Webhook` });
         }
       } catch (err) {
+        await tellOwnerAbout(services, user, realm, integration.displayName, request.url.split('?')[0]!, err);
         // Errors after authentication, in the service's own format when it has one.
         if (integration.errorBody && err instanceof ApiError) return reply.status(err.status).send(integration.errorBody(err.message));
         throw err;
