@@ -127,7 +127,9 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
       const query = (request.query ?? {}) as Record<string, unknown>;
       const raw = typeof request.body === 'string' ? request.body : '';
       const contentType = String(request.headers['content-type'] ?? '');
-      const formFields = contentType.includes('application/x-www-form-urlencoded') ? (parseQuery(raw) as Record<string, unknown>) : {};
+      // Form fields only when the body is a form (some services send JSON under the form's type).
+      const isForm = contentType.includes('application/x-www-form-urlencoded') && !/^\s*[[{]/.test(raw);
+      const formFields = isForm ? (parseQuery(raw) as Record<string, unknown>) : {};
       // Query parameters configure the webhook; form fields may carry the key too (Zulip's REQ reads both).
       const params = new Params({ ...formFields, ...query });
       const { user, realm } = await webhookUser(services, request, params.optStr('api_key'));
