@@ -228,3 +228,12 @@ test("GitHub's default content type (form-encoded payload=…) works as well as 
   const [m] = await f.latest();
   assert.deepEqual([m!.topic, m!.content], ['public-repo', 'GitHub webhook has been successfully configured by baxterthehacker.']);
 });
+
+test('a sender whose GitHub account is in exactly one profile is named as that user (silent mention)', async () => {
+  const field = await f.owner.post('/realm/profile_fields', { name: 'GitHub', field_type: 7, field_data: JSON.stringify({ subtype: 'github' }) });
+  assert.equal(field.status, 200, JSON.stringify(field.body));
+  const set = await f.owner.patch('/users/me/profile_data', { data: JSON.stringify([{ id: field.body.id, value: 'baxterthehacker' }]) });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  await expectMessage('star', { action: 'created', repository, sender }, 'public-repo', '[@_**Olivia Owner**](https://github.com/baxterthehacker) starred the repository [baxterthehacker/public-repo](https://github.com/baxterthehacker/public-repo).');
+  await expectMessage('push', push([], { ref: 'refs/tags/v2.0', created: true }), 'public-repo', '@_**Olivia Owner** pushed tag v2.0.');
+});

@@ -8,7 +8,7 @@ import { ApiError, InvalidApiKey, MissingArgument, NotFound, RealmDeactivated, U
 import { authenticate } from './auth.js';
 import { API_PREFIX, setRateLimitHeaders, success } from './router.js';
 import { Params, check } from '../lib/params.js';
-import { getUserByApiKey, type User } from '../store/users.js';
+import { getUserByApiKey, usersWithExternalAccount, type User } from '../store/users.js';
 import type { Realm } from '../store/realms.js';
 import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
@@ -153,8 +153,17 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
 
       try {
         const { body } = parseBody(raw, contentType);
-        const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
-        const webhookRequest = { headers, body, query: queryText, userTopic: topic !== undefined, users };
+        const usersById = await services.cache.users(realm.id);
+        const users = [...usersById.values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
+        const base = { headers, body, query: queryText, userTopic: topic !== undefined, users };
+        const account = integration.externalAccount?.(base);
+        const externalUsers = account
+          ? (await usersWithExternalAccount(services.database.db, realm.id, account.subtype, account.username)).flatMap((id) => {
+              const u = usersById.get(id);
+              return u?.is_active ? [u.full_name] : [];
+            })
+          : [];
+        const webhookRequest = { ...base, externalUsers };
         if (integration.isAuthProbe?.(webhookRequest)) {
           // The service checks the key and labels the connection with the bot's identity.
           return success(params, { full_name: user.full_name, email: apiEmail(user), id: user.id });

@@ -14,6 +14,8 @@ export interface WebhookRequest {
   userTopic: boolean;
   /** The organization's active users, by id: Jira names people it mentions as Zulip does. */
   users: ReadonlyArray<{ id: number; full_name: string; email: string }>;
+  /** Full names of the active users whose external account (see Integration.externalAccount) is the sender's. */
+  externalUsers: string[];
 }
 
 export interface WebhookMessage {
@@ -34,6 +36,8 @@ export interface Integration {
   successData?: Record<string, unknown>;
   /** The error answer's body, for services that expect their own (Slack's {ok: false, error}). */
   errorBody?(msg: string): Record<string, unknown>;
+  /** The sender's account at the service, looked up in users' external-account profile fields. */
+  externalAccount?(req: Omit<WebhookRequest, 'externalUsers'>): { subtype: string; username: string } | undefined;
   /** A connection test that expects the bot's identity back instead of a message (Zapier's "auth"). */
   isAuthProbe?(req: WebhookRequest): boolean;
   /** Messages to post; an empty list for an event the integration knowingly ignores. */

@@ -20,7 +20,9 @@ import {
 
 type Body = (p: Wild, includeTitle: boolean) => string;
 
-const sender = (p: Wild) => p.at('sender').s('login');
+/** Set per request: the one user whose GitHub account is the sender's, named as Zulip does. */
+let matchedSender: string | undefined;
+const sender = (p: Wild) => (matchedSender !== undefined ? `@_**${matchedSender}**` : p.at('sender').s('login'));
 const senderUrl = (p: Wild) => p.at('sender').s('html_url');
 const repoName = (p: Wild) => p.at('repository').s('name');
 const repoFullName = (p: Wild) => p.at('repository').s('full_name');
@@ -398,10 +400,25 @@ function topicFor(p: Wild, event: string): string {
 export const github: Integration = {
   name: 'github',
   displayName: 'GitHub',
+  externalAccount(req) {
+    const login = new Wild(req.body).opt('sender')?.opt('login')?.value;
+    return typeof login === 'string' ? { subtype: 'github', username: login } : undefined;
+  },
   handle(req: WebhookRequest): WebhookMessage[] {
     const header = eventHeader(req, 'X-GitHub-Event');
     const p = new Wild(req.body);
-    sender(p); // Zulip reads the sender first: a payload without one is not from GitHub.
+    p.at('sender').s('login'); // Zulip reads the sender first: a payload without one is not from GitHub.
+    matchedSender = req.externalUsers.length === 1 ? req.externalUsers[0] : undefined;
+    try {
+      return handleEvent(req, p, header);
+    } finally {
+      matchedSender = undefined;
+    }
+  },
+};
+
+function handleEvent(req: WebhookRequest, p: Wild, header: string): WebhookMessage[] {
+  {
     const repo = p.opt('repository');
     if (repo?.opt('private')?.value === true && req.query.ignore_private_repositories === 'true') return [];
     // An edited comment whose text did not change (GitHub sends these) is not news.
@@ -413,5 +430,5 @@ export const github: Integration = {
     if (event === undefined) return [];
     const content = BODIES[event]!(p, req.userTopic);
     return [{ topic: topicFor(p, event), content, eventType: event }];
-  },
-};
+  }
+}
