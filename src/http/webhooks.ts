@@ -8,7 +8,8 @@ import { ApiError, InvalidApiKey, MissingArgument, NotFound, RealmDeactivated, U
 import { authenticate } from './auth.js';
 import { API_PREFIX, setRateLimitHeaders, success } from './router.js';
 import { Params, check } from '../lib/params.js';
-import { getUserByApiKey, usersWithExternalAccount, type User } from '../store/users.js';
+import { getUserByApiKey, type User } from '../store/users.js';
+import { externalAccountNames } from '../queries/external_accounts.js';
 import type { Realm } from '../store/realms.js';
 import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
@@ -153,16 +154,10 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
 
       try {
         const { body } = parseBody(raw, contentType);
-        const usersById = await services.cache.users(realm.id);
-        const users = [...usersById.values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
+        const users = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active).sort((a, b) => a.id - b.id);
         const base = { headers, body, query: queryText, userTopic: topic !== undefined, users };
         const account = integration.externalAccount?.(base);
-        const externalUsers = account
-          ? (await usersWithExternalAccount(services.database.db, realm.id, account.subtype, account.username)).flatMap((id) => {
-              const u = usersById.get(id);
-              return u?.is_active ? [u.full_name] : [];
-            })
-          : [];
+        const externalUsers = account ? await externalAccountNames(services, realm.id, account.subtype, account.username) : [];
         const webhookRequest = { ...base, externalUsers };
         if (integration.isAuthProbe?.(webhookRequest)) {
           // The service checks the key and labels the connection with the bot's identity.
@@ -181,7 +176,8 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
           await postWebhookMessages(services, user, realm, posts, { stream, topic, clientName: `Zulip${integration.displayName}Webhook` });
         }
       } catch (err) {
-        await tellOwnerAbout(services, user, realm, integration.displayName, request.url.split('?')[0]!, err);
+        // A notice that cannot be sent must not change the answer the service gets.
+        await tellOwnerAbout(services, user, realm, integration.displayName, request.url.split('?')[0]!, err).catch(() => undefined);
         // Errors after authentication, in the service's own format when it has one.
         if (integration.errorBody && err instanceof ApiError) return reply.status(err.status).send(integration.errorBody(err.message));
         throw err;
