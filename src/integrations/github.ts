@@ -20,9 +20,12 @@ import {
 
 type Body = (p: Wild, includeTitle: boolean) => string;
 
-/** Set per request: the one user whose GitHub account is the sender's, named as Zulip does. */
-let matchedSender: string | undefined;
-const sender = (p: Wild) => (matchedSender !== undefined ? `@_**${matchedSender}**` : p.at('sender').s('login'));
+/** Per payload: the one user whose GitHub account is the sender's, named with a silent mention as Zulip does. */
+const matchedSenders = new WeakMap<Wild, string>();
+const sender = (p: Wild) => {
+  const name = matchedSenders.get(p);
+  return name !== undefined ? `@_**${name}**` : p.at('sender').s('login');
+};
 const senderUrl = (p: Wild) => p.at('sender').s('html_url');
 const repoName = (p: Wild) => p.at('repository').s('name');
 const repoFullName = (p: Wild) => p.at('repository').s('full_name');
@@ -408,27 +411,21 @@ export const github: Integration = {
     const header = eventHeader(req, 'X-GitHub-Event');
     const p = new Wild(req.body);
     p.at('sender').s('login'); // Zulip reads the sender first: a payload without one is not from GitHub.
-    matchedSender = req.externalUsers.length === 1 ? req.externalUsers[0] : undefined;
-    try {
-      return handleEvent(req, p, header);
-    } finally {
-      matchedSender = undefined;
-    }
+    if (req.externalUsers.length === 1) matchedSenders.set(p, req.externalUsers[0]!);
+    return handleEvent(req, p, header);
   },
 };
 
 function handleEvent(req: WebhookRequest, p: Wild, header: string): WebhookMessage[] {
-  {
-    const repo = p.opt('repository');
-    if (repo?.opt('private')?.value === true && req.query.ignore_private_repositories === 'true') return [];
-    // An edited comment whose text did not change (GitHub sends these) is not news.
-    if (header.includes('comment') && !header.includes('discussion') && p.opt('action')?.value === 'edited') {
-      const from = p.opt('changes')?.opt('body')?.opt('from')?.value;
-      if (from !== undefined && from === p.opt('comment')?.opt('body')?.value) return [];
-    }
-    const event = zulipEvent(header, p, req.query.branches);
-    if (event === undefined) return [];
-    const content = BODIES[event]!(p, req.userTopic);
-    return [{ topic: topicFor(p, event), content, eventType: event }];
+  const repo = p.opt('repository');
+  if (repo?.opt('private')?.value === true && req.query.ignore_private_repositories === 'true') return [];
+  // An edited comment whose text did not change (GitHub sends these) is not news.
+  if (header.includes('comment') && !header.includes('discussion') && p.opt('action')?.value === 'edited') {
+    const from = p.opt('changes')?.opt('body')?.opt('from')?.value;
+    if (from !== undefined && from === p.opt('comment')?.opt('body')?.value) return [];
   }
+  const event = zulipEvent(header, p, req.query.branches);
+  if (event === undefined) return [];
+  const content = BODIES[event]!(p, req.userTopic);
+  return [{ topic: topicFor(p, event), content, eventType: event }];
 }
