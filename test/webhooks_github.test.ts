@@ -229,6 +229,23 @@ test("GitHub's default content type (form-encoded payload=…) works as well as 
   assert.deepEqual([m!.topic, m!.content], ['public-repo', 'GitHub webhook has been successfully configured by baxterthehacker.']);
 });
 
+test('ignore_private_repositories, and edited comments whose text did not change, post nothing', async () => {
+  const before = (await f.latest())[0]!.id;
+  const privateRepo = { ...repository, private: true };
+  const res = await f.post('github', { action: 'opened', issue, repository: privateRepo, sender }, { headers: { 'X-GitHub-Event': 'issues' }, query: { ignore_private_repositories: 'true' } });
+  assert.deepEqual(res.body, { result: 'success', msg: '' });
+  const comment = { id: 1, html_url: 'https://github.com/baxterthehacker/public-repo/issues/2#issuecomment-1', user: sender, body: 'Same text' };
+  const edited = await f.post('github', { action: 'edited', changes: { body: { from: 'Same text' } }, issue, comment, repository, sender }, { headers: { 'X-GitHub-Event': 'issue_comment' } });
+  assert.deepEqual(edited.body, { result: 'success', msg: '' });
+  assert.equal((await f.latest())[0]!.id, before);
+  await expectMessage(
+    'issue_comment',
+    { action: 'edited', changes: { body: { from: 'Old text' } }, issue, comment, repository, sender },
+    'public-repo / issue #2 Spelling error in the README file',
+    'baxterthehacker edited a [comment](https://github.com/baxterthehacker/public-repo/issues/2#issuecomment-1) on [issue #2](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nSame text\n~~~',
+  );
+});
+
 test('a sender whose GitHub account is in exactly one profile is named as that user (silent mention)', async () => {
   const field = await f.owner.post('/realm/profile_fields', { name: 'GitHub', field_type: 7, field_data: JSON.stringify({ subtype: 'github' }) });
   assert.equal(field.status, 200, JSON.stringify(field.body));
