@@ -14,6 +14,7 @@ async function send(name: string, payload: unknown, opts: { query?: Record<strin
   const res = await f.post(name, payload, opts);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.result, 'success', JSON.stringify(res.body));
+  return res;
 }
 async function expectLatest(expected: Array<[string, string]>) {
   const got = await f.latest(expected.length);
@@ -116,8 +117,9 @@ test('alertmanager: one alert; several alerts of one instance; resolved; name an
 
 // Without a channel or topic Zulip posts to "(no topic)", which is the empty topic ("general chat").
 test('slack_incoming: text with mrkdwn and links, channel as topic', async () => {
-  await send('slack_incoming', { text: 'Hello, *world*! _Nice_ to see <https://example.com|the site> and <https://x.org>.' });
-  await expectLatest([['general chat', 'Hello, **world**! *Nice* to see [the site](https://example.com) and <https://x.org>.']]);
+  const res = await send('slack_incoming', { text: 'Hello, *world*! _Nice_ to see <https://example.com|the site>, <https://x.org/a> and <mailto:ann@example.com|ann@example.com>; ~old~ news, snake_case_name and 2*3*4 stay.' });
+  assert.deepEqual(res.body, { result: 'success', msg: '', ok: true }, "Slack's clients read ok: true");
+  await expectLatest([['general chat', 'Hello, **world**! *Nice* to see [the site](https://example.com), https://x.org/a and mailto:ann@example.com; ~~old~~ news, snake_case_name and 2*3*4 stay.']]);
   await send('slack_incoming', { channel: '#deploys', icon_emoji: ':rocket:', text: 'Deployed *v2*' });
   await expectLatest([['deploys', ':rocket: Deployed **v2**']]);
 });
@@ -160,11 +162,16 @@ test('slack_incoming: legacy attachments; an empty payload posts nothing; a bad 
     ],
   });
   await expectLatest([
-    ['general chat', '## [Build #42](https://ci.example.com/42)\n\nCI report\n\nTests failed on **main**\n\n**Branch**: main\n**Author**\nno title\n\n[](https://ci.example.com/42.png)\n\nCI bot\n\n<time:1700000000>'],
+    ['general chat', '## [Build #42](https://ci.example.com/42)\n\nCI report\n\nTests failed on **main**\n\n**Branch**: main\n**Author**\nno title\n\n[](https://ci.example.com/42.png)\n\nCI bot\n\n<time:2023-11-14T22:13:20+00:00>'],
   ]);
   const before = (await f.latest())[0]!.id;
   await send('slack_incoming', { text: '' });
   assert.equal((await f.latest())[0]!.id, before);
+  // Errors after authentication come in Slack's shape.
   const bad = await f.post('slack_incoming', { blocks: [{ type: 'carousel' }] });
-  assert.deepEqual([bad.status, bad.body.msg], [400, 'Invalid payload["blocks"][0]["type"]']);
+  assert.deepEqual([bad.status, bad.body], [400, { ok: false, error: 'Invalid payload["blocks"][0]["type"]' }]);
+  const malformed = await f.post('slack_incoming', null, { raw: '{"text": ' });
+  assert.deepEqual([malformed.status, malformed.body], [400, { ok: false, error: 'Malformed JSON' }]);
+  const unauthenticated = await f.post('slack_incoming', { text: 'x' }, { query: { api_key: 'wrong' } });
+  assert.deepEqual([unauthenticated.status, unauthenticated.body.code], [401, 'INVALID_API_KEY']);
 });

@@ -7,6 +7,11 @@ import { Client, rawRequest } from './helpers.js';
 import { webhookFixture, type WebhookFixture } from './webhook_helpers.js';
 
 let f: WebhookFixture;
+/** The id of the newest message the webhook bot posted (notices to the owner come from the Notification Bot). */
+async function lastFromBot(): Promise<number> {
+  const res = await f.owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'sender', operand: f.bot.id }] });
+  return res.body.messages[0]?.id ?? 0;
+}
 before(async () => {
   f = await webhookFixture();
 });
@@ -90,7 +95,7 @@ test('an incoming-webhook bot may send messages but use no other endpoint', asyn
 });
 
 test('malformed JSON and malformed payloads: 400 naming the problem, nothing posted', async () => {
-  const before = (await f.latest())[0]!.id;
+  const before = await lastFromBot();
   const bad = await f.post('json', null, { raw: '{"a": ' });
   assert.deepEqual([bad.status, bad.body.result, bad.body.msg], [400, 'error', 'Malformed JSON']);
   const empty = await f.post('json', null, { raw: '' });
@@ -101,11 +106,11 @@ test('malformed JSON and malformed payloads: 400 naming the problem, nothing pos
   assert.deepEqual([wrongType.status, wrongType.body.msg], [400, 'payload["sender"]["login"] is not a string']);
   const notObject = await f.post('grafana', [1, 2]);
   assert.equal(notObject.status, 400);
-  assert.equal((await f.latest())[0]!.id, before);
+  assert.equal(await lastFromBot(), before);
 });
 
 test('unsupported event: Zulip\'s UNSUPPORTED_WEBHOOK_EVENT_TYPE, nothing posted', async () => {
-  const before = (await f.latest())[0]!.id;
+  const before = await lastFromBot();
   const res = await f.post('github', { ...GH_PING, action: 'created' }, { headers: { 'X-GitHub-Event': 'sponsorship_nonsense' } });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body, {
@@ -119,7 +124,7 @@ test('unsupported event: Zulip\'s UNSUPPORTED_WEBHOOK_EVENT_TYPE, nothing posted
   assert.deepEqual([noHeader.status, noHeader.body.code, noHeader.body.msg, noHeader.body.header], [400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-GitHub-Event'", 'X-GitHub-Event']);
   const unknown = await f.post('no_such_service', {});
   assert.equal(unknown.status, 404);
-  assert.equal((await f.latest())[0]!.id, before);
+  assert.equal(await lastFromBot(), before);
 });
 
 test('only_events and exclude_events filter by event type, with wildcards', async () => {
@@ -144,4 +149,51 @@ test('form-encoded bodies: JSON sent as form data, and a payload field', async (
   const slack = await f.post('slack_incoming', null, { raw: 'payload=' + encodeURIComponent('{"text":"from a form"}'), contentType: 'application/x-www-form-urlencoded' });
   assert.equal(slack.status, 200, JSON.stringify(slack.body));
   assert.equal((await f.latest())[0]!.content, 'from a form');
+});
+
+test('no payload shape makes any integration answer 500', async () => {
+  const names = ['json', 'slack_incoming', 'github', 'githubsponsors', 'gitlab', 'gitea', 'forgejo', 'gogs', 'bitbucket2', 'sentry', 'grafana', 'alertmanager', 'jira', 'pagerduty', 'opsgenie', 'uptimerobot', 'circleci', 'jenkins', 'zapier', 'ifttt'];
+  const headers = {
+    'X-GitHub-Event': 'pull_request',
+    'X-Gitlab-Event': 'Merge Request Hook',
+    'X-Gitea-Event': 'push',
+    'X-Forgejo-Event': 'issues',
+    'X-Gogs-Event': 'release',
+    'X-Event-Key': 'pullrequest:created',
+  };
+  const bodies = ['[]', '"text"', '42', 'null', '{}', '{"action": 5, "pull_request": [], "object_attributes": "x", "alerts": {}, "data": {"event": 3}}', '{"messages": [{"type": 1}], "event": {"event_type": "incident.triggered", "data": null}, "push": {"changes": [null]}}', '{"alerts": [{"status": "firing", "labels": 3}], "payload": {"reponame": 1}, "build": {"phase": null}}'];
+  for (const name of names) {
+    for (const raw of bodies) {
+      const res = await f.post(name, null, { raw, headers });
+      assert.notEqual(res.status, 500, `${name} ${raw}: ${JSON.stringify(res.body)}`);
+      assert.ok(res.status === 200 || res.status === 400, `${name} ${raw}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+});
+
+test("the bot's owner hears of a body that is not JSON and of a missing event header, at most once a minute", async () => {
+  const newBot = async (short: string) => {
+    const created = await f.owner.post('/bots', { full_name: `Notice ${short}`, short_name: short, bot_type: 2 });
+    assert.equal(created.status, 200);
+    return { id: created.body.user_id as number, key: created.body.api_key as string };
+  };
+  const post = (key: string, raw: string, headers: Record<string, string> = {}) =>
+    rawRequest(f.t.url, 'POST', `/api/v1/external/github?api_key=${key}&stream=${f.streamName}`, { headers: { 'Content-Type': 'application/json', ...headers }, body: raw });
+
+  const a = await newBot('noticea');
+  const before = (await f.latest())[0]!.id;
+  assert.equal((await post(a.key, 'not json', { 'X-GitHub-Event': 'push' })).status, 400);
+  assert.equal((await post(a.key, 'still not json', { 'X-GitHub-Event': 'push' })).status, 400);
+  const notices = (await f.latest(5)).filter((m) => m.id > before);
+  assert.equal(notices.length, 1, 'one notice however many bad requests arrive within a minute');
+  assert.equal(notices[0]!.type, 'private');
+  assert.equal(notices[0]!.content, `Your bot @_**Notice noticea|${a.id}** received a request for the GitHub integration whose body is not the JSON that integration expects. Check the content type the service is set to send.`);
+
+  const b = await newBot('noticeb');
+  assert.equal((await post(b.key, '{"sender": {"login": "x"}}')).status, 400);
+  const [m] = await f.latest();
+  assert.equal(
+    m!.content,
+    `Your bot @_**Notice noticeb|${b.id}** received a request at \`/api/v1/external/github\` without the HTTP header \`X-GitHub-Event\`, which is how GitHub says what happened. The service may be set up with the URL of another integration, or be a version that does not send that header.`,
+  );
 });

@@ -204,3 +204,53 @@ test('release, workflow_run, star, ping; ignored events post nothing', async () 
   }
   assert.equal((await f.latest())[0]!.id, before);
 });
+
+test('GitHub Sponsors through the githubsponsors URL: new sponsorship, tier change, cancellation', async () => {
+  const sponsorship = { privacy_level: 'public', tier: { name: '$10 a month', monthly_price_in_dollars: 10 } };
+  const post = async (payload: unknown) => {
+    const res = await f.post('githubsponsors', payload, { headers: { 'X-GitHub-Event': 'sponsorship' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [m] = await f.latest();
+    return [m!.topic, m!.content];
+  };
+  assert.deepEqual(await post({ action: 'created', sponsorship, sender }), ['sponsors', 'baxterthehacker subscribed for $10 a month.']);
+  assert.deepEqual(await post({ action: 'pending_tier_change', sponsorship, changes: { tier: { from: { name: '$5 a month' } } }, effective_date: '2019-12-30T00:00:00+00:00', sender }), [
+    'sponsors',
+    "baxterthehacker's subscription will change from $5 a month to $10 a month on December 30, 2019.",
+  ]);
+  assert.deepEqual(await post({ action: 'cancelled', sponsorship, sender }), ['sponsors', 'baxterthehacker cancelled their $10 a month subscription.']);
+});
+
+test("GitHub's default content type (form-encoded payload=…) works as well as JSON", async () => {
+  const raw = 'payload=' + encodeURIComponent(JSON.stringify({ zen: 'Speak like a human.', hook_id: 2, repository, sender }));
+  const res = await f.post('github', null, { raw, contentType: 'application/x-www-form-urlencoded', headers: { 'X-GitHub-Event': 'ping' } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [m] = await f.latest();
+  assert.deepEqual([m!.topic, m!.content], ['public-repo', 'GitHub webhook has been successfully configured by baxterthehacker.']);
+});
+
+test('ignore_private_repositories, and edited comments whose text did not change, post nothing', async () => {
+  const before = (await f.latest())[0]!.id;
+  const privateRepo = { ...repository, private: true };
+  const res = await f.post('github', { action: 'opened', issue, repository: privateRepo, sender }, { headers: { 'X-GitHub-Event': 'issues' }, query: { ignore_private_repositories: 'true' } });
+  assert.deepEqual(res.body, { result: 'success', msg: '' });
+  const comment = { id: 1, html_url: 'https://github.com/baxterthehacker/public-repo/issues/2#issuecomment-1', user: sender, body: 'Same text' };
+  const edited = await f.post('github', { action: 'edited', changes: { body: { from: 'Same text' } }, issue, comment, repository, sender }, { headers: { 'X-GitHub-Event': 'issue_comment' } });
+  assert.deepEqual(edited.body, { result: 'success', msg: '' });
+  assert.equal((await f.latest())[0]!.id, before);
+  await expectMessage(
+    'issue_comment',
+    { action: 'edited', changes: { body: { from: 'Old text' } }, issue, comment, repository, sender },
+    'public-repo / issue #2 Spelling error in the README file',
+    'baxterthehacker edited a [comment](https://github.com/baxterthehacker/public-repo/issues/2#issuecomment-1) on [issue #2](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nSame text\n~~~',
+  );
+});
+
+test('a sender whose GitHub account is in exactly one profile is named as that user (silent mention)', async () => {
+  const field = await f.owner.post('/realm/profile_fields', { name: 'GitHub', field_type: 7, field_data: JSON.stringify({ subtype: 'github' }) });
+  assert.equal(field.status, 200, JSON.stringify(field.body));
+  const set = await f.owner.patch('/users/me/profile_data', { data: JSON.stringify([{ id: field.body.id, value: 'baxterthehacker' }]) });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  await expectMessage('star', { action: 'created', repository, sender }, 'public-repo', '[@_**Olivia Owner**](https://github.com/baxterthehacker) starred the repository [baxterthehacker/public-repo](https://github.com/baxterthehacker/public-repo).');
+  await expectMessage('push', push([], { ref: 'refs/tags/v2.0', created: true }), 'public-repo', '@_**Olivia Owner** pushed tag v2.0.');
+});

@@ -37,7 +37,16 @@ export async function postWebhookMessages(services: Services, bot: User, realm: 
       ids.push(id);
     } catch (err) {
       if (!(err instanceof StreamDoesNotExist || err instanceof StreamIdDoesNotExist)) throw err;
-      await tellOwnerChannelMissing(services, bot, realm, dest.stream!);
+      const identity = `@_**${bot.full_name}|${bot.id}**`;
+      const stream = dest.stream!;
+      await notifyBotOwner(
+        services,
+        bot,
+        realm,
+        /^\d+$/.test(stream)
+          ? `Your bot ${identity} tried to send a message to channel ID ${stream}, but there is no channel with that ID.`
+          : `Your bot ${identity} tried to send a message to channel #**${stream}**, but that channel does not exist. Click [here](#channels/new) to create it.`,
+      );
       // One notice is enough however many messages the payload held.
       return ids;
     }
@@ -45,14 +54,22 @@ export async function postWebhookMessages(services: Services, bot: User, realm: 
   return ids;
 }
 
-async function tellOwnerChannelMissing(services: Services, bot: User, realm: Realm, stream: string): Promise<void> {
-  if (bot.bot_owner_id === null) return;
+/** When each bot's owner was last told about a problem (per process, as a flood guard). */
+const lastNotice = new Map<number, number>();
+const NOTICE_INTERVAL_MS = 60_000;
+
+/**
+ * A direct message from the Notification Bot to a bot's owner about its misconfigured integration,
+ * at most one a minute per bot so a service retrying a broken request cannot flood the owner.
+ */
+export async function notifyBotOwner(services: Services, bot: User, realm: Realm, content: string): Promise<void> {
+  if (!bot.is_bot || bot.bot_owner_id === null) return;
+  const now = Date.now();
+  if ((lastNotice.get(bot.id) ?? -Infinity) > now - NOTICE_INTERVAL_MS) return;
+  lastNotice.set(bot.id, now);
+  if (lastNotice.size > 10_000) lastNotice.clear();
   const owner = await services.cache.user(realm.id, bot.bot_owner_id);
   if (!owner?.is_active) return;
-  const identity = `@_**${bot.full_name}|${bot.id}**`;
-  const content = /^\d+$/.test(stream)
-    ? `Your bot ${identity} tried to send a message to channel ID ${stream}, but there is no channel with that ID.`
-    : `Your bot ${identity} tried to send a message to channel #**${stream}**, but that channel does not exist. Click [here](#channels/new) to create it.`;
   const sender = await notificationBot(services, realm.id);
   await sendMessage(services, sender, realm, { target: { kind: 'direct', userIds: [owner.id] }, content, clientName: 'Internal' });
 }

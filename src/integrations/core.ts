@@ -12,6 +12,10 @@ export interface WebhookRequest {
   query: Record<string, string | undefined>;
   /** Whether the caller chose the topic (`topic=`): some integrations then add a title to the content. */
   userTopic: boolean;
+  /** The organization's active users, by id: Jira names people it mentions as Zulip does. */
+  users: ReadonlyArray<{ id: number; full_name: string; email: string }>;
+  /** Full names of the active users whose external account (see Integration.externalAccount) is the sender's. */
+  externalUsers: string[];
 }
 
 export interface WebhookMessage {
@@ -26,6 +30,16 @@ export interface Integration {
   name: string;
   /** The service's name as Zulip writes it in errors ("GitHub"). */
   displayName: string;
+  /** Decode `stream` and `topic` once more: some services (Jira, Bitbucket) encode URLs twice. */
+  unquoteParams?: boolean;
+  /** Fields added to the success answer (Slack's `ok: true`). */
+  successData?: Record<string, unknown>;
+  /** The error answer's body, for services that expect their own (Slack's {ok: false, error}). */
+  errorBody?(msg: string): Record<string, unknown>;
+  /** The sender's account at the service, looked up in users' external-account profile fields. */
+  externalAccount?(req: Omit<WebhookRequest, 'externalUsers'>): { subtype: string; username: string } | undefined;
+  /** A connection test that expects the bot's identity back instead of a message (Zapier's "auth"). */
+  isAuthProbe?(req: WebhookRequest): boolean;
   /** Messages to post; an empty list for an event the integration knowingly ignores. */
   handle(req: WebhookRequest): WebhookMessage[];
 }
@@ -43,6 +57,13 @@ export class UnsupportedEvent extends ApiError {
 export class MissingEventHeader extends ApiError {
   constructor(header: string) {
     super(`Missing the HTTP event header '${header}'`, 'MISSING_HTTP_EVENT_HEADER', 400, { header });
+  }
+}
+
+/** A payload that is JSON but not from the service the URL names. */
+export class AnomalousPayload extends ApiError {
+  constructor(webhookName: string) {
+    super(`Unable to parse request: Did ${webhookName} generate this event?`, 'ANOMALOUS_WEBHOOK_PAYLOAD', 400, { webhook_name: webhookName });
   }
 }
 

@@ -1,6 +1,6 @@
 // GitHub: the event is the X-GitHub-Event header, refined by the payload's action. Topics are
 // "repo / branch" for pushes and "repo / PR #1 title" (or "issue") for PRs and issues.
-import { eventHeader, UnsupportedEvent, Wild, type Integration, type WebhookMessage, type WebhookRequest } from './core.js';
+import { eventHeader, MalformedPayload, UnsupportedEvent, Wild, type Integration, type WebhookMessage, type WebhookRequest } from './core.js';
 import {
   branchNotifiable,
   commitCommentMessage,
@@ -20,7 +20,12 @@ import {
 
 type Body = (p: Wild, includeTitle: boolean) => string;
 
-const sender = (p: Wild) => p.at('sender').s('login');
+/** Per payload: the one user whose GitHub account is the sender's, named with a silent mention as Zulip does. */
+const matchedSenders = new WeakMap<Wild, string>();
+const sender = (p: Wild) => {
+  const name = matchedSenders.get(p);
+  return name !== undefined ? `@_**${name}**` : p.at('sender').s('login');
+};
 const senderUrl = (p: Wild) => p.at('sender').s('html_url');
 const repoName = (p: Wild) => p.at('repository').s('name');
 const repoFullName = (p: Wild) => p.at('repository').s('full_name');
@@ -253,6 +258,13 @@ const BODIES: Record<string, Body> = {
     const state = p.s('action') === 'completed' && conclusion ? `completed (${conclusion})` : p.s('action');
     return `Workflow [${run.s('name')}](${run.s('html_url')}) run #${run.i('run_number')} on branch ${run.s('head_branch')} ${state}. ([${shortSha(run.s('head_sha'))}](${p.at('repository').s('html_url')}/commit/${run.s('head_sha')}))`;
   },
+  // GitHub Sponsors (the githubsponsors URL): the sponsorship event, by its action.
+  cancelled: (p) => `${sender(p)} cancelled their ${tier(p)} subscription.`,
+  created: (p) => `${sender(p)} subscribed for ${tier(p)}.`,
+  edited: (p) => `${sender(p)} changed who can see their sponsorship from ${p.at('changes').at('privacy_level').s('from')} to ${p.at('sponsorship').s('privacy_level')}.`,
+  pending_cancellation: (p) => `${sender(p)}'s ${tier(p)} subscription will be cancelled on ${effectiveDate(p)}.`,
+  pending_tier_change: (p) => `${sender(p)}'s subscription will change from ${p.at('changes').at('tier').at('from').s('name')} to ${tier(p)} on ${effectiveDate(p)}.`,
+  tier_changed: (p) => `${sender(p)} changed their subscription from ${p.at('changes').at('tier').at('from').s('name')} to ${tier(p)}.`,
   discussion: (p) => {
     const d = p.at('discussion');
     return `${sender(p)} created [discussion #${d.i('number')}](${d.s('html_url')}) in ${d.at('category').s('name')}:\n\n~~~ quote\n### ${d.s('title')}\n${d.s('body')}\n~~~`;
@@ -270,6 +282,17 @@ const BODIES: Record<string, Body> = {
     });
   },
 };
+
+const SPONSORS_EVENTS = new Set(['cancelled', 'created', 'edited', 'pending_cancellation', 'pending_tier_change', 'tier_changed']);
+const tier = (p: Wild) => p.at('sponsorship').at('tier').s('name');
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "2021-10-26…" → "October 26, 2021", as Python's strftime("%B %d, %Y") writes it. */
+function effectiveDate(p: Wild): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(p.s('effective_date'));
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw new MalformedPayload('payload["effective_date"] is not a valid date');
+  return `${MONTHS[Number(m[2]) - 1]} ${m[3]}, ${m[1]}`;
+}
 
 function prOpenedOrUpdated(p: Wild, includeTitle: boolean): string {
   const pr = p.at('pull_request');
@@ -333,6 +356,9 @@ function zulipEvent(header: string, p: Wild, branches: string | undefined): stri
       if (IGNORED_TEAM_ACTIONS.has(a)) return undefined;
       throw new UnsupportedEvent('GitHub', `unsupported team action ${a}`);
     }
+    case 'sponsorship':
+      if (SPONSORS_EVENTS.has(action())) return action();
+      break;
     case 'issues': {
       const a = action();
       if (a === 'labeled' || a === 'unlabeled') return 'issue_labeled_or_unlabeled';
@@ -342,7 +368,7 @@ function zulipEvent(header: string, p: Wild, branches: string | undefined): stri
       return 'issues';
     }
     default:
-      if (header in BODIES && !['opened_pull_request', 'push_commits', 'push_tags'].includes(header)) return header;
+      if (header in BODIES && !['opened_pull_request', 'push_commits', 'push_tags'].includes(header) && !SPONSORS_EVENTS.has(header)) return header;
       if (IGNORED_EVENTS.has(header)) return undefined;
   }
   const a = p.opt('action');
@@ -366,6 +392,7 @@ function topicFor(p: Wild, event: string): string {
   if (event === 'ping' && !p.opt('repository')) return p.at('organization').s('login');
   if (event === 'check_run') return `${repoName(p)} / checks`;
   if (event === 'workflow_run') return `${repoName(p)} / workflows`;
+  if (SPONSORS_EVENTS.has(event)) return 'sponsors';
   if (event.startsWith('discussion')) {
     const d = p.at('discussion');
     return `${repoName(p)} discussion #${d.i('number')}: ${d.s('title')}`;
@@ -376,20 +403,29 @@ function topicFor(p: Wild, event: string): string {
 export const github: Integration = {
   name: 'github',
   displayName: 'GitHub',
+  externalAccount(req) {
+    const login = new Wild(req.body).opt('sender')?.opt('login')?.value;
+    return typeof login === 'string' ? { subtype: 'github', username: login } : undefined;
+  },
   handle(req: WebhookRequest): WebhookMessage[] {
     const header = eventHeader(req, 'X-GitHub-Event');
     const p = new Wild(req.body);
-    sender(p); // Zulip reads the sender first: a payload without one is not from GitHub.
-    const repo = p.opt('repository');
-    if (repo?.opt('private')?.value === true && req.query.ignore_private_repositories === 'true') return [];
-    // An edited comment whose text did not change (GitHub sends these) is not news.
-    if (header.includes('comment') && !header.includes('discussion') && p.opt('action')?.value === 'edited') {
-      const from = p.opt('changes')?.opt('body')?.opt('from')?.value;
-      if (from !== undefined && from === p.opt('comment')?.opt('body')?.value) return [];
-    }
-    const event = zulipEvent(header, p, req.query.branches);
-    if (event === undefined) return [];
-    const content = BODIES[event]!(p, req.userTopic);
-    return [{ topic: topicFor(p, event), content, eventType: event }];
+    p.at('sender').s('login'); // Zulip reads the sender first: a payload without one is not from GitHub.
+    if (req.externalUsers.length === 1) matchedSenders.set(p, req.externalUsers[0]!);
+    return handleEvent(req, p, header);
   },
 };
+
+function handleEvent(req: WebhookRequest, p: Wild, header: string): WebhookMessage[] {
+  const repo = p.opt('repository');
+  if (repo?.opt('private')?.value === true && req.query.ignore_private_repositories === 'true') return [];
+  // An edited comment whose text did not change (GitHub sends these) is not news.
+  if (header.includes('comment') && !header.includes('discussion') && p.opt('action')?.value === 'edited') {
+    const from = p.opt('changes')?.opt('body')?.opt('from')?.value;
+    if (from !== undefined && from === p.opt('comment')?.opt('body')?.value) return [];
+  }
+  const event = zulipEvent(header, p, req.query.branches);
+  if (event === undefined) return [];
+  const content = BODIES[event]!(p, req.userTopic);
+  return [{ topic: topicFor(p, event), content, eventType: event }];
+}

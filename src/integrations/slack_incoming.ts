@@ -1,8 +1,8 @@
 // Slack-compatible incoming webhooks: `text`, Block Kit `blocks` and legacy `attachments`, with
 // Slack's mrkdwn (<url|label> links, *bold*, _italic_) turned into Zulip Markdown.
-import { MalformedPayload, Wild, type Integration } from './core.js';
+import { globalTimeFromSeconds, MalformedPayload, Wild, type Integration } from './core.js';
 
-const BLOCK_TYPES = ['actions', 'context', 'divider', 'header', 'image', 'input', 'section'];
+const BLOCK_TYPES = ['actions', 'context', 'call', 'contact_card', 'condition', 'divider', 'file', 'header', 'image', 'input', 'section', 'table', 'rich_text'];
 
 function oneOf(w: Wild, allowed: string[]): string {
   const v = w.str();
@@ -98,23 +98,55 @@ function renderAttachment(a: Wild): string {
   const footer = a.opt('footer');
   if (footer?.truthy) pieces.push(footer.str());
   const ts = a.opt('ts');
-  if (ts?.truthy) pieces.push(`<time:${ts.int()}>`);
+  if (ts?.truthy) {
+    // Slack sometimes sends the timestamp as a string holding a float.
+    const seconds = typeof ts.value === 'string' ? Number(ts.value) : ts.int();
+    if (!Number.isFinite(seconds)) throw new MalformedPayload(`${ts.path} is not an integer`);
+    pieces.push(globalTimeFromSeconds(Math.trunc(seconds)));
+  }
   return joinPieces(pieces);
 }
 
+// Slack links: <https://example.com|label> and <https://example.com>; mail links <mailto:a@b.c|a@b.c>.
+const LINK = /<(?:http:\/\/www\.|https:\/\/www\.|http:\/\/|https:\/\/|ftp:\/\/)?[a-z0-9]+(?:[-.][a-z0-9]+)*\.[a-z]{2,63}(?::[0-9]{1,5})?(?:\/[^>]*)?\|?(?:\|[^>]+)?>/g;
+const MAILTO = /<((?:mailto:)?[\w.-]+@[\w.-]+(?:\.\w+)+)\|?(?:[\w.-]+@[\w.-]+(?:\.\w+)+)?>/g;
+
 export function replaceLinks(text: string): string {
-  return text.replace(/<(\w+?:\/\/.*?)\|(.*?)>/g, '[$2]($1)');
+  text = text.replace(LINK, (m) => {
+    const parts = m.slice(1, -1);
+    const pipe = parts.indexOf('|');
+    return pipe < 0 ? parts : `[${parts.slice(pipe + 1)}](${parts.slice(0, pipe)})`;
+  });
+  return text.replace(MAILTO, '$1');
 }
 
+/**
+ * Slack's *bold*, ~strike~ and _italic_ become **bold**, ~~strike~~ and *italic*, only where
+ * Slack formats them: delimited by punctuation, spaces, symbols or line ends, not mid-word.
+ */
+function slackSyntax(marker: string): RegExp {
+  const m = marker === '*' ? '\\*' : marker;
+  return new RegExp(
+    `((?![${m}\`@\\\\\\p{Pf}\\p{Pe}])[\\p{P}\\p{Zs}\\p{S}]|^)${m}([^${m}]+)${m}(?![${m}\`@\\\\\\p{Pi}\\p{Ps}])(?=[\\p{P}\\p{Zs}\\p{S}]|$)`,
+    'gmu',
+  );
+}
+const BOLD = slackSyntax('*');
+const STRIKE = slackSyntax('~');
+const ITALIC = slackSyntax('_');
+
 export function replaceFormatting(text: string): string {
-  // Slack's *bold* is Zulip's **bold**; Slack's _italic_ is Zulip's *italic*.
-  text = text.replace(/([^\w]|^)\*(?!\s+)([^*\n]+)(?<!\s)\*((?=[^\w])|$)/gm, '$1**$2**$3');
-  return text.replace(/([^\w]|^)_(?!\s+)([^_\n]+)(?<!\s)_((?=[^\w])|$)/gm, '$1*$2*$3');
+  text = text.replace(BOLD, '$1**$2**');
+  text = text.replace(STRIKE, '$1~~$2~~');
+  return text.replace(ITALIC, '$1*$2*');
 }
 
 export const slackIncoming: Integration = {
   name: 'slack_incoming',
   displayName: 'SlackIncoming',
+  // Slack's clients read {ok: true} and, on failure, {ok: false, error}.
+  successData: { ok: true },
+  errorBody: (msg) => ({ ok: false, error: msg }),
   handle(req) {
     const p = new Wild(req.body);
     if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) throw new MalformedPayload('Malformed payload');
