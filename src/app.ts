@@ -20,6 +20,7 @@ import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
 import { startRealmStatusWatch } from './actions/realm_status.js';
+import { ensureSystemBots } from './actions/notification_bot.js';
 
 export interface RunningServer {
   services: Services;
@@ -76,6 +77,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Placeholder addresses (users who hide theirs) name each organization's domain; background
   // jobs shape users before any request has come in.
   for (const realm of await listRealms(services.database.db)) registerFakeEmailDomain(realm.id, botDomain(realm, config.externalUrl));
+  await ensureSystemBots(services);
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
   const retention = startRetention(services);

@@ -243,7 +243,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
       email: apiEmail(user),
       delivery_email: user.email,
       full_name: user.full_name,
-      cross_realm_bots: [],
+      // The system bots every organization shares, by name, as Zulip lists them.
+      cross_realm_bots: [...(await services.cache.systemBots()).values()]
+        .filter((u) => u.is_active)
+        .sort((a, b) => (a.full_name < b.full_name ? -1 : a.full_name > b.full_name ? 1 : 0))
+        .map((u) => ({ ...formatUser(u, { clientGravatar: o.clientGravatar }), is_system_bot: true })),
     });
   }
 

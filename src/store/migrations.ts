@@ -23,6 +23,7 @@ import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
 import { submessages } from './migrations/v40_submessages.js';
+import { legacySystemBots } from './migrations/v30_system_bots.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -50,6 +51,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0020_invites': invites(dialect),
     '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
+    '0030_system_bots': legacySystemBots(),
     '0040_submessages': submessages(dialect),
   };
 }
