@@ -26,7 +26,7 @@ import { alertWordsOf } from './alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
-import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
 import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from '../access/channel_access.js';
@@ -63,6 +63,8 @@ export interface RegisterOptions {
   slimPresence: boolean;
   /** The user_list_incomplete capability: users the viewer may not see are left out, not "Unknown user". */
   userListIncomplete?: boolean;
+  /** The user_settings_object capability: no legacy top-level settings fields. */
+  userSettingsObject?: boolean;
 }
 
 /**
@@ -295,6 +297,19 @@ export async function initialState(services: Services, user: User, realm: Realm,
       available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS,
       emojiset_choices: EMOJISET_CHOICES,
     };
+  }
+  // The legacy form for clients without user_settings_object that ask for the older event types
+  // (as Zulip answered them before feature level 439; zulip-terminal 0.7.0 reads these fields).
+  if (!o.userSettingsObject && want('update_display_settings')) {
+    const settings = userSettingsOf(user.settings) as Record<string, unknown>;
+    for (const key of LEGACY_DISPLAY_SETTINGS) state[key] = settings[key];
+    state.emojiset_choices = EMOJISET_CHOICES;
+    state.timezone = user.timezone;
+  }
+  if (!o.userSettingsObject && want('update_global_notifications')) {
+    const settings = userSettingsOf(user.settings) as Record<string, unknown>;
+    for (const key of LEGACY_NOTIFICATION_SETTINGS) state[key] = settings[key];
+    state.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS;
   }
   if (want('user_settings') || want('realm_user')) {
     state.receives_typing_notifications = userSettingsOf(user.settings).receives_typing_notifications;

@@ -14,6 +14,11 @@ export interface QueueOptions {
   clientGravatar: boolean;
   /** The client_capabilities flag empty_topic_name: false shows the empty topic by its display name. */
   emptyTopicName?: boolean;
+  /**
+   * The user_settings_object capability: the client reads settings from user_settings events, so
+   * the legacy update_display_settings / update_global_notifications events are not for it.
+   */
+  userSettingsObject?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
   filter?: (event: Record<string, unknown>, flags: readonly string[]) => boolean;
 }
@@ -211,6 +216,7 @@ export class QueueManager {
     const extraJson = new Map<Record<string, unknown>, string>();
     for (const q of targets) {
       if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
+      if (q.opts.userSettingsObject && (type === 'update_display_settings' || type === 'update_global_notifications')) continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];
       let extra: Record<string, unknown> | undefined = own && !perQueue ? own : { ...own, ...perQueue };

@@ -42,6 +42,7 @@ export function registerEventRoutes(r: Router): void {
       applyMarkdown,
       clientGravatar,
       emptyTopicName: capabilities.empty_topic_name === true,
+      userSettingsObject: capabilities.user_settings_object === true,
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {
@@ -52,6 +53,7 @@ export function registerEventRoutes(r: Router): void {
         applyMarkdown,
         slimPresence: slimPresence || capabilities.simplified_presence_events === true,
         userListIncomplete: capabilities.user_list_incomplete === true,
+        userSettingsObject: capabilities.user_settings_object === true,
       });
       return {
         queue_id: queue.id,
