@@ -65,6 +65,12 @@ export interface RegisterOptions {
   userListIncomplete?: boolean;
   /** The user_settings_object capability: no legacy top-level settings fields. */
   userSettingsObject?: boolean;
+  /** The notification_settings_null capability: null channel notification settings stay null. */
+  notificationSettingsNull?: boolean;
+  /** The archived_channels capability: archived channels are listed too. */
+  archivedChannels?: boolean;
+  /** The include_deactivated_groups capability: deactivated user groups are listed too. */
+  includeDeactivatedGroups?: boolean;
 }
 
 /**
@@ -273,13 +279,28 @@ export async function initialState(services: Services, user: User, realm: Realm,
       }));
   }
 
-  if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph);
+  if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph, { includeDeactivated: o.includeDeactivatedGroups === true });
 
   // Guests are not told which channels new users join.
   if (want('default_streams')) state.realm_default_streams = user.role === ROLE.guest ? [] : await defaultStreamIds(db, realm.id);
 
   if (want('subscription') || want('stream')) {
-    const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false });
+    const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false, includeArchived: o.archivedChannels === true });
+    // Clients without notification_settings_null read a channel's notification settings as
+    // booleans: where the user has not chosen one (null), the global setting it inherits.
+    if (!o.notificationSettingsNull) {
+      const settings = userSettingsOf(user.settings);
+      const inherited: Record<string, boolean> = {
+        desktop_notifications: settings.enable_stream_desktop_notifications,
+        audible_notifications: settings.enable_stream_audible_notifications,
+        push_notifications: settings.enable_stream_push_notifications,
+        email_notifications: settings.enable_stream_email_notifications,
+        wildcard_mentions_notify: settings.wildcard_mentions_notify,
+      };
+      for (const entry of [...subs.subscriptions, ...subs.unsubscribed]) {
+        for (const [key, value] of Object.entries(inherited)) if (entry[key] === null) entry[key] = value;
+      }
+    }
     if (want('subscription')) {
       state.subscriptions = subs.subscriptions;
       state.unsubscribed = subs.unsubscribed;
