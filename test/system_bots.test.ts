@@ -66,3 +66,15 @@ test('a direct message from the Welcome Bot shows the bot among its recipients',
   const page = (await admin.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'is', operand: 'dm' }] })).body.messages;
   assert.equal(page.at(-1).sender_email, 'welcome-bot@zulip.com');
 });
+
+test('a reply to a system bot: by id or address, the bot among the recipients', async () => {
+  const member = await t.createUser({ name: 'Rita Replier' });
+  const bots = (await member.post('/register', { fetch_event_types: ['realm_user'] })).body.cross_realm_bots;
+  const welcome = bots.find((b: any) => b.email === 'welcome-bot@zulip.com');
+  const byId = await member.post('/messages', { type: 'direct', to: [welcome.user_id], content: 'thanks!' });
+  assert.equal(byId.status, 200, JSON.stringify(byId.body));
+  const m = (await member.get(`/messages/${byId.body.id}`)).body.message;
+  assert.deepEqual(m.display_recipient.map((r: any) => r.id).sort((a: number, b: number) => a - b), [welcome.user_id, member.userId].sort((a, b) => a - b));
+  const byEmail = await member.post('/messages', { type: 'direct', to: ['notification-bot@zulip.com'], content: 'hello bot' });
+  assert.equal(byEmail.status, 200, JSON.stringify(byEmail.body));
+});
