@@ -99,3 +99,20 @@ test('the time zone and the away flag have their legacy events too', async () =>
     ['update_global_notifications', 'presence_enabled', false],
   ]);
 });
+
+test('muted_topics: the legacy list in /register and its event, for clients that do not ask for user_topic', async () => {
+  await user.post('/users/me/subscriptions', { subscriptions: [{ name: 'noisy' }] });
+  const streamId = (await user.get('/get_stream_id', { stream: 'noisy' })).body.stream_id;
+  const old = await user.post('/register', { event_types: ['muted_topics'], fetch_event_types: ['muted_topics'] });
+  const modern = await user.post('/register', { event_types: ['muted_topics', 'user_topic'], fetch_event_types: ['muted_topics', 'user_topic'] });
+  assert.deepEqual(old.body.muted_topics, []);
+  assert.equal('muted_topics' in modern.body, false, 'left out when user_topic is asked for by name');
+  assert.equal((await user.post('/user_topics', { stream_id: streamId, topic: 'chatter', visibility_policy: 1 })).status, 200);
+  const evs = await queuedEvents(user, old.body.queue_id);
+  assert.equal(evs.length, 1);
+  assert.equal(evs[0].type, 'muted_topics');
+  assert.deepEqual(evs[0].muted_topics.map((m: unknown[]) => [m[0], m[1], typeof m[2]]), [['noisy', 'chatter', 'number']]);
+  assert.deepEqual((await queuedEvents(user, modern.body.queue_id)).map((e) => e.type), ['user_topic']);
+  const again = await user.post('/register', { fetch_event_types: ['muted_topics'] });
+  assert.deepEqual(again.body.muted_topics.map((m: unknown[]) => m.slice(0, 2)), [['noisy', 'chatter']]);
+});

@@ -9,7 +9,7 @@ import { ROLE } from '../store/users.js';
 import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
 import { defaultStreamIds, subscriptionsOf } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
-import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
+import { isTopicMuted, listUserTopics, mutedTopicsOf, VISIBILITY } from '../store/user_topics.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
@@ -63,6 +63,8 @@ export interface RegisterOptions {
   slimPresence: boolean;
   /** The user_list_incomplete capability: users the viewer may not see are left out, not "Unknown user". */
   userListIncomplete?: boolean;
+  /** Whether the client named the types it fetches (fetch_event_types or event_types). */
+  fetchTypesNamed?: boolean;
   /** The user_settings_object capability: no legacy top-level settings fields. */
   userSettingsObject?: boolean;
   /** The notification_settings_null capability: null channel notification settings stay null. */
@@ -119,7 +121,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const maxId = await cache.maxMessageId(user.id);
     state.max_message_id = maxId > 0 ? maxId : -1;
   }
-  if (want('muted_topics')) state.muted_topics = [];
+  // The legacy list, left out for clients that name user_topic among the types they fetch.
+  if (want('muted_topics') && !(o.fetchTypesNamed && want('user_topic'))) state.muted_topics = await mutedTopicsOf(db, user.id);
   if (want('muted_users')) state.muted_users = await mutedUsersOf(db, user.id);
   if (want('presence')) {
     const rows = await presenceRows(db, realm.id, -1, Math.floor(Date.now() / 1000) - 14 * 86400);

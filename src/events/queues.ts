@@ -221,6 +221,8 @@ export class QueueManager {
     for (const q of targets) {
       if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
       if (q.opts.userSettingsObject && (type === 'update_display_settings' || type === 'update_global_notifications')) continue;
+      // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
+      if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
       if (type === 'typing' && q.opts.streamTypingNotifications === false && e.event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];

@@ -56,6 +56,7 @@ export function registerEventRoutes(r: Router): void {
         slimPresence: slimPresence || capabilities.simplified_presence_events === true,
         userListIncomplete: capabilities.user_list_incomplete === true,
         userSettingsObject: capabilities.user_settings_object === true,
+        fetchTypesNamed: (fetchEventTypes ?? eventTypes) !== null,
         notificationSettingsNull: capabilities.notification_settings_null === true,
         archivedChannels: capabilities.archived_channels === true,
         includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
