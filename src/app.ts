@@ -24,6 +24,7 @@ import { startMailDelivery } from './actions/email.js';
 import { startMissedMessageEmails } from './actions/missed_messages.js';
 import { startOutgoingWebhooks } from './actions/outgoing_webhooks.js';
 import { startRealmStatusWatch } from './actions/realm_status.js';
+import { ensureSystemBots } from './actions/notification_bot.js';
 
 export interface RunningServer {
   services: Services;
@@ -88,6 +89,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Placeholder addresses (users who hide theirs) name each organization's domain; background
   // jobs shape users before any request has come in.
   for (const realm of await listRealms(services.database.db)) registerFakeEmailDomain(realm.id, botDomain(realm, config.externalUrl));
+  await ensureSystemBots(services);
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
   const retention = startRetention(services);

@@ -46,7 +46,7 @@ test('deletion actions: profile and messages by kind', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }], principals: [talker.userId] });
   const pub = await talker.post('/messages', { type: 'stream', to: 'open', topic: 't', content: 'public words' });
   const dm = await talker.post('/messages', { type: 'direct', to: [member.userId], content: 'private words' });
-  const q = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'] });
+  const q = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'], client_capabilities: { bulk_message_deletion: true } });
   const res = await admin.delete(`/users/${talker.userId}`, { actions: { delete_profile: true, delete_public_channel_messages: true, delete_direct_messages: false } });
   assert.equal(res.status, 200);
   assert.equal((await member.get(`/messages/${pub.body.id}`)).status, 400, 'the channel message is gone');

@@ -104,14 +104,16 @@ async function resolveStream(
 
 async function resolveDirectRecipients(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'direct' }>, users: Map<number, User>): Promise<User[]> {
   const out = new Map<number, User>();
+  // The system bots every organization shares (a reply to the Welcome Bot) may be written to too.
+  const systemBots = await services.cache.systemBots();
   if (target.userIds) {
     for (const id of target.userIds) {
-      const u = users.get(id);
+      const u = users.get(id) ?? systemBots.get(id);
       if (!u) throw new BadRequest(`Invalid user ID ${id}`);
       out.set(u.id, u);
     }
   } else {
-    const byEmail = usersByAddress(users.values(), sender);
+    const byEmail = usersByAddress([...users.values(), ...systemBots.values()], sender);
     for (const email of target.emails ?? []) {
       const u = byEmail.get(email.trim().toLowerCase());
       if (!u) throw new BadRequest(`Invalid email '${email}'`);
@@ -119,9 +121,9 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
     }
   }
   if (out.size === 0) throw new BadRequest('Message must have recipients');
-  // A guest who may see only some users may write only to those.
+  // A guest who may see only some users may write only to those (and to the system bots).
   const visible = await usersVisibleTo(services, sender, realm);
-  if (visible && [...out.keys()].some((id) => !visible.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
+  if (visible && [...out.keys()].some((id) => !visible.has(id) && !systemBots.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
   for (const u of out.values()) {
     if (!u.is_active) throw new BadRequest(`'${apiEmail(u)}' is no longer using Zulip.`);
   }
@@ -208,6 +210,7 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   let topic = '';
   let dmParticipants: number[] = [];
   let topicParticipantIds: Set<number> | undefined;
+  let shapeUsers = users;
   if (req.target.kind === 'stream') {
     if (req.target.topic === undefined) throw new BadRequest('Missing topic');
     const resolved = await resolveStream(services, sender, realm, req.target, users, graph, req.skipChannelAccessCheck);
@@ -226,6 +229,9 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     checkWildcardPermission(graph, sender, realm, rendered, recipientUserIds.length, topicParticipantIds?.size ?? 0);
   } else {
     const recipients = await resolveDirectRecipients(services, sender, realm, req.target, users);
+    // A system bot among them is shaped from outside the organization's map.
+    const outsiders = recipients.filter((u) => !users.has(u.id));
+    if (outsiders.length) shapeUsers = new Map([...users, ...outsiders.map((u): [number, User] => [u.id, u])]);
     dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
     await checkDirectMessagePermission(services, sender, realm, recipients, dmParticipants, graph);
     recipientUserIds = dmParticipants;
@@ -256,7 +262,7 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     return flags;
   };
   const webhookTriggers = outgoingWebhookTriggers(sender, users, stream ? mentioned : new Set(), dmParticipants);
-  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users, linkifiers, webhookTriggers };
+  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users: shapeUsers, linkifiers, webhookTriggers };
 }
 
 export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number; automatic_new_visibility_policy?: number }> {

@@ -133,7 +133,11 @@ export async function shapeContext(services: Services, realm: Realm, rows: Messa
     services.cache.users(realm.id),
     rows.some((m) => m.topic !== '') ? services.cache.linkifiers(realm.id) : Promise.resolve([]),
   ]);
-  return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users, linkifiers };
+  // A system bot (Notification Bot, Welcome Bot) belongs to no organization of people: when one
+  // sent a message or shares a conversation, the shared bots join the map.
+  const needsBots = rows.some((m) => !users.has(m.sender_id)) || [...dmMembers.values()].some((ids) => ids.some((id) => !users.has(id)));
+  const everyone = needsBots ? new Map([...users, ...(await services.cache.systemBots())]) : users;
+  return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users: everyone, linkifiers };
 }
 
 export async function formatMessages(

@@ -26,6 +26,7 @@ import { submessages } from './migrations/v40_submessages.js';
 import { emailOutbox, missedMessageNotices, passwordResets } from './migrations/v80_notifications.js';
 import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
 import { uniqueNames } from './migrations/v50_hardening.js';
+import { legacySystemBots } from './migrations/v30_system_bots.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -53,6 +54,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0020_invites': invites(dialect),
     '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
+    '0030_system_bots': legacySystemBots(),
     '0040_submessages': submessages(dialect),
     '0050_unique_names': uniqueNames(dialect),
     '0070_outgoing_webhooks': outgoingWebhooks(dialect),

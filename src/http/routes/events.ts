@@ -43,6 +43,9 @@ export function registerEventRoutes(r: Router): void {
       applyMarkdown,
       clientGravatar,
       emptyTopicName: capabilities.empty_topic_name === true,
+      userSettingsObject: capabilities.user_settings_object === true,
+      streamTypingNotifications: capabilities.stream_typing_notifications === true,
+      bulkMessageDeletion: capabilities.bulk_message_deletion === true,
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {
@@ -53,6 +56,11 @@ export function registerEventRoutes(r: Router): void {
         applyMarkdown,
         slimPresence: slimPresence || capabilities.simplified_presence_events === true,
         userListIncomplete: capabilities.user_list_incomplete === true,
+        userSettingsObject: capabilities.user_settings_object === true,
+        fetchTypesNamed: (fetchEventTypes ?? eventTypes) !== null,
+        notificationSettingsNull: capabilities.notification_settings_null === true,
+        archivedChannels: capabilities.archived_channels === true,
+        includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
       });
       return {
         queue_id: queue.id,
