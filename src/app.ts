@@ -21,6 +21,7 @@ import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
 import { startMailDelivery } from './actions/email.js';
 import { startMissedMessageEmails } from './actions/missed_messages.js';
+import { startPushDelivery } from './actions/push_notifications.js';
 
 export interface RunningServer {
   services: Services;
@@ -83,6 +84,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const promotion = startFullMemberPromotion(services);
   const mail = startMailDelivery(services);
   const missed = startMissedMessageEmails(services);
+  const push = startPushDelivery(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -99,6 +101,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await retention.stop();
       await promotion.stop();
       await missed.stop();
+      await push?.stop();
       await mail.stop();
       services.queues.close();
       await services.rateLimiter?.close();

@@ -139,6 +139,7 @@ export async function startTestServer(
     smtpUrl?: string;
     emailRetrySeconds?: number;
     missedMessageEmailDelaySeconds?: number;
+    pushBouncer?: { url: string; serverId: string; serverKey: string };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -174,6 +175,7 @@ export async function startTestServer(
     smtpUrl: opts.smtpUrl ?? null,
     emailRetrySeconds: opts.emailRetrySeconds ?? 60,
     missedMessageEmailDelaySeconds: opts.missedMessageEmailDelaySeconds ?? null,
+    pushBouncer: opts.pushBouncer ?? null,
   };
   const server = await startServer(config, { schema });
   config.externalUrl = server.url;

@@ -22,7 +22,7 @@ import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messag
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
-import { emailOutbox, missedMessageNotices, passwordResets } from './migrations/v80_notifications.js';
+import { emailOutbox, missedMessageNotices, passwordResets, pushQueue } from './migrations/v80_notifications.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -53,6 +53,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0080_password_resets': passwordResets(dialect),
     '0081_email_outbox': emailOutbox(dialect),
     '0082_missed_message_notices': missedMessageNotices(dialect),
+    '0083_push_queue': pushQueue(dialect),
   };
 }
 

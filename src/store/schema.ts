@@ -435,6 +435,8 @@ export interface DB {
   password_resets: PasswordResetTable;
   email_outbox: EmailOutboxTable;
   missed_message_notices: MissedMessageNoticeTable;
+  push_queue: PushQueueTable;
+  push_active: PushActiveTable;
 }
 
 export interface InviteTable {
@@ -520,4 +522,22 @@ export interface MissedMessageNoticeTable {
   due_ms: number;
   claim_token: string | null;
   claimed_until_ms: number | null;
+}
+
+export interface PushQueueTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  message_id: number;
+  trigger: string;
+  mentioned_group_id: number | null;
+  due_ms: number;
+  attempts: number;
+  claimed_until_ms: number | null;
+}
+
+/** A push a phone may still show (Zulip's active_mobile_push_notification flag). */
+export interface PushActiveTable {
+  user_id: number;
+  message_id: number;
 }
