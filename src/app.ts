@@ -22,6 +22,7 @@ import { settleExports } from './actions/realm_exports.js';
 import { startMailDelivery } from './actions/email.js';
 import { startMissedMessageEmails } from './actions/missed_messages.js';
 import { startPushDelivery } from './actions/push_notifications.js';
+import { startDigests } from './actions/digest.js';
 
 export interface RunningServer {
   services: Services;
@@ -85,6 +86,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const mail = startMailDelivery(services);
   const missed = startMissedMessageEmails(services);
   const push = startPushDelivery(services);
+  const digests = startDigests(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -102,6 +104,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await promotion.stop();
       await missed.stop();
       await push?.stop();
+      await digests.stop();
       await mail.stop();
       services.queues.close();
       await services.rateLimiter?.close();

@@ -312,7 +312,7 @@ export async function sendMissedMessageEmails(services: Services, self?: Periodi
   for (const userId of await usersWithDueNotices(db, Date.now(), 100)) {
     if (self?.stopped) return;
     const token = randomBytes(12).toString('hex');
-    const notices = await claimNotices(db, userId, token, Date.now(), Date.now() + CLAIM_MS);
+    const notices = await services.database.transaction((tx) => claimNotices(tx, userId, token, Date.now(), Date.now() + CLAIM_MS));
     if (notices.length === 0) continue;
     try {
       await handleUserNotices(services, notices);

@@ -239,8 +239,12 @@ async function notifyLegacy(services: Services, cfg: BouncerConfig, user: User, 
     { json: true },
   );
   const deleted = (res.deleted_devices ?? {}) as { android_devices?: string[]; apple_devices?: string[] };
-  await deleteLegacyTokens(services.database.db, GCM, deleted.android_devices ?? []);
-  await deleteLegacyTokens(services.database.db, APNS, deleted.apple_devices ?? []);
+  if (deleted.android_devices?.length || deleted.apple_devices?.length) {
+    await services.database.transaction(async (tx) => {
+      await deleteLegacyTokens(tx, GCM, deleted.android_devices ?? []);
+      await deleteLegacyTokens(tx, APNS, deleted.apple_devices ?? []);
+    });
+  }
 }
 
 async function sendOnePush(services: Services, cfg: BouncerConfig, row: QueuedPush): Promise<void> {
@@ -259,7 +263,7 @@ async function sendOnePush(services: Services, cfg: BouncerConfig, row: QueuedPu
   const groupName = row.mentioned_group_id !== null ? (await services.cache.groupGraph(realm.id)).groups.get(row.mentioned_group_id)?.name : undefined;
   const payloads = messagePayloads(services, { realm, user, sender, message, streamName, dmMembers, users, groupId: row.mentioned_group_id, groupName, trigger: row.trigger });
   await notifyLegacy(services, cfg, user, payloads.apns, payloads.gcm, payloads.gcmOptions);
-  await markPushActive(db, user.id, message.id);
+  await services.database.transaction((tx) => markPushActive(tx, user.id, message.id));
 }
 
 /** One pass over the push queue. */
@@ -269,16 +273,17 @@ export async function sendDuePushes(services: Services, self?: Periodic): Promis
   const db = services.database.db;
   for (const row of await duePushes(db, Date.now(), 100)) {
     if (self?.stopped) return;
-    if (!(await claimPush(db, row.id, row.attempts, Date.now(), Date.now() + CLAIM_MS))) continue;
+    // Writes go through transactions: on SQLite only the writer connection may write.
+    if (!(await services.database.transaction((tx) => claimPush(tx, row.id, row.attempts, Date.now(), Date.now() + CLAIM_MS)))) continue;
     try {
       await sendOnePush(services, cfg, row);
-      await deletePush(db, row.id);
+      await services.database.transaction((tx) => deletePush(tx, row.id));
     } catch (err) {
       const retry = err instanceof BouncerError && err.retryable && row.attempts + 1 < MAX_ATTEMPTS;
-      if (retry) await retryPushAt(db, row.id, Date.now() + 2000 * 2 ** row.attempts);
+      if (retry) await services.database.transaction((tx) => retryPushAt(tx, row.id, Date.now() + 2000 * 2 ** row.attempts));
       else {
         console.error(`push of message ${row.message_id} to user ${row.user_id}:`, (err as Error).message);
-        await deletePush(db, row.id);
+        await services.database.transaction((tx) => deletePush(tx, row.id));
       }
     }
   }
@@ -288,7 +293,7 @@ export async function sendDuePushes(services: Services, self?: Periodic): Promis
 export async function removePushes(services: Services, realmId: number, userId: number, messageIds: number[] | null): Promise<void> {
   const cfg = services.config.pushBouncer;
   if (!cfg) return;
-  const ids = await takeActivePushes(services.database.db, userId, messageIds);
+  const ids = await services.database.transaction((tx) => takeActivePushes(tx, userId, messageIds));
   if (ids.length === 0) return;
   const realm = await services.cache.realm(realmId);
   const user = (await services.cache.users(realmId)).get(userId);

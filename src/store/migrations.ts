@@ -22,7 +22,7 @@ import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messag
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
-import { emailOutbox, missedMessageNotices, passwordResets, pushQueue } from './migrations/v80_notifications.js';
+import { digestSent, emailOutbox, missedMessageNotices, passwordResets, pushQueue } from './migrations/v80_notifications.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -54,6 +54,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0081_email_outbox': emailOutbox(dialect),
     '0082_missed_message_notices': missedMessageNotices(dialect),
     '0083_push_queue': pushQueue(dialect),
+    '0084_digest_sent': digestSent(dialect),
   };
 }
 

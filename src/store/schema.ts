@@ -437,6 +437,7 @@ export interface DB {
   missed_message_notices: MissedMessageNoticeTable;
   push_queue: PushQueueTable;
   push_active: PushActiveTable;
+  digest_sent: DigestSentTable;
 }
 
 export interface InviteTable {
@@ -540,4 +541,9 @@ export interface PushQueueTable {
 export interface PushActiveTable {
   user_id: number;
   message_id: number;
+}
+
+export interface DigestSentTable {
+  user_id: number;
+  sent_at: number;
 }

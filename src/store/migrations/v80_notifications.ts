@@ -106,3 +106,17 @@ export function pushQueue(dialect: DialectName): Migration {
     },
   };
 }
+
+/** 0084: when each person last got a weekly digest (the claim that makes it one a week, once). */
+export function digestSent(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await db.schema
+        .createTable('digest_sent')
+        .addColumn('user_id', int, (c) => c.primaryKey())
+        .addColumn('sent_at', int, (c) => c.notNull())
+        .execute();
+    },
+  };
+}
