@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { decryptPushPayload } from '../src/lib/push_crypto.js';
 
 interface Received {
   path: string;
@@ -35,7 +36,9 @@ before(async () => {
       received.push({ path, auth: String(req.headers.authorization ?? ''), type, body });
       const answer = answers.get(path);
       answers.delete(path);
-      const success = path.endsWith('/push/notify')
+      const success = path.endsWith('/push/e2ee/notify')
+        ? { result: 'success', msg: '', apple_successfully_sent_count: 0, android_successfully_sent_count: body.push_requests?.length ?? 0, delete_token_ids: [] }
+        : path.endsWith('/push/notify')
         ? { result: 'success', msg: '', total_android_devices: body.android_devices?.length ?? 0, total_apple_devices: body.apple_devices?.length ?? 0, deleted_devices: { android_devices: [], apple_devices: [] } }
         : { result: 'success', msg: '' };
       res.writeHead(answer?.status ?? 200, { 'Content-Type': 'application/json' });
@@ -220,6 +223,50 @@ test('E2EE registration: the push key is kept, the token registered with the ser
     code = (await ana.post('/register', { fetch_event_types: ['device'] })).body.devices[second].push_registration_error_code;
   }
   assert.equal(code, 'INVALID_BOUNCER_PUBLIC_KEY');
+});
+
+test('E2EE devices get their pushes encrypted with their own key; a token the service drops is forgotten', async () => {
+  const KEY = 'MTaUDJDMWypQ1WufZ1NRTHSSvgYtXh1qVNSjN3aBiEFt';
+  received = [];
+  const sent = await t.owner.post('/messages', { type: 'private', to: [ana.userId, ios.userId], content: 'group **hello**' });
+  const n = await waitFor((r) => r.path === '/api/v1/remotes/push/e2ee/notify');
+  assert.equal(n.auth, BASIC);
+  assert.match(n.type, /application\/json/);
+  assert.match(n.body.realm_uuid, /^[0-9a-f-]{36}$/);
+  assert.equal(n.body.push_requests.length, 1, "Ana's one registered device");
+  const req = n.body.push_requests[0];
+  assert.equal(req.token_id, 'hGsEWGmyyfI=');
+  assert.equal(req.fcm_priority, 'high');
+  assert.equal(req.payload.push_key_id, 2408);
+  assert.doesNotMatch(JSON.stringify(n.body), /hello/, 'no plaintext reaches the service');
+  const plain = JSON.parse(decryptPushPayload(KEY, req.payload.encrypted_data));
+  assert.equal(plain.type, 'message');
+  assert.equal(plain.message_id, sent.body.id);
+  assert.equal(plain.content, 'group hello');
+  assert.equal(plain.recipient_type, 'direct');
+  assert.deepEqual(plain.recipient_user_ids, [t.owner.userId, ana.userId, ios.userId].sort((a, b) => a - b));
+  assert.equal(plain.sender_full_name, 'Olivia Owner');
+  assert.equal(plain.user_id, ana.userId);
+  assert.equal(plain.realm_name, 'Test Org');
+
+  received = [];
+  assert.equal((await ana.post('/messages/flags', { messages: [sent.body.id], op: 'add', flag: 'read' })).status, 200);
+  const removal = await waitFor((r) => r.path === '/api/v1/remotes/push/e2ee/notify');
+  assert.equal(removal.body.push_requests[0].fcm_priority, 'normal');
+  const gone = JSON.parse(decryptPushPayload(KEY, removal.body.push_requests[0].payload.encrypted_data));
+  assert.deepEqual(gone, { type: 'remove', realm_name: 'Test Org', realm_url: gone.realm_url, user_id: ana.userId, message_ids: [sent.body.id] });
+
+  answers.set('/api/v1/remotes/push/e2ee/notify', { status: 200, body: { result: 'success', msg: '', apple_successfully_sent_count: 0, android_successfully_sent_count: 0, delete_token_ids: ['hGsEWGmyyfI='] } });
+  received = [];
+  await t.owner.post('/messages', { type: 'private', to: [ana.userId], content: 'anyone?' });
+  await waitFor((r) => r.path === '/api/v1/remotes/push/e2ee/notify');
+  let devices: any = {};
+  for (let i = 0; i < 40; i++) {
+    devices = (await ana.post('/register', { fetch_event_types: ['device'] })).body.devices;
+    if (Object.values(devices).every((d: any) => d.push_token_id === null)) break;
+    await sleep(50);
+  }
+  assert.ok(Object.values(devices).every((d: any) => d.push_token_id === null), JSON.stringify(devices));
 });
 
 test('confab register-push-server registers the server and prints its settings', async () => {

@@ -3,7 +3,8 @@
 // that should reach a phone (notify_triggers.ts: pushTrigger) is queued in its send transaction
 // and sent by this process's runner (each row claimed by one process) with Zulip's APNs and FCM
 // payloads; reading a message takes its push back (a "remove" push). End-to-end encrypted
-// registrations (POST /mobile_push/register) are forwarded to the bouncer's e2ee endpoint.
+// registrations (POST /mobile_push/register) are forwarded to the bouncer's e2ee endpoint, and
+// such devices get their pushes encrypted with their own key (lib/push_crypto.ts).
 // Without CONFAB_PUSH_BOUNCER_URL none of this runs and the endpoints answer as before.
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
@@ -16,7 +17,8 @@ import { BouncerError, bouncerRequest, stableUuid, type BouncerConfig } from '..
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 import { FLAG_BITS, dmGroupMembers, flagsFor, getMessages, type MessageRow } from '../store/messages.js';
 import { getStreamsByIds } from '../store/channels.js';
-import { claimPush, deleteLegacyTokens, deletePush, duePushes, insertPushQueue, legacyTokensOf, markPushActive, retryPushAt, takeActivePushes, type NewPush, type QueuedPush } from '../store/push.js';
+import { claimPush, deleteLegacyTokens, deletePush, duePushes, e2eeDevicesOf, expireE2eeTokens, insertPushQueue, legacyTokensOf, markPushActive, retryPushAt, takeActivePushes, type NewPush, type QueuedPush } from '../store/push.js';
+import { encryptPushPayload } from '../lib/push_crypto.js';
 import { realmUrl } from '../shapes/realm.js';
 import { apiEmail, avatarUrl } from '../shapes/users.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -247,6 +249,56 @@ async function notifyLegacy(services: Services, cfg: BouncerConfig, user: User, 
   }
 }
 
+/** The plaintext of an end-to-end encrypted message push (Zulip's api/mobile-notifications format). */
+export function e2eeMessagePayload(services: Services, c: PushContext): Record<string, unknown> {
+  const { message: msg, sender } = c;
+  const url = realmUrl(c.realm, services.config.externalUrl);
+  const out: Record<string, unknown> = {
+    type: 'message',
+    realm_name: c.realm.name,
+    realm_url: url,
+    user_id: c.user.id,
+    message_id: msg.id,
+    sender_id: sender.id,
+    sender_full_name: sender.full_name,
+    sender_avatar_url: avatarUrl(sender, false),
+    time: msg.date_sent,
+    content: truncate(pushContent(msg.rendered_content))[0],
+  };
+  if (msg.stream_id !== null) Object.assign(out, { recipient_type: 'channel', channel_id: msg.stream_id, channel_name: c.streamName, topic: msg.topic });
+  else Object.assign(out, { recipient_type: 'direct', recipient_user_ids: [...new Set([...c.dmMembers, sender.id, c.user.id])].sort((a, b) => a - b) });
+  if (c.groupId !== null && c.groupName !== undefined) Object.assign(out, { mentioned_user_group_id: c.groupId, mentioned_user_group_name: c.groupName });
+  return out;
+}
+
+/**
+ * Sends an encrypted payload to each of the user's E2EE devices through the bouncer
+ * (remotes/push/e2ee/notify); tokens the bouncer reports gone are marked expired here.
+ */
+async function notifyE2ee(services: Services, cfg: BouncerConfig, user: User, plaintext: Record<string, unknown>, urgent: boolean): Promise<void> {
+  const devices = await e2eeDevicesOf(services.database.db, user.id);
+  if (devices.length === 0) return;
+  const json = JSON.stringify(plaintext);
+  const requests = devices.map((d) => {
+    const payload: Record<string, unknown> = { push_key_id: d.push_key_id, encrypted_data: encryptPushPayload(d.push_key, json) };
+    if (d.push_token_kind === 'apns') {
+      payload.aps = urgent ? { 'mutable-content': 1, alert: { title: 'New notification' } } : { 'content-available': 1 };
+      return { token_id: d.push_token_id, http_headers: { apns_priority: urgent ? 10 : 5, apns_push_type: urgent ? 'alert' : 'background' }, payload };
+    }
+    return { token_id: d.push_token_id, fcm_priority: urgent ? 'high' : 'normal', payload };
+  });
+  const res = await bouncerRequest(cfg, 'push/e2ee/notify', { realm_uuid: stableUuid(cfg, 'realm', user.realm_id), push_requests: requests }, { json: true });
+  const gone = Array.isArray(res.delete_token_ids) ? (res.delete_token_ids as string[]) : [];
+  if (gone.length) {
+    const expired = await services.database.transaction(async (tx, onCommit) => {
+      const ids = await expireE2eeTokens(tx, user.id, gone);
+      for (const id of ids) publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'device', op: 'update', device_id: id, push_token_id: null } });
+      return ids;
+    });
+    if (expired.length) console.info(`push: ${expired.length} expired device token(s) of user ${user.id} forgotten`);
+  }
+}
+
 async function sendOnePush(services: Services, cfg: BouncerConfig, row: QueuedPush): Promise<void> {
   const db = services.database.db;
   const realm = await services.cache.realm(row.realm_id);
@@ -262,7 +314,9 @@ async function sendOnePush(services: Services, cfg: BouncerConfig, row: QueuedPu
   const dmMembers = message.dm_group_id !== null ? ((await dmGroupMembers(db, [message.dm_group_id])).get(message.dm_group_id) ?? []) : [];
   const groupName = row.mentioned_group_id !== null ? (await services.cache.groupGraph(realm.id)).groups.get(row.mentioned_group_id)?.name : undefined;
   const payloads = messagePayloads(services, { realm, user, sender, message, streamName, dmMembers, users, groupId: row.mentioned_group_id, groupName, trigger: row.trigger });
+  const context = { realm, user, sender, message, streamName, dmMembers, users, groupId: row.mentioned_group_id, groupName, trigger: row.trigger };
   await notifyLegacy(services, cfg, user, payloads.apns, payloads.gcm, payloads.gcmOptions);
+  await notifyE2ee(services, cfg, user, e2eeMessagePayload(services, context), true);
   await services.database.transaction((tx) => markPushActive(tx, user.id, message.id));
 }
 
@@ -303,6 +357,7 @@ export async function removePushes(services: Services, realmId: number, userId: 
   const gcm = { ...base, event: 'remove', zulip_message_ids: kept.join(','), zulip_message_id: kept[0] };
   const apns = { badge: 0, custom: { zulip: { ...base, event: 'remove', zulip_message_ids: kept.join(',') } } };
   await notifyLegacy(services, cfg, user, apns, gcm, { priority: 'normal' });
+  await notifyE2ee(services, cfg, user, { type: 'remove', realm_name: realm.name, realm_url: base.realm_url, user_id: user.id, message_ids: kept }, false);
 }
 
 /** Starts the push runner and the removal of pushes on read (only with a bouncer configured). */

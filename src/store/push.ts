@@ -127,3 +127,10 @@ export async function takeActivePushes(db: Executor, userId: number, messageIds:
   const rows = await q.returning('message_id').execute();
   return rows.map((r) => Number(r.message_id)).sort((a, b) => a - b);
 }
+
+/** Forgets tokens the push service says are gone (push_token_id null: "expired"); returns the devices. */
+export async function expireE2eeTokens(db: Executor, userId: number, tokenIds: readonly string[]): Promise<number[]> {
+  if (tokenIds.length === 0) return [];
+  const rows = await db.updateTable('client_devices').set({ push_token_id: null }).where('user_id', '=', userId).where('push_token_id', 'in', tokenIds).returning('id').execute();
+  return rows.map((r) => Number(r.id));
+}
