@@ -269,6 +269,42 @@ test('E2EE devices get their pushes encrypted with their own key; a token the se
   assert.ok(Object.values(devices).every((d: any) => d.push_token_id === null), JSON.stringify(devices));
 });
 
+test('test notifications through the service, and deleted messages leave the phones', async () => {
+  const KEY = 'MTaUDJDMWypQ1WufZ1NRTHSSvgYtXh1qVNSjN3aBiEFt';
+  const deviceId = (await ana.post('/register_client_device')).body.device_id;
+  await ana.post('/mobile_push/register', { device_id: deviceId, push_key_id: 99, push_key: KEY, token_kind: 'apns', token_id: 'BBBBBBBBBBB=', bouncer_public_key: 'k', encrypted_push_registration: 'eA==' });
+  for (let i = 0; i < 40; i++) {
+    if ((await ana.post('/register', { fetch_event_types: ['device'] })).body.devices[deviceId].push_token_id) break;
+    await sleep(50);
+  }
+  received = [];
+  const res = await ana.post('/mobile_push/e2ee/test_notification', { device_id: deviceId });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const n = received.find((r) => r.path === '/api/v1/remotes/push/e2ee/notify')!;
+  assert.equal(n.body.push_requests.length, 1);
+  assert.deepEqual(n.body.push_requests[0].http_headers, { apns_priority: 10, apns_push_type: 'alert' });
+  assert.deepEqual(n.body.push_requests[0].payload.aps, { 'mutable-content': 1, alert: { title: 'New notification' } });
+  const plain = JSON.parse(decryptPushPayload(KEY, n.body.push_requests[0].payload.encrypted_data));
+  assert.equal(plain.type, 'test');
+  assert.equal(plain.user_id, ana.userId);
+
+  received = [];
+  assert.equal((await ios.post('/mobile_push/test_notification', { token: 'abcdef0123456789' })).status, 200);
+  const legacy = received.find((r) => r.path === '/api/v1/remotes/push/notify')!;
+  assert.deepEqual(legacy.body.apple_devices, ['abcdef0123456789']);
+  assert.equal(legacy.body.gcm_payload.event, 'test');
+
+  received = [];
+  const sent = await t.owner.post('/messages', { type: 'private', to: [ios.userId], content: 'oops, wrong person' });
+  await waitFor((r) => r.path === '/api/v1/remotes/push/notify' && r.body.gcm_payload.event === 'message');
+  received = [];
+  assert.equal((await t.owner.delete(`/messages/${sent.body.id}`)).status, 200);
+  const removal = await waitFor((r) => r.path === '/api/v1/remotes/push/notify');
+  assert.equal(removal.body.apns_payload.custom.zulip.event, 'remove');
+  assert.equal(removal.body.apns_payload.custom.zulip.zulip_message_ids, String(sent.body.id));
+  assert.deepEqual(removal.body.apple_devices, ['abcdef0123456789']);
+});
+
 test('confab register-push-server registers the server and prints its settings', async () => {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');

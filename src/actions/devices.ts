@@ -7,7 +7,8 @@ import { BadRequest, InvalidPushDeviceToken, NoActivePushDevice, PushServiceNotC
 import { generateApiKey } from '../lib/secrets.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { registerE2eeDevice, registerTokenWithBouncer, unregisterTokenWithBouncer } from './push_notifications.js';
+import { registerE2eeDevice, registerTokenWithBouncer, sendTestPush, unregisterTokenWithBouncer } from './push_notifications.js';
+import type { Realm } from '../store/realms.js';
 
 export const APNS = 1;
 export const GCM = 2;
@@ -119,18 +120,22 @@ export async function registerPushDevice(services: Services, user: User, reg: Pu
 }
 
 /** The deprecated test notification (non-E2EE tokens): the token must be one of the user's. */
-export async function testPushNotification(services: Services, user: User, token: string | undefined): Promise<never> {
+export async function testPushNotification(services: Services, user: User, realm: Realm, token: string | undefined): Promise<Record<string, never>> {
   if (token !== undefined) {
     const found = await services.database.db.selectFrom('push_device_tokens').select('id').where('user_id', '=', user.id).where('token', '=', token).executeTakeFirst();
     if (!found) throw new InvalidPushDeviceToken();
   }
-  throw new PushServiceNotConfigured();
+  if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
+  await sendTestPush(services, user, realm, { token, e2ee: false });
+  return {};
 }
 
-/** The E2EE test notification: no device can have an active push registration on this server. */
-export async function testE2eePushNotification(services: Services, user: User, deviceId: number | undefined): Promise<never> {
+/** The E2EE test notification to one registered device, or all of them. */
+export async function testE2eePushNotification(services: Services, user: User, realm: Realm, deviceId: number | undefined): Promise<Record<string, never>> {
   let q = services.database.db.selectFrom('client_devices').select('id').where('user_id', '=', user.id).where('push_token_id', 'is not', null);
   if (deviceId !== undefined) q = q.where('id', '=', deviceId);
   if (!(await q.executeTakeFirst())) throw new NoActivePushDevice();
-  throw new PushServiceNotConfigured();
+  if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
+  await sendTestPush(services, user, realm, { deviceId, e2ee: true });
+  return {};
 }

@@ -17,7 +17,22 @@ import { BouncerError, bouncerRequest, stableUuid, type BouncerConfig } from '..
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 import { FLAG_BITS, dmGroupMembers, flagsFor, getMessages, type MessageRow } from '../store/messages.js';
 import { getStreamsByIds } from '../store/channels.js';
-import { claimPush, deleteLegacyTokens, deletePush, duePushes, e2eeDevicesOf, expireE2eeTokens, insertPushQueue, legacyTokensOf, markPushActive, retryPushAt, takeActivePushes, type NewPush, type QueuedPush } from '../store/push.js';
+import {
+  claimPush,
+  deleteLegacyTokens,
+  deletePush,
+  duePushes,
+  e2eeDevicesOf,
+  expireE2eeTokens,
+  insertPushQueue,
+  legacyTokensOf,
+  markPushActive,
+  retryPushAt,
+  takeActivePushes,
+  takeActivePushesOfMessages,
+  type NewPush,
+  type QueuedPush,
+} from '../store/push.js';
 import { encryptPushPayload } from '../lib/push_crypto.js';
 import { realmUrl } from '../shapes/realm.js';
 import { apiEmail, avatarUrl } from '../shapes/users.js';
@@ -220,8 +235,8 @@ export function messagePayloads(services: Services, c: PushContext): { apns: Rec
 }
 
 /** Sends to the user's legacy devices through the bouncer; forgets tokens the bouncer says are gone. */
-async function notifyLegacy(services: Services, cfg: BouncerConfig, user: User, apns: Record<string, unknown>, gcm: Record<string, unknown>, gcmOptions: Record<string, unknown>): Promise<void> {
-  const tokens = await legacyTokensOf(services.database.db, user.id);
+async function notifyLegacy(services: Services, cfg: BouncerConfig, user: User, apns: Record<string, unknown>, gcm: Record<string, unknown>, gcmOptions: Record<string, unknown>, onlyToken?: string): Promise<void> {
+  const tokens = (await legacyTokensOf(services.database.db, user.id)).filter((t) => onlyToken === undefined || t.token === onlyToken);
   if (tokens.length === 0) return;
   const android = tokens.filter((t) => t.kind === GCM).map((t) => t.token);
   const apple = tokens.filter((t) => t.kind === APNS).map((t) => t.token);
@@ -275,8 +290,8 @@ export function e2eeMessagePayload(services: Services, c: PushContext): Record<s
  * Sends an encrypted payload to each of the user's E2EE devices through the bouncer
  * (remotes/push/e2ee/notify); tokens the bouncer reports gone are marked expired here.
  */
-async function notifyE2ee(services: Services, cfg: BouncerConfig, user: User, plaintext: Record<string, unknown>, urgent: boolean): Promise<void> {
-  const devices = await e2eeDevicesOf(services.database.db, user.id);
+async function notifyE2ee(services: Services, cfg: BouncerConfig, user: User, plaintext: Record<string, unknown>, urgent: boolean, onlyDevice?: number): Promise<void> {
+  const devices = (await e2eeDevicesOf(services.database.db, user.id)).filter((d) => onlyDevice === undefined || d.id === onlyDevice);
   if (devices.length === 0) return;
   const json = JSON.stringify(plaintext);
   const requests = devices.map((d) => {
@@ -345,10 +360,21 @@ export async function sendDuePushes(services: Services, self?: Periodic): Promis
 
 /** Takes back the pushes of messages a user has read (Zulip's "remove" event). */
 export async function removePushes(services: Services, realmId: number, userId: number, messageIds: number[] | null): Promise<void> {
-  const cfg = services.config.pushBouncer;
-  if (!cfg) return;
+  if (!services.config.pushBouncer) return;
   const ids = await services.database.transaction((tx) => takeActivePushes(tx, userId, messageIds));
-  if (ids.length === 0) return;
+  await sendRemoval(services, realmId, userId, ids);
+}
+
+/** Deleted messages: every user whose phone shows one of them gets a removal. */
+export async function removePushesOfDeleted(services: Services, realmId: number, messageIds: number[]): Promise<void> {
+  if (!services.config.pushBouncer || messageIds.length === 0) return;
+  const taken = await services.database.transaction((tx) => takeActivePushesOfMessages(tx, messageIds));
+  for (const [userId, ids] of taken) await sendRemoval(services, realmId, userId, ids);
+}
+
+async function sendRemoval(services: Services, realmId: number, userId: number, ids: number[]): Promise<void> {
+  const cfg = services.config.pushBouncer;
+  if (!cfg || ids.length === 0) return;
   const realm = await services.cache.realm(realmId);
   const user = (await services.cache.users(realmId)).get(userId);
   if (!realm || !user) return;
@@ -358,6 +384,27 @@ export async function removePushes(services: Services, realmId: number, userId: 
   const apns = { badge: 0, custom: { zulip: { ...base, event: 'remove', zulip_message_ids: kept.join(',') } } };
   await notifyLegacy(services, cfg, user, apns, gcm, { priority: 'normal' });
   await notifyE2ee(services, cfg, user, { type: 'remove', realm_name: realm.name, realm_url: base.realm_url, user_id: user.id, message_ids: kept }, false);
+}
+
+/**
+ * A test notification to the user's devices (POST /mobile_push/test_notification with a legacy
+ * token, or /mobile_push/e2ee/test_notification with a device): Zulip's "test" payloads.
+ */
+export async function sendTestPush(services: Services, user: User, realm: Realm, o: { token?: string; deviceId?: number; e2ee: boolean }): Promise<void> {
+  const cfg = services.config.pushBouncer!;
+  const base = basePayload(services, realm, user);
+  const time = nowSeconds();
+  try {
+    if (o.e2ee) {
+      await notifyE2ee(services, cfg, user, { type: 'test', realm_name: realm.name, realm_url: base.realm_url, user_id: user.id, time }, true, o.deviceId);
+    } else {
+      const body = `This is a test notification from ${realm.name} (${String(base.realm_url)}).`;
+      const zulip = { ...base, event: 'test', time };
+      await notifyLegacy(services, cfg, user, { alert: { title: 'Test notification', body }, sound: 'default', badge: 0, custom: { zulip } }, zulip, { priority: 'high' }, o.token);
+    }
+  } catch (err) {
+    throw bouncerApiError(err);
+  }
 }
 
 /** Starts the push runner and the removal of pushes on read (only with a bouncer configured). */
@@ -371,6 +418,13 @@ export function startPushDelivery(services: Services, intervalMs = 1000): Period
     const ev = e.event as { type: string; op?: string; flag?: string; messages?: number[]; all?: boolean };
     if (ev.type !== 'update_message_flags' || ev.op !== 'add' || ev.flag !== 'read' || e.userIds.length !== 1) return;
     void removePushes(services, e.realmId, e.userIds[0]!, ev.all ? null : (ev.messages ?? [])).catch((err) => console.error('push removal:', (err as Error).message));
+  });
+  // Deleted messages leave the phones that show them (one process claims each, as above).
+  services.bus.subscribe((e) => {
+    const ev = e.event as { type: string; message_ids?: number[]; message_id?: number };
+    if (ev.type !== 'delete_message') return;
+    const ids = ev.message_ids ?? (ev.message_id !== undefined ? [ev.message_id] : []);
+    void removePushesOfDeleted(services, e.realmId, ids).catch((err) => console.error('push removal:', (err as Error).message));
   });
   return runner;
 }

@@ -134,3 +134,18 @@ export async function expireE2eeTokens(db: Executor, userId: number, tokenIds: r
   const rows = await db.updateTable('client_devices').set({ push_token_id: null }).where('user_id', '=', userId).where('push_token_id', 'in', tokenIds).returning('id').execute();
   return rows.map((r) => Number(r.id));
 }
+
+/** Removes and returns every user's active pushes of these (deleted) messages, by user. */
+export async function takeActivePushesOfMessages(db: Executor, messageIds: readonly number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  for (let i = 0; i < messageIds.length; i += 1000) {
+    const rows = await db.deleteFrom('push_active').where('message_id', 'in', messageIds.slice(i, i + 1000)).returning(['user_id', 'message_id']).execute();
+    for (const r of rows) {
+      const uid = Number(r.user_id);
+      if (!out.has(uid)) out.set(uid, []);
+      out.get(uid)!.push(Number(r.message_id));
+    }
+  }
+  for (const ids of out.values()) ids.sort((a, b) => a - b);
+  return out;
+}
