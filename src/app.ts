@@ -25,6 +25,8 @@ import { startMissedMessageEmails } from './actions/missed_messages.js';
 import { startOutgoingWebhooks } from './actions/outgoing_webhooks.js';
 import { startRealmStatusWatch } from './actions/realm_status.js';
 import { ensureSystemBots } from './actions/notification_bot.js';
+import { startPushDelivery } from './actions/push_notifications.js';
+import { startDigests } from './actions/digest.js';
 
 export interface RunningServer {
   services: Services;
@@ -98,6 +100,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const missed = startMissedMessageEmails(services);
   const webhooks = startOutgoingWebhooks(services);
   const realmStatus = startRealmStatusWatch(services);
+  const push = startPushDelivery(services);
+  const digests = startDigests(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -119,6 +123,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await retention.stop();
       await promotion.stop();
       await missed.stop();
+      await push?.stop();
+      await digests.stop();
       await mail.stop();
       await webhooks.stop();
       await realmStatus.stop();

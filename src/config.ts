@@ -49,6 +49,12 @@ export interface Config {
   outgoingWebhooks: { timeoutMs: number; pollMs: number; retryDelayMs: number };
   /** Zulip's PASSWORD_MIN_LENGTH (CONFAB_PASSWORD_MIN_LENGTH, default 6; 0 turns the check off). */
   passwordMinLength: number;
+  /**
+   * Zulip's Mobile Push Notification Service (or another bouncer speaking its protocol), with this
+   * server's registration there: CONFAB_PUSH_BOUNCER_URL, CONFAB_PUSH_BOUNCER_SERVER_ID (a UUID,
+   * Zulip's ZULIP_ORG_ID) and CONFAB_PUSH_BOUNCER_SERVER_KEY (ZULIP_ORG_KEY). null: no mobile push.
+   */
+  pushBouncer: { url: string; serverId: string; serverKey: string } | null;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -90,6 +96,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
     emailRetrySeconds: intFromEnv(env, 'CONFAB_EMAIL_RETRY_SECONDS', 60),
+    pushBouncer:
+      env.CONFAB_PUSH_BOUNCER_URL && env.CONFAB_PUSH_BOUNCER_SERVER_ID && env.CONFAB_PUSH_BOUNCER_SERVER_KEY
+        ? { url: env.CONFAB_PUSH_BOUNCER_URL.replace(/\/+$/, ''), serverId: env.CONFAB_PUSH_BOUNCER_SERVER_ID, serverKey: env.CONFAB_PUSH_BOUNCER_SERVER_KEY }
+        : null,
     missedMessageEmailDelaySeconds: env.CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS ? intFromEnv(env, 'CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS', 120) : null,
     outgoingWebhooks: {
       timeoutMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10) * 1000,

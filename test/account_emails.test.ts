@@ -127,7 +127,7 @@ test('password reset: an expired link no longer works', async () => {
   const [mail] = await mailsTo(user.email);
   const link = resetLink(mail!.text!);
   // Age the link past Zulip's 24 hours.
-  await t.server.services.database.db.updateTable('password_resets').set({ created_at: Math.floor(Date.now() / 1000) - 86401 }).where('user_id', '=', user.userId).execute();
+  await t.server.services.database.transaction((tx) => tx.updateTable('password_resets').set({ created_at: Math.floor(Date.now() / 1000) - 86401 }).where('user_id', '=', user.userId).execute());
   assert.equal((await fetch(link)).status, 404);
   assert.equal((await form(new URL(link).pathname, { new_password1: 'late-password', new_password2: 'late-password' })).status, 404);
 });
@@ -166,9 +166,9 @@ test('outbox: invitations and email changes go through it, as multipart mail', a
 
 test('new-login emails: a password login is reported unless turned off or the account is brand new', async () => {
   const { hashPassword } = await import('../src/lib/secrets.js');
-  const db = t.server.services.database.db;
   const user = await t.createUser({ name: 'Lou Login', email: 'lou@example.com' });
-  await db.updateTable('users').set({ password_hash: await hashPassword('lou-password') }).where('id', '=', user.userId).execute();
+  const hash = await hashPassword('lou-password');
+  await t.server.services.database.transaction((tx) => tx.updateTable('users').set({ password_hash: hash }).where('id', '=', user.userId).execute());
   t.server.services.cache.invalidateUsers(t.realmId);
   const loginAs = () =>
     fetch(new URL('/api/v1/fetch_api_key', t.url), {
@@ -178,7 +178,7 @@ test('new-login emails: a password login is reported unless turned off or the ac
     });
   // Just created: the first login is expected, no mail.
   assert.equal((await loginAs()).status, 200);
-  await db.updateTable('users').set({ date_joined: Math.floor(Date.now() / 1000) - 3600 }).where('id', '=', user.userId).execute();
+  await t.server.services.database.transaction((tx) => tx.updateTable('users').set({ date_joined: Math.floor(Date.now() / 1000) - 3600 }).where('id', '=', user.userId).execute());
   t.server.services.cache.invalidateUsers(t.realmId);
   assert.equal((await loginAs()).status, 200);
   const [mail] = await mailsTo('lou@example.com');

@@ -141,6 +141,7 @@ export async function startTestServer(
     missedMessageEmailDelaySeconds?: number;
     outgoingWebhooks?: { timeoutMs?: number; pollMs?: number; retryDelayMs?: number };
     passwordMinLength?: number;
+    pushBouncer?: { url: string; serverId: string; serverKey: string };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -178,6 +179,7 @@ export async function startTestServer(
     emailRetrySeconds: opts.emailRetrySeconds ?? 60,
     missedMessageEmailDelaySeconds: opts.missedMessageEmailDelaySeconds ?? null,
     outgoingWebhooks: { ...loadConfig({}).outgoingWebhooks, ...opts.outgoingWebhooks },
+    pushBouncer: opts.pushBouncer ?? null,
   };
   const server = await startServer(config, { schema });
   config.externalUrl = server.url;

@@ -35,15 +35,16 @@ export async function sendQueuedNow(services: Services, ids: number[]): Promise<
 }
 
 async function sendOne(services: Services, row: OutboxRow): Promise<boolean> {
-  const db = services.database.db;
-  if (!(await claimOutboxMail(db, row.id, row.attempts, Date.now(), Date.now() + CLAIM_MS))) return false;
+  // Every write in a transaction of its own: on SQLite only the writer connection may write.
+  const write = (fn: (tx: Transaction<DB>) => Promise<unknown>) => services.database.transaction((tx) => fn(tx));
+  if (!(await services.database.transaction((tx) => claimOutboxMail(tx, row.id, row.attempts, Date.now(), Date.now() + CLAIM_MS)))) return false;
   try {
     await sendMail(services.config, { to: row.to_address, subject: row.subject, text: row.text_body, html: row.html_body });
-    await markOutboxSent(db, row.id, Date.now());
+    await write((tx) => markOutboxSent(tx, row.id, Date.now()));
   } catch (err) {
     const attempts = row.attempts + 1;
     const retryAt = attempts >= MAX_ATTEMPTS ? null : Date.now() + services.config.emailRetrySeconds * 1000 * 2 ** (attempts - 1);
-    await markOutboxFailure(db, row.id, String((err as Error).message ?? err).slice(0, 500), retryAt);
+    await write((tx) => markOutboxFailure(tx, row.id, String((err as Error).message ?? err).slice(0, 500), retryAt));
     if (retryAt === null) console.error(`email ${row.id} (${row.kind}) to ${row.to_address} failed for good:`, err);
   }
   return true;
@@ -77,7 +78,7 @@ export function startMailDelivery(services: Services, intervalMs = 1000): Period
     await sendDueMails(services, self);
     if (Date.now() - lastCleanup > 3600_000) {
       lastCleanup = Date.now();
-      await deleteSentOutboxMails(services.database.db, Date.now() - KEEP_SENT_MS);
+      await services.database.transaction((tx) => deleteSentOutboxMails(tx, Date.now() - KEEP_SENT_MS));
     }
   });
   runners.set(services, runner);

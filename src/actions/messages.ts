@@ -341,7 +341,7 @@ export async function writeMessage(
     if (o.deferred) o.deferred.userMessages(umRows);
     else await insertUserMessages(tx, umRows);
     if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
-    await queueMissedMessageNotices(services, tx, m, id, now);
+    await queueMissedMessageNotices(services, tx, onCommit, m, id, now);
     await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
     // A message starting with /poll or /todo is a widget: Zulip writes its definition as the
     // message's first submessage, and the message event already carries it.

@@ -15,7 +15,10 @@ import type { Stream } from '../store/channels.js';
 import { getStreamsByIds } from '../store/channels.js';
 import type { User } from '../store/users.js';
 import { FLAG_BITS, flagsFor, getMessages, dmGroupMembers, type MessageRow } from '../store/messages.js';
-import { VISIBILITY, isTopicMuted } from '../store/user_topics.js';
+import { VISIBILITY } from '../store/user_topics.js';
+import { emailTrigger, pushTrigger, type TriggerInput } from './notify_triggers.js';
+import { usersWithPushDevices } from '../store/push.js';
+import { queuePushes } from './push_notifications.js';
 import {
   claimNotices,
   deleteNotices,
@@ -27,7 +30,7 @@ import {
   type NewNotice,
   type Notice,
 } from '../store/missed_messages.js';
-import { userSettingsOf, type UserSettings } from '../lib/user_settings.js';
+import { userSettingsOf } from '../lib/user_settings.js';
 import { escapeHtml } from '../lib/html.js';
 import { composeEmail } from '../lib/email_templates.js';
 import { encodeHashComponent, topicNarrow } from '../lib/narrow_urls.js';
@@ -54,43 +57,15 @@ export interface SentMessage {
   rendered: { mentionedUserIds: Set<number>; mentionedGroupIds: Set<number> };
 }
 
-/** The settings that decide one recipient's trigger (shared with mobile push). */
-export interface TriggerInput {
-  settings: UserSettings;
-  flags: number;
-  isDm: boolean;
-  personal: boolean;
-  sub?: { is_muted: boolean; wildcard_mentions_notify: boolean | null; email_notifications: boolean | null; push_notifications: boolean | null };
-  topicPolicy: number;
-}
-
-/**
- * Why a recipient is notified by email, or null: Zulip's triggers in its order of precedence. A
- * muted channel or topic silences everything but direct messages, personal and group mentions and
- * alert words.
- */
-export function emailTrigger(t: TriggerInput): string | null {
-  const s = t.settings;
-  if (t.isDm) return s.enable_offline_email_notifications ? 'private_message' : null;
-  const muted = isTopicMuted(t.sub?.is_muted ?? false, t.topicPolicy);
-  const followed = t.topicPolicy === VISIBILITY.followed;
-  if (t.flags & FLAG_BITS.mentioned && s.enable_offline_email_notifications) return t.personal ? 'mentioned' : 'group_mentioned';
-  if (t.flags & FLAG_BITS.has_alert_word && s.enable_offline_email_notifications) return 'alert_word';
-  for (const [bit, name] of [
-    [FLAG_BITS.topic_wildcard_mentioned, 'topic_wildcard_mentioned'],
-    [FLAG_BITS.stream_wildcard_mentioned, 'stream_wildcard_mentioned'],
-  ] as const) {
-    if (!(t.flags & bit)) continue;
-    if (followed && s.enable_followed_topic_wildcard_mentions_notify && s.enable_followed_topic_email_notifications) return `${name}_in_followed_topic`;
-    if (!muted && (t.sub?.wildcard_mentions_notify ?? s.wildcard_mentions_notify) && s.enable_offline_email_notifications) return name;
-  }
-  if (followed && s.enable_followed_topic_email_notifications) return 'followed_topic_email_notify';
-  if (!muted && (t.sub?.email_notifications ?? s.enable_stream_email_notifications)) return 'stream_email_notify';
-  return null;
-}
-
-/** Writes the notices a new message causes, in the send transaction; a few queries for all recipients. */
-export async function queueMissedMessageNotices(services: Services, tx: Transaction<DB>, m: SentMessage, messageId: number, nowSeconds: number): Promise<void> {
+/** Writes the email notices and pushes a new message causes, in the send transaction; a few queries for all recipients. */
+export async function queueMissedMessageNotices(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: (hook: () => void) => void,
+  m: SentMessage,
+  messageId: number,
+  nowSeconds: number,
+): Promise<void> {
   const recipients: User[] = [];
   for (const id of m.everyone) {
     if (id === m.sender.id) continue;
@@ -101,38 +76,46 @@ export async function queueMissedMessageNotices(services: Services, tx: Transact
     recipients.push(u);
   }
   if (recipients.length === 0) return;
+  const pushOn = services.config.pushBouncer !== null;
   let subs = new Map<number, TriggerInput['sub'] & object>();
   let policies = new Map<number, number>();
   let considered = recipients;
   if (m.stream) {
     // Only recipients something might notify: those the message flags, those whose defaults ask
-    // for email from every channel (stored settings hold only what differs from the defaults),
-    // those with a policy for the topic, and (from the query) those with channel email on.
-    const flagged = new Set(recipients.filter((u) => m.flagsOf(u.id) !== 0 || u.settings.enable_stream_email_notifications === true).map((u) => u.id));
+    // for email (or push) from every channel (stored settings hold only what differs from the
+    // defaults), those with a policy for the topic, and (from the query) those with channel
+    // email or push notifications on.
+    const everyChannel = (u: User) => u.settings.enable_stream_email_notifications === true || (pushOn && u.settings.enable_stream_push_notifications === true);
+    const flagged = new Set(recipients.filter((u) => m.flagsOf(u.id) !== 0 || everyChannel(u)).map((u) => u.id));
     policies = await topicPoliciesOfAll(tx, m.stream.id, m.topic);
     for (const id of policies.keys()) flagged.add(id);
     subs = await subscriptionNotifyProps(tx, m.stream.id, [...flagged]);
     considered = recipients.filter((u) => flagged.has(u.id) || subs.has(u.id));
   }
-  const candidates: Array<{ user: User; trigger: string }> = [];
+  const emails: Array<{ user: User; trigger: string }> = [];
+  const pushes: Array<{ user: User; trigger: string }> = [];
   for (const u of considered) {
-    const trigger = emailTrigger({
+    const input: TriggerInput = {
       settings: userSettingsOf(u.settings),
       flags: m.flagsOf(u.id),
       isDm: !m.stream,
       personal: m.rendered.mentionedUserIds.has(u.id),
       sub: subs.get(u.id),
       topicPolicy: policies.get(u.id) ?? VISIBILITY.inherit,
-    });
-    if (trigger) candidates.push({ user: u, trigger });
+    };
+    const trigger = emailTrigger(input);
+    if (trigger) emails.push({ user: u, trigger });
+    const push = pushOn ? pushTrigger(input) : null;
+    if (push) pushes.push({ user: u, trigger: push });
   }
-  if (candidates.length === 0) return;
-  const active = await lastActiveTimes(tx, candidates.map((c) => c.user.id));
+  if (emails.length === 0 && pushes.length === 0) return;
+  const active = await lastActiveTimes(tx, [...new Set([...emails, ...pushes].map((c) => c.user.id))]);
+  const isActive = (id: number) => (active.get(id) ?? 0) >= nowSeconds - ACTIVE_WITHIN_SECONDS;
   const delay = services.config.missedMessageEmailDelaySeconds;
   const rows: NewNotice[] = [];
   const groupId = m.rendered.mentionedGroupIds.size ? [...m.rendered.mentionedGroupIds][0]! : null;
-  for (const { user, trigger } of candidates) {
-    if ((active.get(user.id) ?? 0) >= nowSeconds - ACTIVE_WITHIN_SECONDS) continue;
+  for (const { user, trigger } of emails) {
+    if (isActive(user.id)) continue;
     const wait = delay ?? userSettingsOf(user.settings).email_notifications_batching_period_seconds;
     rows.push({
       realm_id: m.realm.id,
@@ -144,6 +127,23 @@ export async function queueMissedMessageNotices(services: Services, tx: Transact
     });
   }
   await insertNotices(tx, rows);
+  // Pushes: at once, to people with a device, and to the active only if they asked for pushes
+  // even while online (enable_online_push_notifications).
+  const wanted = pushes.filter((p) => !isActive(p.user.id) || userSettingsOf(p.user.settings).enable_online_push_notifications);
+  if (wanted.length) {
+    const withDevices = await usersWithPushDevices(tx, wanted.map((p) => p.user.id));
+    const pushRows = wanted
+      .filter((p) => withDevices.has(p.user.id))
+      .map((p) => ({
+        realm_id: m.realm.id,
+        user_id: p.user.id,
+        message_id: messageId,
+        trigger: p.trigger,
+        mentioned_group_id: p.trigger === 'mentioned' && !m.rendered.mentionedUserIds.has(p.user.id) ? groupId : null,
+        due_ms: nowSeconds * 1000,
+      }));
+    await queuePushes(services, tx, onCommit, pushRows);
+  }
 }
 
 // ---- the runner ----
@@ -312,7 +312,7 @@ export async function sendMissedMessageEmails(services: Services, self?: Periodi
   for (const userId of await usersWithDueNotices(db, Date.now(), 100)) {
     if (self?.stopped) return;
     const token = randomBytes(12).toString('hex');
-    const notices = await claimNotices(db, userId, token, Date.now(), Date.now() + CLAIM_MS);
+    const notices = await services.database.transaction((tx) => claimNotices(tx, userId, token, Date.now(), Date.now() + CLAIM_MS));
     if (notices.length === 0) continue;
     try {
       await handleUserNotices(services, notices);

@@ -172,7 +172,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   }
 
   if (want('realm')) {
-    Object.assign(state, realmStateFields(realm, graph, config.externalUrl, { bigBlueButton: config.bigBlueButton !== null }), LIMITS, {
+    Object.assign(state, realmStateFields(realm, graph, config.externalUrl, { bigBlueButton: config.bigBlueButton !== null, pushNotifications: config.pushBouncer !== null }), LIMITS, {
       server_min_deactivated_realm_deletion_days: 14,
       server_max_deactivated_realm_deletion_days: 60,
       server_presence_ping_interval_seconds: 60,

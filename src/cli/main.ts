@@ -11,6 +11,8 @@ import { countRealms } from '../store/realms.js';
 import { generatePassword } from '../lib/secrets.js';
 import { ApiError } from '../errors.js';
 import { CONFAB_VERSION } from '../lib/version.js';
+import { BouncerError, registerServer } from '../lib/push_bouncer.js';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 const HELP = `confab ${CONFAB_VERSION}: a team chat server that speaks the Zulip API
 
@@ -28,6 +30,10 @@ Commands:
                          Deactivate an organization: its API refuses every login and key
                          until reactivate-org (the only organization, unless named)
   reactivate-org         [--realm-id ID | --subdomain S]
+  register-push-server   --contact-email EMAIL [--url URL] [--hostname HOST]
+                         Register this server with a mobile push notification service
+                         (default: CONFAB_PUSH_BOUNCER_URL, else Zulip's); prints the settings
+                         CONFAB_PUSH_BOUNCER_URL, _SERVER_ID and _SERVER_KEY to set
   help                   Show this text
 
 Environment:
@@ -51,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
         return await setOrgDeactivated(rest, true);
       case 'reactivate-org':
         return await setOrgDeactivated(rest, false);
+      case 'register-push-server':
+        return await registerPushServer(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -179,5 +187,26 @@ async function serve(): Promise<number> {
   });
   await server.close();
   process.stdout.write('Confab stopped.\n');
+  return 0;
+}
+
+async function registerPushServer(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { url: { type: 'string' }, 'contact-email': { type: 'string' }, hostname: { type: 'string' } },
+  });
+  const config = loadConfig();
+  const url = values.url ?? config.pushBouncer?.url ?? 'https://push.zulipchat.com';
+  // Registering again keeps the existing identity (the service knows the server by it).
+  const serverId = config.pushBouncer?.serverId ?? randomUUID();
+  const serverKey = config.pushBouncer?.serverKey ?? randomBytes(32).toString('hex');
+  try {
+    await registerServer(url, { serverId, serverKey, hostname: values.hostname ?? new URL(config.externalUrl).host, contactEmail: required(values, 'contact-email') });
+  } catch (err) {
+    if (!(err instanceof BouncerError)) throw err;
+    process.stderr.write(`confab: the push notification service refused: ${err.message}\n`);
+    return 1;
+  }
+  process.stdout.write(`CONFAB_PUSH_BOUNCER_URL=${url}\nCONFAB_PUSH_BOUNCER_SERVER_ID=${serverId}\nCONFAB_PUSH_BOUNCER_SERVER_KEY=${serverKey}\n`);
   return 0;
 }

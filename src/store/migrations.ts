@@ -22,8 +22,8 @@ import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messag
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
+import { digestSent, emailOutbox, missedMessageNotices, passwordResets, pushQueue } from './migrations/v80_notifications.js';
 import { submessages } from './migrations/v40_submessages.js';
-import { emailOutbox, missedMessageNotices, passwordResets } from './migrations/v80_notifications.js';
 import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
 import { uniqueNames } from './migrations/v50_hardening.js';
 import { legacySystemBots } from './migrations/v30_system_bots.js';
@@ -61,6 +61,8 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0080_password_resets': passwordResets(dialect),
     '0081_email_outbox': emailOutbox(dialect),
     '0082_missed_message_notices': missedMessageNotices(dialect),
+    '0083_push_queue': pushQueue(dialect),
+    '0084_digest_sent': digestSent(dialect),
   };
 }
 

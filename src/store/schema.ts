@@ -435,6 +435,9 @@ export interface DB {
   password_resets: PasswordResetTable;
   email_outbox: EmailOutboxTable;
   missed_message_notices: MissedMessageNoticeTable;
+  push_queue: PushQueueTable;
+  push_active: PushActiveTable;
+  digest_sent: DigestSentTable;
   bot_services: BotServiceTable;
   outgoing_webhook_events: OutgoingWebhookEventTable;
   submessages: SubmessageTable;
@@ -555,4 +558,27 @@ export interface MissedMessageNoticeTable {
   due_ms: number;
   claim_token: string | null;
   claimed_until_ms: number | null;
+}
+
+export interface PushQueueTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  message_id: number;
+  trigger: string;
+  mentioned_group_id: number | null;
+  due_ms: number;
+  attempts: number;
+  claimed_until_ms: number | null;
+}
+
+/** A push a phone may still show (Zulip's active_mobile_push_notification flag). */
+export interface PushActiveTable {
+  user_id: number;
+  message_id: number;
+}
+
+export interface DigestSentTable {
+  user_id: number;
+  sent_at: number;
 }

@@ -76,3 +76,47 @@ export function missedMessageNotices(dialect: DialectName): Migration {
     },
   };
 }
+
+/**
+ * 0083: mobile pushes waiting to go to the push notification service (one row per recipient and
+ * message, written in the send transaction; a runner claims each), and the pushes a phone may
+ * still show, so reading the message can take them back.
+ */
+export function pushQueue(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await createTable(db, dialect, 'push_queue')
+        .addColumn('realm_id', int, (c) => c.notNull())
+        .addColumn('user_id', int, (c) => c.notNull())
+        .addColumn('message_id', int, (c) => c.notNull())
+        .addColumn('trigger', 'text', (c) => c.notNull())
+        .addColumn('mentioned_group_id', int)
+        .addColumn('due_ms', int, (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('claimed_until_ms', int)
+        .execute();
+      await db.schema.createIndex('push_queue_due').on('push_queue').column('due_ms').execute();
+      await db.schema
+        .createTable('push_active')
+        .addColumn('user_id', int, (c) => c.notNull())
+        .addColumn('message_id', int, (c) => c.notNull())
+        .addPrimaryKeyConstraint('push_active_pk', ['user_id', 'message_id'])
+        .execute();
+    },
+  };
+}
+
+/** 0084: when each person last got a weekly digest (the claim that makes it one a week, once). */
+export function digestSent(dialect: DialectName): Migration {
+  return {
+    async up(db: Db) {
+      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      await db.schema
+        .createTable('digest_sent')
+        .addColumn('user_id', int, (c) => c.primaryKey())
+        .addColumn('sent_at', int, (c) => c.notNull())
+        .execute();
+    },
+  };
+}
