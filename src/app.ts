@@ -8,6 +8,7 @@ import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
 import { buildHttpServer } from './http/server.js';
+import { endForwardedPolls } from './http/queue_forward.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
@@ -130,6 +131,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await realmStatus.stop();
     // Parked polls are answered (with no events); the client's next poll is told its queue is gone.
     services.queues.close();
+    endForwardedPolls(services);
     await services.rateLimiter?.close();
     // Stops listening, closes idle keep-alive connections, waits for requests in flight.
     await http.close();
