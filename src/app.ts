@@ -8,6 +8,7 @@ import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
 import { buildHttpServer } from './http/server.js';
+import { endForwardedPolls } from './http/queue_forward.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
@@ -33,7 +34,12 @@ export interface RunningServer {
   http: FastifyInstance;
   /** The address the server listens on, e.g. http://127.0.0.1:9991 */
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops gracefully: /health fails at once and for config.drainSeconds the process keeps serving
+   * everything else (so a balancer moves new work elsewhere); then it stops listening, answers its
+   * parked long-polls, finishes requests in flight and closes. `now` skips (or cuts short) the drain.
+   */
+  close(opts?: { now?: boolean }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -108,33 +114,50 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const reachableHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : host;
   await services.cluster?.announce(config.internalUrl ?? `http://${reachableHost}:${port}`);
-  let closed = false;
+  let closing: Promise<void> | null = null;
+  let endDrain: (() => void) | null = null;
+  const shutDown = async (drainMs: number) => {
+    services.draining = true;
+    if (drainMs > 0) {
+      // Everything but /health keeps working meanwhile: our queues, polls forwarded to us, sends.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    // Other processes stop forwarding long-polls here before our queues go away.
+    await services.cluster?.withdraw();
+    await delivery.stop();
+    await retention.stop();
+    await promotion.stop();
+    await missed.stop();
+    await push?.stop();
+    await digests.stop();
+    await mail.stop();
+    await webhooks.stop();
+    await realmStatus.stop();
+    // Parked polls are answered (with no events); the client's next poll is told its queue is gone.
+    services.queues.close();
+    endForwardedPolls(services);
+    await services.rateLimiter?.close();
+    // Stops listening, closes idle keep-alive connections, waits for requests in flight.
+    await http.close();
+    await settleExports(services);
+    await services.bus.close();
+    await services.cluster?.close();
+    await services.database.close();
+  };
   return {
     services,
     http,
     url: `http://${host}:${port}`,
-    async close() {
-      if (closed) return;
-      closed = true;
-      services.draining = true;
-      // Other processes stop forwarding long-polls here before our queues go away.
-      await services.cluster?.withdraw();
-      await delivery.stop();
-      await retention.stop();
-      await promotion.stop();
-      await missed.stop();
-      await push?.stop();
-      await digests.stop();
-      await mail.stop();
-      await webhooks.stop();
-      await realmStatus.stop();
-      services.queues.close();
-      await services.rateLimiter?.close();
-      await http.close();
-      await settleExports(services);
-      await services.bus.close();
-      await services.cluster?.close();
-      await services.database.close();
+    close(opts = {}) {
+      if (opts.now) endDrain?.();
+      closing ??= shutDown(opts.now ? 0 : (config.drainSeconds ?? 0) * 1000);
+      return closing;
     },
   };
 }

@@ -10,6 +10,12 @@ export interface Config {
   heartbeatSeconds: number;
   /** Seconds after which a queue nobody polls is deleted. */
   queueIdleSeconds: number;
+  /**
+   * Seconds a stopping process (SIGTERM) keeps serving with /health failing before it stops listening,
+   * so the balancer sees it go (CONFAB_DRAIN_SECONDS; by default 3 with CONFAB_REDIS_URL, 0 without:
+   * a lone process has nobody to hand its traffic to; left out: 0).
+   */
+  drainSeconds?: number;
   /** smtp://user:pass@host:port to send mail; without it, mail is written to outboxDir. */
   smtpUrl: string | null;
   /** Where mail goes when no SMTP server is configured: one .eml file per message. */
@@ -76,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalUrl,
     heartbeatSeconds: intFromEnv(env, 'CONFAB_HEARTBEAT_SECONDS', 50),
     queueIdleSeconds: intFromEnv(env, 'CONFAB_QUEUE_IDLE_SECONDS', 600),
+    // HAProxy's sample checks every second and needs two failures: 3 s covers that with a margin.
+    drainSeconds: intFromEnv(env, 'CONFAB_DRAIN_SECONDS', env.CONFAB_REDIS_URL ? 3 : 0),
     smtpUrl: env.CONFAB_SMTP_URL || null,
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,

@@ -41,6 +41,9 @@ Environment:
   CONFAB_HOST            address to listen on (default 127.0.0.1)
   CONFAB_PORT            port (default 9991)
   CONFAB_EXTERNAL_URL    the address clients use (default http://HOST:PORT)
+  CONFAB_DRAIN_SECONDS   on SIGTERM, seconds /health fails while requests are still
+                         served, before the process stops listening (default 3 with
+                         CONFAB_REDIS_URL, else 0)
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -185,6 +188,11 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  // A second signal during the drain period stops at once (still finishing requests in flight).
+  const hurry = () => void server.close({ now: true });
+  process.once('SIGTERM', hurry);
+  process.once('SIGINT', hurry);
+  if (config.drainSeconds) process.stdout.write(`Draining for ${config.drainSeconds} s (health checks fail, requests are still served)\n`);
   await server.close();
   process.stdout.write('Confab stopped.\n');
   return 0;

@@ -7,6 +7,19 @@ import type { Services } from '../services.js';
 
 export const FORWARDED_HEADER = 'x-confab-forwarded';
 
+/** Forwarded long-polls in flight, per process, so a stopping process can answer them at once. */
+const inFlight = new WeakMap<Services, Set<AbortController>>();
+const SHUTDOWN = 'process stopping';
+
+/**
+ * A stopping process answers the long-polls it is relaying with no events, as the home process does
+ * with a poll it releases: the client polls again elsewhere and keeps its queue. (Waiting for them
+ * could hold the shutdown for a whole heartbeat interval.)
+ */
+export function endForwardedPolls(services: Services): void {
+  for (const abort of inFlight.get(services) ?? []) abort.abort(SHUTDOWN);
+}
+
 /** Header names passed on to the home process. */
 const PASSED_HEADERS = ['authorization', 'user-agent', 'x-forwarded-for'];
 
@@ -34,6 +47,9 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
   reply.raw.once('close', onClose);
   // A parked poll answers within the heartbeat interval; allow that plus a margin.
   const timer = setTimeout(() => abort.abort(), (services.config.heartbeatSeconds + 15) * 1000);
+  let active = inFlight.get(services);
+  if (!active) inFlight.set(services, (active = new Set()));
+  active.add(abort);
   try {
     const res = await fetch(`${home}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
     const text = await res.text();
@@ -42,10 +58,15 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
     }
     return true;
   } catch {
+    if (abort.signal.reason === SHUTDOWN && request.method === 'GET' && !reply.raw.destroyed) {
+      reply.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":[],"queue_id":${JSON.stringify(queueId)}}`);
+      return true;
+    }
     // The home died between its last announcement and now (or the client left): its queues are gone.
     return reply.raw.destroyed;
   } finally {
     clearTimeout(timer);
+    active.delete(abort);
     reply.raw.off('close', onClose);
   }
 }
