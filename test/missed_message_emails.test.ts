@@ -13,7 +13,9 @@ let marker = 0;
 
 before(async () => {
   smtp = await startSmtpServer();
-  t = await startTestServer({ smtpUrl: smtp.url, missedMessageEmailDelaySeconds: 1 });
+  // Long enough that the messages a test sends back to back fall into one batch even on a loaded
+  // machine (with 1 s, a slow send split a conversation into two emails).
+  t = await startTestServer({ smtpUrl: smtp.url, missedMessageEmailDelaySeconds: 3 });
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }] });
 });
 
@@ -24,7 +26,7 @@ after(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function mailsTo(address: string, n = 1, timeoutMs = 10_000): Promise<ReceivedMail[]> {
+async function mailsTo(address: string, n = 1, timeoutMs = 20_000): Promise<ReceivedMail[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = smtp.mails.filter((m) => m.to.includes(address));
