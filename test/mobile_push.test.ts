@@ -173,12 +173,16 @@ test('unregistering a token tells the service; its failures reach the client as 
 
   answers.set('/api/v1/remotes/push/register', { status: 500, body: {} });
   const down = await ana.post('/users/me/android_gcm_reg_id', { token: 'fcm-2' });
-  assert.equal(down.status, 502);
+  assert.equal(down.status, 400, 'the status these endpoints document');
   assert.equal(down.body.code, 'INTERNAL_SERVER_ERROR_ON_BOUNCER');
   answers.set('/api/v1/remotes/push/register', { status: 401, body: { result: 'error', msg: 'Zulip server auth failure', code: 'INVALID_ZULIP_SERVER' } });
   const denied = await ana.post('/users/me/android_gcm_reg_id', { token: 'fcm-2' });
-  assert.equal(denied.status, 403);
+  assert.equal(denied.status, 400);
   assert.equal(denied.body.code, 'ADMIN_ACTION_REQUIRED');
+  answers.set('/api/v1/remotes/push/notify', { status: 503, body: {} });
+  const failing = await ios.post('/mobile_push/test_notification', { token: 'abcdef0123456789' });
+  assert.equal(failing.status, 400);
+  assert.equal(failing.body.code, 'INTERNAL_SERVER_ERROR_ON_BOUNCER');
   const tokens = await t.server.services.database.db.selectFrom('push_device_tokens').select('token').where('user_id', '=', ana.userId).execute();
   assert.deepEqual(tokens, [], 'nothing stored when the service refused');
 });

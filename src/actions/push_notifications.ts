@@ -65,6 +65,15 @@ const identity = (cfg: BouncerConfig, user: User) => ({
   user_id: String(user.id),
 });
 
+/**
+ * The error for the token endpoints, whose API description lists only 400: the same code and
+ * message as bouncerApiError, with status 400.
+ */
+function tokenEndpointError(err: unknown): ApiError {
+  const e = bouncerApiError(err);
+  return e.status === 400 ? e : new ApiError(e.message, e.code, 400);
+}
+
 /** Registers a legacy (non-E2EE) token with the bouncer before it is stored here. */
 export async function registerTokenWithBouncer(services: Services, user: User, kind: number, token: string, appid: string | null): Promise<void> {
   const cfg = services.config.pushBouncer;
@@ -72,7 +81,7 @@ export async function registerTokenWithBouncer(services: Services, user: User, k
   try {
     await bouncerRequest(cfg, 'push/register', { ...identity(cfg, user), token, token_kind: String(kind), ...(kind === APNS ? { ios_app_id: appid } : {}) });
   } catch (err) {
-    throw bouncerApiError(err);
+    throw tokenEndpointError(err);
   }
 }
 
@@ -82,7 +91,7 @@ export async function unregisterTokenWithBouncer(services: Services, user: User,
   try {
     await bouncerRequest(cfg, 'push/unregister', { ...identity(cfg, user), token, token_kind: String(kind) });
   } catch (err) {
-    throw bouncerApiError(err);
+    throw tokenEndpointError(err);
   }
 }
 
@@ -403,7 +412,8 @@ export async function sendTestPush(services: Services, user: User, realm: Realm,
       await notifyLegacy(services, cfg, user, { alert: { title: 'Test notification', body }, sound: 'default', badge: 0, custom: { zulip } }, zulip, { priority: 'high' }, o.token);
     }
   } catch (err) {
-    throw bouncerApiError(err);
+    // The E2EE endpoint documents 403 and 502 for the service's failures; the legacy one only 400.
+    throw o.e2ee ? bouncerApiError(err) : tokenEndpointError(err);
   }
 }
 
