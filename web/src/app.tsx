@@ -427,8 +427,9 @@ export function App({ onLogout }: { onLogout: () => void }) {
   const Lazy = v.kind === 'settings' ? lazyModules.value.settings : v.kind === 'admin' ? lazyModules.value.admin : undefined;
   const title = viewTitle(v);
   useEffect(() => {
-    document.title = `${title ? `${title} - ` : ''}${realm.value.name} - Confab`;
-  }, [title, realm.value.name]);
+    const n = unreadCounts.value.total;
+    document.title = `${n ? `(${n}) ` : ''}${title ? `${title} - ` : ''}${realm.value.name} - Confab`;
+  }, [title, realm.value.name, unreadCounts.value.total]);
   const ch = channelTerm(v);
   return (
     <div class="app">

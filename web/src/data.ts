@@ -166,6 +166,7 @@ function handleEvent(ev: any): void {
           topicsByStream.value = new Map(topicsByStream.value).set(m.stream_id, [{ name: m.subject, max_id: m.id }, ...rest]);
         }
       }
+      notifyDesktop(m);
       // The sender stopped typing once the message arrives.
       clearTyping(m.sender_id);
       const terms = currentTerms();
@@ -381,6 +382,23 @@ function handleEvent(ev: any): void {
     default:
       break;
   }
+}
+
+/** A desktop notification for a direct message or a mention while the page is hidden, as the settings say. */
+function notifyDesktop(m: Message): void {
+  if (m.sender_id === me.value.user_id || document.visibilityState === 'visible') return;
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+  const settings = userSettings.value;
+  const mentioned = unreadInfoOf(m).mentioned;
+  const wanted = m.type === 'private' || mentioned ? settings.enable_desktop_notifications !== false : !!settings.enable_stream_desktop_notifications;
+  if (!wanted) return;
+  const where = m.type === 'stream' ? `#${allStreams.value.get(m.stream_id!)?.name ?? ''} › ${m.subject}` : 'Direct message';
+  const text = new DOMParser().parseFromString(m.content, 'text/html').body.textContent ?? '';
+  const n = new Notification(`${m.sender_full_name} (${where})`, { body: text.slice(0, 200), tag: String(m.id) });
+  n.onclick = () => {
+    window.focus();
+    n.close();
+  };
 }
 
 function clearTyping(userId: number): void {

@@ -1,0 +1,108 @@
+// Keyboard use and Zulip's URL hashes: shortcuts (c, x, r, j/k, n, /, Esc, ?), a #narrow/…/near/
+// link opening at its message, the back button walking the views, typeahead and preview in compose.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { launch, loggedIn, makeChannel, startWebServer, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+const ids: number[] = [];
+
+before(async () => {
+  srv = await startWebServer();
+  browser = await launch();
+  alice = await srv.makePerson('Alice Anders');
+  bob = await srv.makePerson('Bob Brown');
+  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  for (let i = 0; i < 120; i++) {
+    const r = await bob.api.post('/messages', { type: 'stream', to: general, topic: i < 100 ? 'history' : 'unread topic', content: `numbered message ${i}` });
+    ids.push(r.body.id);
+  }
+  // Alice has read the history; the last 20 (another topic) stay unread.
+  await alice.api.post('/messages/flags', { messages: ids.slice(0, 100), op: 'add', flag: 'read' });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+test('shortcuts, near links and the back button', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  try {
+    // A link to one message opens its topic with that message in view and selected.
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/history/near/${ids[10]}`);
+    const target = page.locator(`article[data-message-id="${ids[10]}"]`);
+    await target.waitFor({ timeout: 5000 });
+    assert.match((await target.getAttribute('class')) ?? '', /selected/);
+    assert.ok(await target.isVisible());
+
+    // j and k move the selection.
+    await page.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => {});
+    await page.keyboard.press('j');
+    await page.locator(`article[data-message-id="${ids[11]}"].selected`).waitFor({ timeout: 2000 });
+    await page.keyboard.press('k');
+    await page.keyboard.press('k');
+    await page.locator(`article[data-message-id="${ids[9]}"].selected`).waitFor({ timeout: 2000 });
+
+    // r replies to the selected message: compose on its topic, focus in the Message box.
+    await page.keyboard.press('r');
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Message');
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'history');
+    // Esc leaves the box; ? shows the shortcuts; Esc closes them.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor({ state: 'detached' });
+
+    // n goes to the next unread topic; reading it there clears its count.
+    await page.keyboard.press('n');
+    await page.getByRole('heading', { name: /unread topic/ }).first().waitFor({ timeout: 5000 });
+    await page.getByRole('article').filter({ hasText: 'numbered message 119' }).waitFor({ timeout: 5000 });
+
+    // The back button walks the views.
+    await page.goBack();
+    await page.getByRole('heading', { name: '#general › history' }).waitFor({ timeout: 5000 });
+
+    // / focuses search; c opens a new topic (Topic focused, empty); x a direct message.
+    await page.keyboard.press('/');
+    await page.waitForFunction(() => document.activeElement?.id === 'search');
+    await page.keyboard.press('Escape');
+    await page.goto(`${srv.url}/#feed`);
+    await page.getByRole('heading', { name: 'Combined feed' }).waitFor();
+    await page.locator('body').click({ position: { x: 700, y: 5 } }).catch(() => {});
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('c');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Topic');
+    // The first Esc closes the topic suggestions, the second leaves the field.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('x');
+    await page.getByRole('combobox', { name: 'To' }).waitFor();
+
+    // Typeahead: @-mention of Bob, then a preview rendered by the server.
+    await page.getByRole('combobox', { name: 'To' }).fill('Bob');
+    await page.keyboard.press('Enter');
+    await box.fill('');
+    await box.pressSequentially('hello @Bo');
+    await page.getByRole('option', { name: /Bob Brown/ }).waitFor({ timeout: 5000 });
+    await page.keyboard.press('Tab');
+    assert.match(await box.inputValue(), /hello @\*\*Bob Brown\*\* $/);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('region', { name: 'Preview' }).locator('.user-mention').waitFor({ timeout: 5000 });
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('article').filter({ hasText: 'hello @Bob Brown' }).waitFor({ timeout: 5000 });
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/kb-fail.png' });
+    throw e;
+  } finally {
+    await a.context.close();
+  }
+});
