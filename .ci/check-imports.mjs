@@ -12,6 +12,7 @@ const LAYERS = [
   ['shapes'],
   ['queries'],
   ['actions'],
+  ['integrations'],
   ['http'],
   ['app.ts'],
   ['cli'],

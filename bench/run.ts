@@ -21,7 +21,7 @@ const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
 /** Concurrent senders in the message-throughput figure. */
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
 /** Comma-separated subset of figures to measure: rss,me,send,get,register,render (default: all). */
-const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render').split(','));
+const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render,web').split(','));
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
 const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
 
@@ -265,6 +265,13 @@ async function main() {
       await call(base, bigAuth, 'DELETE', '/events', { queue_id: res.body.queue_id });
     });
     line(`/register, ${seeded.bigOrgUsers} users ${seeded.bigOrgChannels} channels p50 (ms)`, percentile(regTimes, 50).toFixed(1));
+    }
+
+    if (ONLY.has('web')) {
+      const { webFigures } = await import('./web.js');
+      const readerAuth = basic(seeded.reader.email, seeded.reader.api_key);
+      const senderAuth = basic(seeded.sender.email, seeded.sender.api_key);
+      await webFigures(base, seeded, (m, p, q) => call(base, readerAuth, m, p, q), (m, p, q) => call(base, senderAuth, m, p, q), line);
     }
   } finally {
     await stop(server.child);

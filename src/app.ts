@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { Cache, type CacheInvalidation } from './store/cache.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
+import type { QueueDirectory } from './events/cluster.js';
 import { buildHttpServer } from './http/server.js';
+import { endForwardedPolls } from './http/queue_forward.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
@@ -19,13 +21,25 @@ import { registerFakeEmailDomain } from './shapes/users.js';
 import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
+import { startMailDelivery } from './actions/email.js';
+import { startMissedMessageEmails } from './actions/missed_messages.js';
+import { startOutgoingWebhooks } from './actions/outgoing_webhooks.js';
+import { startRealmStatusWatch } from './actions/realm_status.js';
+import { ensureSystemBots } from './actions/notification_bot.js';
+import { startPushDelivery } from './actions/push_notifications.js';
+import { startDigests } from './actions/digest.js';
 
 export interface RunningServer {
   services: Services;
   http: FastifyInstance;
   /** The address the server listens on, e.g. http://127.0.0.1:9991 */
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops gracefully: /health fails at once and for config.drainSeconds the process keeps serving
+   * everything else (so a balancer moves new work elsewhere); then it stops listening, answers its
+   * parked long-polls, finishes requests in flight and closes. `now` skips (or cuts short) the drain.
+   */
+  close(opts?: { now?: boolean }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -49,9 +63,15 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     bus = redisBus;
   }
   bus ??= new InProcessBus();
-  const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000);
-  const cache = new Cache(database);
+  // This process's id: it tags cache invalidations it sends and, in a cluster, its queues' ids.
   const origin = randomBytes(8).toString('hex');
+  let cluster: QueueDirectory | null = null;
+  if (redisUrl && !opts.bus) {
+    const { QueueDirectory } = await import('./events/cluster.js');
+    cluster = new QueueDirectory(redisUrl, config.redisPrefix, origin);
+  }
+  const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000, cluster ? `${origin}-` : '');
+  const cache = new Cache(database);
   bus.subscribe((e) => {
     if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);
     // Another process changed cached data: forget our copy. (Ours went out as we made it.)
@@ -69,7 +89,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   } else if (config.rateLimits) {
     rateLimiter = new RateLimiter(config.rateLimits);
   }
-  return { config, database, cache, bus, queues, rateLimiter };
+  return { config, database, cache, bus, queues, rateLimiter, cluster, draining: false };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -77,31 +97,67 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Placeholder addresses (users who hide theirs) name each organization's domain; background
   // jobs shape users before any request has come in.
   for (const realm of await listRealms(services.database.db)) registerFakeEmailDomain(realm.id, botDomain(realm, config.externalUrl));
+  await ensureSystemBots(services);
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
   const retention = startRetention(services);
   const promotion = startFullMemberPromotion(services);
+  const mail = startMailDelivery(services);
+  const missed = startMissedMessageEmails(services);
+  const webhooks = startOutgoingWebhooks(services);
+  const realmStatus = startRealmStatusWatch(services);
+  const push = startPushDelivery(services);
+  const digests = startDigests(services);
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let closed = false;
+  const reachableHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : host;
+  await services.cluster?.announce(config.internalUrl ?? `http://${reachableHost}:${port}`);
+  let closing: Promise<void> | null = null;
+  let endDrain: (() => void) | null = null;
+  const shutDown = async (drainMs: number) => {
+    services.draining = true;
+    if (drainMs > 0) {
+      // Everything but /health keeps working meanwhile: our queues, polls forwarded to us, sends.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    // Other processes stop forwarding long-polls here before our queues go away.
+    await services.cluster?.withdraw();
+    await delivery.stop();
+    await retention.stop();
+    await promotion.stop();
+    await missed.stop();
+    await push?.stop();
+    await digests.stop();
+    await mail.stop();
+    await webhooks.stop();
+    await realmStatus.stop();
+    // Parked polls are answered (with no events); the client's next poll is told its queue is gone.
+    services.queues.close();
+    endForwardedPolls(services);
+    await services.rateLimiter?.close();
+    // Stops listening, closes idle keep-alive connections, waits for requests in flight.
+    await http.close();
+    await settleExports(services);
+    await services.bus.close();
+    await services.cluster?.close();
+    await services.database.close();
+  };
   return {
     services,
     http,
     url: `http://${host}:${port}`,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await delivery.stop();
-      await retention.stop();
-      await promotion.stop();
-      services.queues.close();
-      await services.rateLimiter?.close();
-      await http.close();
-      await settleExports(services);
-      await services.bus.close();
-      await services.database.close();
+    close(opts = {}) {
+      if (opts.now) endDrain?.();
+      closing ??= shutDown(opts.now ? 0 : (config.drainSeconds ?? 0) * 1000);
+      return closing;
     },
   };
 }

@@ -10,6 +10,12 @@ export interface Config {
   heartbeatSeconds: number;
   /** Seconds after which a queue nobody polls is deleted. */
   queueIdleSeconds: number;
+  /**
+   * Seconds a stopping process (SIGTERM) keeps serving with /health failing before it stops listening,
+   * so the balancer sees it go (CONFAB_DRAIN_SECONDS; by default 3 with CONFAB_REDIS_URL, 0 without:
+   * a lone process has nobody to hand its traffic to; left out: 0).
+   */
+  drainSeconds?: number;
   /** smtp://user:pass@host:port to send mail; without it, mail is written to outboxDir. */
   smtpUrl: string | null;
   /** Where mail goes when no SMTP server is configured: one .eml file per message. */
@@ -25,6 +31,11 @@ export interface Config {
   redisUrl: string | null;
   /** Prefix of every Redis key and channel (CONFAB_REDIS_PREFIX), so deployments can share a Redis. */
   redisPrefix: string;
+  /**
+   * The address other processes of a cluster use to reach this one (forwarded long-polls), e.g.
+   * http://10.0.0.5:9991; by default this process's own listening address.
+   */
+  internalUrl: string | null;
   /** An image proxy (camo) for previews of external images: CONFAB_CAMO_URL and CONFAB_CAMO_KEY. */
   camo: { url: string; key: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
@@ -33,6 +44,23 @@ export interface Config {
   uploadsDir: string;
   /** The largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; at most 100). */
   maxFileUploadSizeMib: number;
+  /** Seconds an SMTP failure waits before the first retry (doubling on each further failure). */
+  emailRetrySeconds: number;
+  /**
+   * Seconds a missed message waits before its email, for everyone (CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS);
+   * null: each person's email_notifications_batching_period_seconds (Zulip's two minutes by default).
+   */
+  missedMessageEmailDelaySeconds: number | null;
+  /** Outgoing-webhook bots: request timeout (CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS, Zulip's 10), queue poll and retry delay. */
+  outgoingWebhooks: { timeoutMs: number; pollMs: number; retryDelayMs: number };
+  /** Zulip's PASSWORD_MIN_LENGTH (CONFAB_PASSWORD_MIN_LENGTH, default 6; 0 turns the check off). */
+  passwordMinLength: number;
+  /**
+   * Zulip's Mobile Push Notification Service (or another bouncer speaking its protocol), with this
+   * server's registration there: CONFAB_PUSH_BOUNCER_URL, CONFAB_PUSH_BOUNCER_SERVER_ID (a UUID,
+   * Zulip's ZULIP_ORG_ID) and CONFAB_PUSH_BOUNCER_SERVER_KEY (ZULIP_ORG_KEY). null: no mobile push.
+   */
+  pushBouncer: { url: string; serverId: string; serverKey: string } | null;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -54,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalUrl,
     heartbeatSeconds: intFromEnv(env, 'CONFAB_HEARTBEAT_SECONDS', 50),
     queueIdleSeconds: intFromEnv(env, 'CONFAB_QUEUE_IDLE_SECONDS', 600),
+    // HAProxy's sample checks every second and needs two failures: 3 s covers that with a margin.
+    drainSeconds: intFromEnv(env, 'CONFAB_DRAIN_SECONDS', env.CONFAB_REDIS_URL ? 3 : 0),
     smtpUrl: env.CONFAB_SMTP_URL || null,
     outboxDir: env.CONFAB_OUTBOX_DIR || 'data/outbox',
     mailFrom: env.CONFAB_MAIL_FROM || `noreply@${new URL(externalUrl).hostname}`,
@@ -65,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.CONFAB_REDIS_URL || null,
     camo: env.CONFAB_CAMO_URL && env.CONFAB_CAMO_KEY ? { url: env.CONFAB_CAMO_URL.replace(/\/*$/, '/'), key: env.CONFAB_CAMO_KEY } : null,
     redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
+    internalUrl: env.CONFAB_INTERNAL_URL ? env.CONFAB_INTERNAL_URL.replace(/\/+$/, '') : null,
     bigBlueButton:
       env.CONFAB_BIGBLUEBUTTON_URL && env.CONFAB_BIGBLUEBUTTON_SECRET
         ? { url: env.CONFAB_BIGBLUEBUTTON_URL.replace(/\/*$/, '/'), secret: env.CONFAB_BIGBLUEBUTTON_SECRET }
@@ -72,5 +103,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jitsiServerUrl: env.CONFAB_JITSI_SERVER_URL ? env.CONFAB_JITSI_SERVER_URL.replace(/\/+$/, '') : null,
     uploadsDir: env.CONFAB_UPLOADS_DIR || 'data/uploads',
     maxFileUploadSizeMib: Math.min(100, Math.floor(intFromEnv(env, 'CONFAB_MAX_FILE_UPLOAD_SIZE_MIB', 25))),
+    emailRetrySeconds: intFromEnv(env, 'CONFAB_EMAIL_RETRY_SECONDS', 60),
+    pushBouncer:
+      env.CONFAB_PUSH_BOUNCER_URL && env.CONFAB_PUSH_BOUNCER_SERVER_ID && env.CONFAB_PUSH_BOUNCER_SERVER_KEY
+        ? { url: env.CONFAB_PUSH_BOUNCER_URL.replace(/\/+$/, ''), serverId: env.CONFAB_PUSH_BOUNCER_SERVER_ID, serverKey: env.CONFAB_PUSH_BOUNCER_SERVER_KEY }
+        : null,
+    missedMessageEmailDelaySeconds: env.CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS ? intFromEnv(env, 'CONFAB_MISSED_MESSAGE_EMAIL_DELAY_SECONDS', 120) : null,
+    outgoingWebhooks: {
+      timeoutMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10) * 1000,
+      pollMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_POLL_MS', 1000),
+      retryDelayMs: intFromEnv(env, 'CONFAB_OUTGOING_WEBHOOK_RETRY_SECONDS', 5) * 1000,
+    },
+    passwordMinLength: Math.floor(intFromEnv(env, 'CONFAB_PASSWORD_MIN_LENGTH', 6)),
   };
 }

@@ -59,7 +59,7 @@ export class UserDeactivated extends ApiError {
 
 export class RealmDeactivated extends ApiError {
   constructor() {
-    super('This organization is deactivated', 'REALM_DEACTIVATED', 401);
+    super('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
   }
 }
 
@@ -193,5 +193,26 @@ export class InvalidPushDeviceToken extends ApiError {
 export class NoActivePushDevice extends ApiError {
   constructor() {
     super('No active registered push device', 'NO_ACTIVE_PUSH_DEVICE', 400);
+  }
+}
+
+/** The push notification service could not be reached. */
+export class FailedToConnectBouncer extends ApiError {
+  constructor() {
+    super('Network error while connecting to Zulip push notification service.', 'FAILED_TO_CONNECT_BOUNCER', 502);
+  }
+}
+
+/** The push notification service failed on its side. */
+export class InternalBouncerServerError extends ApiError {
+  constructor() {
+    super('Internal server error on Zulip push notification service, retry later.', 'INTERNAL_SERVER_ERROR_ON_BOUNCER', 502);
+  }
+}
+
+/** The push notification service refused this server's registration (bad credentials, no plan). */
+export class PushAdminActionRequired extends ApiError {
+  constructor() {
+    super('Push notification configuration issue on server, contact the server administrator or retry later.', 'ADMIN_ACTION_REQUIRED', 403);
   }
 }

@@ -4,6 +4,7 @@ import type { Database } from './store/db.js';
 import type { Cache } from './store/cache.js';
 import type { EventBus } from './events/bus.js';
 import type { QueueManager } from './events/queues.js';
+import type { QueueDirectory } from './events/cluster.js';
 import type { Limiter } from './lib/rate_limit.js';
 
 export interface Services {
@@ -14,6 +15,10 @@ export interface Services {
   queues: QueueManager;
   /** null when rate limits are off. */
   rateLimiter: Limiter | null;
+  /** Where other processes' queues live; null for a single process. */
+  cluster: QueueDirectory | null;
+  /** Set once the process is shutting down: the health check fails so balancers move on. */
+  draining: boolean;
 }
 
 /** UNIX time in whole seconds, as Zulip's API reports timestamps. */

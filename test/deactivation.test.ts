@@ -29,8 +29,8 @@ test('an administrator deactivates a user: key stops working, long-poll ends, bo
   assert.equal(res.status, 200);
   const ended = await parked;
   assert.equal(ended.status, 200, 'the parked poll is answered');
-  assert.equal((await victim.get('/users/me')).body.code, 'USER_DEACTIVATED');
-  assert.equal((await botClient.get('/users/me')).body.code, 'USER_DEACTIVATED', "the user's bot is deactivated too");
+  assert.equal((await victim.get('/users/me')).body.msg, 'Account is deactivated');
+  assert.equal((await botClient.get('/users/me')).body.msg, 'Account is deactivated', "the user's bot is deactivated too");
   assert.equal((await victim.get('/events', { queue_id: reg.body.queue_id, dont_block: true })).status, 401);
   const evs = (await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   const order = evs.filter((e: any) => e.person?.is_active === false).map((e: any) => e.person.user_id);
@@ -46,7 +46,7 @@ test('deletion actions: profile and messages by kind', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }], principals: [talker.userId] });
   const pub = await talker.post('/messages', { type: 'stream', to: 'open', topic: 't', content: 'public words' });
   const dm = await talker.post('/messages', { type: 'direct', to: [member.userId], content: 'private words' });
-  const q = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'] });
+  const q = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'], client_capabilities: { bulk_message_deletion: true } });
   const res = await admin.delete(`/users/${talker.userId}`, { actions: { delete_profile: true, delete_public_channel_messages: true, delete_direct_messages: false } });
   assert.equal(res.status, 200);
   assert.equal((await member.get(`/messages/${pub.body.id}`)).status, 400, 'the channel message is gone');

@@ -42,7 +42,7 @@ test('regenerating the API key: the old key stops working at once', async () => 
   const res = await user.post('/users/me/api_key/regenerate');
   assert.equal(res.status, 200);
   assert.notEqual(res.body.api_key, user.apiKey);
-  assert.equal((await user.get('/users/me')).body.code, 'INVALID_API_KEY');
+  assert.equal((await user.get('/users/me')).body.msg, 'Invalid API key');
   const renewed = new Client(t.url, user.email, res.body.api_key, user.userId);
   assert.equal((await renewed.get('/users/me')).status, 200);
 });

@@ -135,6 +135,13 @@ export async function startTestServer(
     nextcloud?: { url: string; user: string; password: string };
     camo?: { url: string; key: string };
     maxFileUploadSizeMib?: number;
+    /** Mail goes to this SMTP server (a test's own) instead of the outbox folder. */
+    smtpUrl?: string;
+    emailRetrySeconds?: number;
+    missedMessageEmailDelaySeconds?: number;
+    outgoingWebhooks?: { timeoutMs?: number; pollMs?: number; retryDelayMs?: number };
+    passwordMinLength?: number;
+    pushBouncer?: { url: string; serverId: string; serverKey: string };
   } = {},
 ): Promise<TestServer> {
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -157,6 +164,7 @@ export async function startTestServer(
     outboxDir: join(outboxParent, 'outbox'),
     uploadsDir: join(outboxParent, 'uploads'),
     maxFileUploadSizeMib: opts.maxFileUploadSizeMib ?? 25,
+    passwordMinLength: opts.passwordMinLength ?? 6,
     // Tests send far more than a person would: limits are on only where a test asks for them.
     rateLimits: opts.rateLimits ?? null,
     jitsiServerUrl: opts.jitsiServerUrl ?? null,
@@ -167,6 +175,11 @@ export async function startTestServer(
     redisPrefix: opts.redis?.prefix ?? 'confab-test',
     heartbeatSeconds: opts.heartbeatSeconds ?? 50,
     queueIdleSeconds: opts.queueIdleSeconds ?? 600,
+    smtpUrl: opts.smtpUrl ?? null,
+    emailRetrySeconds: opts.emailRetrySeconds ?? 60,
+    missedMessageEmailDelaySeconds: opts.missedMessageEmailDelaySeconds ?? null,
+    outgoingWebhooks: { ...loadConfig({}).outgoingWebhooks, ...opts.outgoingWebhooks },
+    pushBouncer: opts.pushBouncer ?? null,
   };
   const server = await startServer(config, { schema });
   config.externalUrl = server.url;
@@ -221,7 +234,9 @@ export async function startTestServer(
 
 /** Registers an event queue for these event types (the initial state is kept small). */
 export async function openQueue(c: Client, eventTypes: string[], fetchEventTypes: string[] = ['message']): Promise<string> {
-  const reg = await c.post('/register', { event_types: eventTypes, fetch_event_types: fetchEventTypes });
+  // As Zulip's current clients do, it declares the capabilities that change event formats.
+  const client_capabilities = { bulk_message_deletion: true, stream_typing_notifications: true };
+  const reg = await c.post('/register', { event_types: eventTypes, fetch_event_types: fetchEventTypes, client_capabilities });
   if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
   return reg.body.queue_id as string;
 }

@@ -29,15 +29,19 @@ test('missing credentials get 401 with a Basic challenge', async () => {
   assert.match(res.headers.get('www-authenticate') ?? '', /^Basic /);
 });
 
-test('a wrong API key and an unknown email get the same 401', async () => {
+test('a wrong API key and an unknown email get the same 401 UNAUTHORIZED, as Zulip answers', async () => {
   const wrongKey = await new Client(t.url, t.owner.email, 'x'.repeat(32), 0).get('/users/me');
   const unknown = await new Client(t.url, 'nobody@example.com', t.owner.apiKey, 0).get('/users/me');
   for (const res of [wrongKey, unknown]) {
     assert.equal(res.status, 401);
-    assert.equal(res.body.code, 'INVALID_API_KEY');
+    assert.deepEqual([res.body.code, res.body.msg], ['UNAUTHORIZED', 'Invalid API key']);
     assert.ok(res.headers.get('www-authenticate'));
   }
   assert.deepEqual(wrongKey.body, unknown.body);
+  const malformed = await new Client(t.url, t.owner.email, 'short', 0).get('/users/me');
+  assert.deepEqual([malformed.status, malformed.body.code, malformed.body.msg], [401, 'UNAUTHORIZED', 'Malformed API key']);
+  const padded = await new Client(t.url, ` ${t.owner.email} `, ` ${t.owner.apiKey}\t`, 0).get('/users/me');
+  assert.equal(padded.status, 200, 'whitespace around the credentials is forgiven');
 });
 
 test('malformed Authorization header is a 401, not a crash', async () => {

@@ -177,3 +177,22 @@ test("a topic's links come from the organization's linkifiers", async () => {
   const m = (await ann.get(`/messages/${res.body.id}`)).body.message;
   assert.deepEqual(m.topic_links, [{ text: '#77', url: 'https://tracker.example.com/issue/77' }]);
 });
+
+test("a line break keeps the next line's leading spaces, in paragraphs and in a list item's first text", () => {
+  const html = (md: string) => renderMarkdown(md).html;
+  assert.equal(html('a\n  b'), '<p>a<br>\n  b</p>');
+  assert.equal(html('* I am outer list\n  I am something inside'), '<ul>\n<li>I am outer list<br>\n  I am something inside</li>\n</ul>');
+  // Past the marker's column only: a nested item's lines keep what lies beyond its own marker.
+  assert.equal(html('* a\n  * b\n    c'), '<ul>\n<li>a<ul>\n<li>b<br>\n  c</li>\n</ul>\n</li>\n</ul>');
+  // A later paragraph of the item is indented as the item's content: nothing kept.
+  assert.equal(html('* x\n\n  y\n  z'), '<ul>\n<li>\n<p>x</p>\n<p>y<br>\nz</p>\n</li>\n</ul>');
+});
+
+test('PHP is lexed as Zulip lexes it (startinline): an opening tag is "<?" and a name, calls are plain names', () => {
+  assert.equal(
+    renderMarkdown('```php\n<?php echo foo($x); ?>\n```').html,
+    '<div class="codehilite" data-code-language="PHP"><pre><span></span><code><span class="o">&lt;?</span><span class="nx">php</span> ' +
+      '<span class="k">echo</span> <span class="nx">foo</span><span class="p">(</span><span class="nv">$x</span><span class="p">);</span> ' +
+      '<span class="cp">?&gt;</span>\n</code></pre></div>',
+  );
+});

@@ -98,6 +98,7 @@ test('pathological inputs finish (hang guard)', { timeout: 60_000 }, () => {
     '#**'.repeat(3_000),
     '<time:'.repeat(1_500),
     'http://a.example.com/' + 'a('.repeat(2_000),
+    '(a.com/'.repeat(1_500) + '日.'.repeat(1_500) + 'x.com/' + '('.repeat(3_000) + ')'.repeat(3_000),
     '~~'.repeat(5_000),
     '```spoiler\n'.repeat(1_000),
     '#12345 '.repeat(1_400),

@@ -29,7 +29,7 @@ test('expired messages in a channel with a retention period are deleted, with ev
   const keep = await t.owner.post('/messages', { type: 'stream', to: 'forever', topic: 't', content: 'kept' });
   await age(old.body.id, 8);
   await age(keep.body.id, 800);
-  const reg = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'] });
+  const reg = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'], client_capabilities: { bulk_message_deletion: true } });
   assert.equal(await runRetention(t.server.services), 1);
   assert.equal((await member.get(`/messages/${old.body.id}`)).status, 400);
   assert.equal((await member.get(`/messages/${fresh.body.id}`)).status, 200);

@@ -336,7 +336,7 @@ test('serving: a deactivated account can no longer fetch, by header or by api_ke
   assert.equal((await t.owner.delete(`/users/${leaver.userId}`)).status, 200);
   const byHeader = await fetch(new URL(up.url, t.url), { headers: { Authorization: leaver.authHeader } });
   assert.equal(byHeader.status, 401);
-  assert.equal((await byHeader.json()).code, 'USER_DEACTIVATED');
+  assert.deepEqual(await byHeader.json().then((b: any) => [b.code, b.msg]), ['UNAUTHORIZED', 'Account is deactivated'], 'REST authentication answers UNAUTHORIZED');
   const byKey = await fetch(new URL(`${up.url}?api_key=${leaver.apiKey}`, t.url));
   assert.equal(byKey.status, 401);
   assert.equal((await byKey.json()).code, 'USER_DEACTIVATED');

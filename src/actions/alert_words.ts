@@ -6,7 +6,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import { getStream, isSubscribed } from '../store/channels.js';
-import { setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
+import { mutedTopicsOf, setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess } from '../access/channel_access.js';
@@ -84,5 +84,8 @@ export async function setUserTopic(services: Services, user: User, realm: Realm,
       userIds: [user.id],
       event: { type: 'user_topic', stream_id: stream.id, topic_name: topic, last_updated: now, visibility_policy: policy },
     });
+    // The legacy form, for clients that did not ask for user_topic events (the queues drop it
+    // for those that did).
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [user.id], event: { type: 'muted_topics', muted_topics: await mutedTopicsOf(tx, user.id) } });
   });
 }

@@ -11,13 +11,10 @@ import { renderMarkdown, type Rendered } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
 import { writeMessage } from './messages.js';
 import { normalizeContent } from '../lib/message_text.js';
-import { systemBot } from './notification_bot.js';
+import { systemBot, WELCOME_BOT_EMAIL } from './notification_bot.js';
 
-export const WELCOME_BOT_EMAIL = 'welcome-bot@zulip.com';
-export const WELCOME_BOT_NAME = 'Welcome Bot';
-
-export function welcomeBot(services: Services, realmId: number): Promise<User> {
-  return systemBot(services, realmId, WELCOME_BOT_EMAIL, WELCOME_BOT_NAME);
+export function welcomeBot(services: Services, _realmId?: number): Promise<User> {
+  return systemBot(services, WELCOME_BOT_EMAIL);
 }
 
 export interface RenderedBody {

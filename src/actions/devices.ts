@@ -7,6 +7,8 @@ import { BadRequest, InvalidPushDeviceToken, NoActivePushDevice, PushServiceNotC
 import { generateApiKey } from '../lib/secrets.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { registerE2eeDevice, registerTokenWithBouncer, sendTestPush, unregisterTokenWithBouncer } from './push_notifications.js';
+import type { Realm } from '../store/realms.js';
 
 export const APNS = 1;
 export const GCM = 2;
@@ -23,6 +25,9 @@ export async function addPushToken(services: Services, user: User, kind: number,
     if (appid === null) throw new BadRequest("Missing 'appid' argument");
     if (!/^[A-Za-z0-9.-]+$/.test(appid)) throw new BadRequest('Invalid app ID');
   }
+  // With a push notification service, the token is registered there first (nothing is stored
+  // here when it refuses).
+  await registerTokenWithBouncer(services, user, kind, token, appid);
   await services.database.transaction(async (tx) => {
     const existing = await tx.selectFrom('push_device_tokens').select('id').where('user_id', '=', user.id).where('kind', '=', kind).where('token', '=', token).executeTakeFirst();
     if (existing) await tx.updateTable('push_device_tokens').set({ appid, last_updated: nowSeconds() }).where('id', '=', existing.id).execute();
@@ -34,8 +39,10 @@ export async function removePushToken(services: Services, user: User, kind: numb
   checkToken(kind, token);
   await services.database.transaction(async (tx) => {
     const res = await tx.deleteFrom('push_device_tokens').where('user_id', '=', user.id).where('kind', '=', kind).where('token', '=', token).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw new BadRequest('Token does not exist');
+    // With a push notification service, the service is the judge of unknown tokens (as Zulip).
+    if (Number(res.numDeletedRows) === 0 && !services.config.pushBouncer) throw new BadRequest('Token does not exist');
   });
+  await unregisterTokenWithBouncer(services, user, kind, token);
 }
 
 /** A new API key; the old one stops working as soon as this commits. */
@@ -86,8 +93,8 @@ function isBase64(v: string): boolean {
   return v.length > 0 && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
 }
 
-/** POST /mobile_push/register: the request is checked as Zulip checks it, then refused (no push service). */
-export async function registerPushDevice(services: Services, user: User, reg: PushRegistration): Promise<never> {
+/** POST /mobile_push/register: the request is checked as Zulip checks it; without a push service it is refused. */
+export async function registerPushDevice(services: Services, user: User, reg: PushRegistration): Promise<Record<string, never>> {
   if (reg.pushKeyId !== undefined && (reg.pushKeyId < 0 || reg.pushKeyId > 0xffffffff)) {
     throw new BadRequest('Invalid push_key_id: Value error, Not a valid unsigned 32-bit integer');
   }
@@ -107,22 +114,28 @@ export async function registerPushDevice(services: Services, user: User, reg: Pu
   }
   const device = await services.database.db.selectFrom('client_devices').select('id').where('id', '=', reg.deviceId).where('user_id', '=', user.id).executeTakeFirst();
   if (!device) throw new BadRequest('Invalid `device_id`');
-  throw new PushServiceNotConfigured();
+  if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
+  await registerE2eeDevice(services, user, reg);
+  return {};
 }
 
 /** The deprecated test notification (non-E2EE tokens): the token must be one of the user's. */
-export async function testPushNotification(services: Services, user: User, token: string | undefined): Promise<never> {
+export async function testPushNotification(services: Services, user: User, realm: Realm, token: string | undefined): Promise<Record<string, never>> {
   if (token !== undefined) {
     const found = await services.database.db.selectFrom('push_device_tokens').select('id').where('user_id', '=', user.id).where('token', '=', token).executeTakeFirst();
     if (!found) throw new InvalidPushDeviceToken();
   }
-  throw new PushServiceNotConfigured();
+  if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
+  await sendTestPush(services, user, realm, { token, e2ee: false });
+  return {};
 }
 
-/** The E2EE test notification: no device can have an active push registration on this server. */
-export async function testE2eePushNotification(services: Services, user: User, deviceId: number | undefined): Promise<never> {
+/** The E2EE test notification to one registered device, or all of them. */
+export async function testE2eePushNotification(services: Services, user: User, realm: Realm, deviceId: number | undefined): Promise<Record<string, never>> {
   let q = services.database.db.selectFrom('client_devices').select('id').where('user_id', '=', user.id).where('push_token_id', 'is not', null);
   if (deviceId !== undefined) q = q.where('id', '=', deviceId);
   if (!(await q.executeTakeFirst())) throw new NoActivePushDevice();
-  throw new PushServiceNotConfigured();
+  if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
+  await sendTestPush(services, user, realm, { deviceId, e2ee: true });
+  return {};
 }

@@ -7,7 +7,8 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getUserByEmail, updateUser } from '../store/users.js';
 import { BadRequest } from '../errors.js';
-import { sendMail } from '../lib/mail.js';
+import { composeEmail } from '../lib/email_templates.js';
+import { queueAndSend } from './email.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { validateEmail } from './users.js';
@@ -32,11 +33,17 @@ export async function startEmailChange(services: Services, user: User, realm: Re
     await tx.insertInto('email_changes').values({ user_id: user.id, new_email: email, confirmation_key: key, created_at: nowSeconds(), used: false }).execute();
   });
   const link = `${services.config.externalUrl}/accounts/confirm_new_email/${key}`;
-  await sendMail(services.config, {
-    to: email,
-    subject: `Verify your new email address for ${realm.name}`,
-    text: `Hi ${user.full_name},\n\nWe received a request to change the email address of your account in ${realm.name} to ${email}.\nTo confirm, open this link:\n\n${link}\n\nIf you did not ask for this, ignore this message.\n`,
-  });
+  const mail = composeEmail(
+    `Verify your new email address for ${realm.name}`,
+    [
+      { p: `Hi ${user.full_name},` },
+      { p: `We received a request to change the email address of your account in ${realm.name} to ${email}.` },
+      { link, label: 'Confirm the new address' },
+      { p: 'If you did not ask for this, ignore this message.' },
+    ],
+    `${realm.name} · ${services.config.externalUrl}`,
+  );
+  await queueAndSend(services, [{ realmId: realm.id, kind: 'email_change', to: email, ...mail }]);
 }
 
 /** Follows a confirmation link; returns the new address, or undefined for a bad or used key. */

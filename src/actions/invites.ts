@@ -9,8 +9,9 @@ import { isUserInGroup } from '../store/cache.js';
 import { getStreamsByIds, subscriptionsOf, type Stream } from '../store/channels.js';
 import { ApiError, BadRequest, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { sendMail } from '../lib/mail.js';
-import { hashPassword } from '../lib/secrets.js';
+import { composeEmail } from '../lib/email_templates.js';
+import { queueAndSend } from './email.js';
+import { hashPassword, passwordStrongEnough } from '../lib/secrets.js';
 import { realmUrl } from '../shapes/realm.js';
 import { subscriptionEvents } from '../shapes/channels.js';
 import {
@@ -21,6 +22,7 @@ import {
   markEmailInvitesUsed,
   pendingInvites,
   setInviteStatus,
+  updateInviteTerms,
   type Invite,
 } from '../store/invites.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
@@ -35,7 +37,6 @@ import { onConflict } from '../store/conflicts.js';
 /** Zulip's INVITATION_LINK_VALIDITY_MINUTES default: ten days. */
 export const DEFAULT_INVITE_EXPIRES_IN_MINUTES = 10 * 24 * 60;
 export const MAX_WELCOME_MESSAGE_LENGTH = 8000;
-const MIN_PASSWORD_LENGTH = 6;
 /** Zulip's INVITES_MIN_USER_AGE_DAYS: in open organizations, new accounts may not invite yet. */
 const INVITES_MIN_USER_AGE_DAYS = 3;
 const INVITE_AS_VALUES = [ROLE.owner, ROLE.administrator, ROLE.moderator, ROLE.member, ROLE.guest];
@@ -139,11 +140,17 @@ function multiuseLink(services: Services, realm: Realm, key: string): string {
 async function mailInvitation(services: Services, realm: Realm, referrer: User, invite: Invite): Promise<void> {
   const link = emailInviteLink(services, realm, invite.confirmation_key);
   const expiry = invite.expires_at === null ? 'This invitation does not expire.' : `This invitation expires on ${new Date(invite.expires_at * 1000).toUTCString()}.`;
-  await sendMail(services.config, {
-    to: invite.email!,
-    subject: `${referrer.full_name} invited you to join ${realm.name}`,
-    text: `Hi,\n\n${referrer.full_name} (${referrer.email}) has invited you to join ${realm.name}, an organization on Confab.\nTo create your account, open this link:\n\n${link}\n\n${expiry}\n`,
-  });
+  const mail = composeEmail(
+    `${referrer.full_name} invited you to join ${realm.name}`,
+    [
+      { p: 'Hi,' },
+      { p: `${referrer.full_name} (${referrer.email}) has invited you to join ${realm.name}, an organization on Confab.` },
+      { link, label: 'Create your account' },
+      { p: expiry },
+    ],
+    `${realm.name} · ${services.config.externalUrl}`,
+  );
+  await queueAndSend(services, [{ realmId: realm.id, kind: 'invitation', to: invite.email!, ...mail }]);
 }
 
 /** Zulip's parsing of invitee_emails: separated by commas or newlines; "Name <address>" allowed. */
@@ -290,6 +297,43 @@ export async function revokeInvite(services: Services, user: User, realm: Realm,
   });
 }
 
+/**
+ * PATCH /invites/multiuse/{id}: change what a reusable link grants (role, channels, groups, the
+ * default channels, the welcome text) without changing the link itself. Who may do so and what
+ * they may grant follow the rules for creating one.
+ */
+export async function editInviteLink(
+  services: Services,
+  user: User,
+  realm: Realm,
+  id: number,
+  o: Partial<Pick<InviteOptions, 'inviteAs' | 'streamIds' | 'groupIds' | 'includeRealmDefaultSubscriptions' | 'welcomeMessageCustomText'>>,
+): Promise<void> {
+  const invite = await manageableInvite(services, user, realm, id, true);
+  if (invite.status === INVITE_STATUS.revoked) throw new BadRequest('Invitation has already been revoked');
+  if (invite.expires_at !== null && invite.expires_at <= nowSeconds()) throw new BadRequest('No such invitation');
+  const merged: InviteOptions = {
+    expiresInMinutes: null,
+    inviteAs: o.inviteAs ?? invite.invited_as,
+    streamIds: o.streamIds ?? invite.stream_ids,
+    groupIds: o.groupIds ?? invite.group_ids,
+    includeRealmDefaultSubscriptions: o.includeRealmDefaultSubscriptions ?? invite.include_realm_default_subscriptions,
+    notifyReferrerOnJoin: invite.notify_referrer_on_join,
+    welcomeMessageCustomText: o.welcomeMessageCustomText === undefined ? invite.welcome_message_custom_text : o.welcomeMessageCustomText,
+  };
+  const { streams, groupIds, welcome } = await checkOptions(services, user, realm, merged);
+  await services.database.transaction(async (tx, onCommit) => {
+    await updateInviteTerms(tx, invite.id, {
+      invited_as: merged.inviteAs,
+      stream_ids: streams.map((s) => s.id),
+      group_ids: groupIds,
+      include_realm_default_subscriptions: merged.includeRealmDefaultSubscriptions,
+      welcome_message_custom_text: o.welcomeMessageCustomText === undefined ? invite.welcome_message_custom_text : welcome,
+    });
+    await publishInvitesChanged(services, onCommit, realm, invite.referrer_id);
+  });
+}
+
 /** POST /invites/{id}/resend: the invitation email again, same link. */
 export async function resendInvite(services: Services, user: User, realm: Realm, id: number): Promise<void> {
   const invite = await manageableInvite(services, user, realm, id, false);
@@ -325,7 +369,7 @@ export async function acceptInvite(
   const { invite, realm } = found;
   const email = validateEmail(invite.is_multiuse ? (form.email ?? '') : invite.email!);
   const fullName = validateFullName(form.fullName);
-  if (form.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
+  if (!passwordStrongEnough(form.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');
   const users = await services.cache.users(realm.id);
   if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
   checkUniqueName(realm, users.values(), fullName);

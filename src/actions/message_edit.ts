@@ -25,6 +25,7 @@ import { updateMessageAttachments } from './attachments.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { effectiveTopicsPolicy } from './messages.js';
 import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
+import { hasSubmessages } from '../store/submessages.js';
 import { accessibleMessage } from '../queries/message_access.js';
 import type { EditEntry } from '../store/messages.js';
 import { withinLimit } from './message_delete.js';
@@ -103,7 +104,11 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   const db = services.database.db;
   const graph = await services.cache.groupGraph(realm.id);
   const inGroup = (g: number) => isUserInGroup(graph, editor.id, g);
-  if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
+  if (req.content !== undefined) {
+    checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
+    // A poll or to-do list is defined by its submessages; its text cannot change under them.
+    if (await hasSubmessages(services.database.db, message.id)) throw new BadRequest('Widgets cannot be edited.');
+  }
 
   // What actually changes: a topic or channel equal to the current one is no change.
   let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);

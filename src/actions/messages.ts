@@ -21,10 +21,14 @@ import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { queueMissedMessageNotices } from './missed_messages.js';
 import { shapeMessage } from '../shapes/messages.js';
+import { insertSubmessage, submessageForClient } from '../store/submessages.js';
+import { pythonJsonDumps, widgetFor } from '../lib/widgets.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
 import { claimMessageAttachments } from './attachments.js';
+import { enqueueTriggered, outgoingWebhookTriggers, type WebhookTrigger } from './outgoing_webhook_triggers.js';
 
 export type SendTarget =
   | { kind: 'stream'; streamId?: number; streamName?: string; topic: string | undefined }
@@ -37,6 +41,8 @@ export interface SendRequest {
   readBySender?: boolean;
   queueId?: string;
   localId?: string;
+  /** An outgoing-webhook bot's reply: posted where the triggering message was, as Zulip does, without the channel access check. */
+  skipChannelAccessCheck?: boolean;
 }
 
 /** Zulip's heuristic: a message starts read for its sender only when a full UI client sent it. */
@@ -63,6 +69,7 @@ async function resolveStream(
   target: Extract<SendTarget, { kind: 'stream' }>,
   users: Map<number, User>,
   graph: GroupGraph,
+  skipAccessCheck = false,
 ): Promise<{ stream: Stream; subscribers: number[] }> {
   const db = services.database.db;
   let stream: Stream | undefined;
@@ -80,6 +87,10 @@ async function resolveStream(
   // A channel the sender may not see is reported exactly like a missing one.
   if (!stream) throw missing();
   const subscribers = await subscriberIds(db, stream.id);
+  if (skipAccessCheck) {
+    if (stream.is_archived) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
+    return { stream, subscribers };
+  }
   const subscribed = new Set(subscribers);
   const owner = sender.is_bot && sender.bot_owner_id !== null ? users.get(sender.bot_owner_id) : undefined;
   const viaOwner = owner !== undefined && subscribed.has(owner.id);
@@ -93,14 +104,16 @@ async function resolveStream(
 
 async function resolveDirectRecipients(services: Services, sender: User, realm: Realm, target: Extract<SendTarget, { kind: 'direct' }>, users: Map<number, User>): Promise<User[]> {
   const out = new Map<number, User>();
+  // The system bots every organization shares (a reply to the Welcome Bot) may be written to too.
+  const systemBots = await services.cache.systemBots();
   if (target.userIds) {
     for (const id of target.userIds) {
-      const u = users.get(id);
+      const u = users.get(id) ?? systemBots.get(id);
       if (!u) throw new BadRequest(`Invalid user ID ${id}`);
       out.set(u.id, u);
     }
   } else {
-    const byEmail = usersByAddress(users.values(), sender);
+    const byEmail = usersByAddress([...users.values(), ...systemBots.values()], sender);
     for (const email of target.emails ?? []) {
       const u = byEmail.get(email.trim().toLowerCase());
       if (!u) throw new BadRequest(`Invalid email '${email}'`);
@@ -108,9 +121,9 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
     }
   }
   if (out.size === 0) throw new BadRequest('Message must have recipients');
-  // A guest who may see only some users may write only to those.
+  // A guest who may see only some users may write only to those (and to the system bots).
   const visible = await usersVisibleTo(services, sender, realm);
-  if (visible && [...out.keys()].some((id) => !visible.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
+  if (visible && [...out.keys()].some((id) => !visible.has(id) && !systemBots.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
   for (const u of out.values()) {
     if (!u.is_active) throw new BadRequest(`'${apiEmail(u)}' is no longer using Zulip.`);
   }
@@ -179,6 +192,8 @@ export interface PreparedMessage {
   /** The organization's users and linkifiers, as loaded for rendering. */
   users: Map<number, User>;
   linkifiers: readonly LinkifierRule[];
+  /** Outgoing-webhook bots this message triggers (queued in the message's transaction). */
+  webhookTriggers?: WebhookTrigger[];
 }
 
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
@@ -195,9 +210,10 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   let topic = '';
   let dmParticipants: number[] = [];
   let topicParticipantIds: Set<number> | undefined;
+  let shapeUsers = users;
   if (req.target.kind === 'stream') {
     if (req.target.topic === undefined) throw new BadRequest('Missing topic');
-    const resolved = await resolveStream(services, sender, realm, req.target, users, graph);
+    const resolved = await resolveStream(services, sender, realm, req.target, users, graph, req.skipChannelAccessCheck);
     stream = resolved.stream;
     topic = normalizeTopic(req.target.topic);
     const policy = effectiveTopicsPolicy(stream, realm);
@@ -213,6 +229,9 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     checkWildcardPermission(graph, sender, realm, rendered, recipientUserIds.length, topicParticipantIds?.size ?? 0);
   } else {
     const recipients = await resolveDirectRecipients(services, sender, realm, req.target, users);
+    // A system bot among them is shaped from outside the organization's map.
+    const outsiders = recipients.filter((u) => !users.has(u.id));
+    if (outsiders.length) shapeUsers = new Map([...users, ...outsiders.map((u): [number, User] => [u.id, u])]);
     dmParticipants = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
     await checkDirectMessagePermission(services, sender, realm, recipients, dmParticipants, graph);
     recipientUserIds = dmParticipants;
@@ -242,7 +261,8 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     if (alerted.has(userId)) flags |= FLAG_BITS.has_alert_word;
     return flags;
   };
-  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users, linkifiers };
+  const webhookTriggers = outgoingWebhookTriggers(sender, users, stream ? mentioned : new Set(), dmParticipants);
+  return { sender, realm, content, rendered, stream, topic, dmParticipants, everyone, flagsOf, clientName: req.clientName, users: shapeUsers, linkifiers, webhookTriggers };
 }
 
 export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
@@ -307,6 +327,7 @@ export async function writeMessage(
       ...contentFlags(rendered.html),
     };
     const id = await insertMessage(tx, row);
+    if (m.webhookTriggers?.length) await enqueueTriggered(tx, onCommit, realm.id, id, m.webhookTriggers);
     const perUser: Record<number, Record<string, unknown>> = {};
     // Recipients with the same flags share one object (the queues serialize each object once).
     const byFlags = new Map<number, Record<string, unknown>>();
@@ -320,7 +341,16 @@ export async function writeMessage(
     if (o.deferred) o.deferred.userMessages(umRows);
     else await insertUserMessages(tx, umRows);
     if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
+    await queueMissedMessageNotices(services, tx, onCommit, m, id, now);
     await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
+    // A message starting with /poll or /todo is a widget: Zulip writes its definition as the
+    // message's first submessage, and the message event already carries it.
+    const widget = widgetFor(content);
+    const submessages: Record<string, unknown>[] = [];
+    if (widget) {
+      const sub = { message_id: id, sender_id: sender.id, msg_type: 'widget', content: pythonJsonDumps(widget) };
+      submessages.push(submessageForClient({ id: await insertSubmessage(tx, sub), ...sub }));
+    }
 
     const message = shapeMessage(
       { ...row, id },
@@ -330,6 +360,7 @@ export async function writeMessage(
       new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants]] : []),
       { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },
     );
+    message.submessages = submessages;
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
       event: { type: 'message', message },

@@ -1,6 +1,7 @@
-// Zulip's Notification Bot: the system bot that posts automated messages (message-move
-// breadcrumbs, resolved-topic notices, reminders). Each organization gets its own bot account,
-// made on first use; the messages it posts skip the checks a person's messages go through.
+// Zulip's system bots: the Notification Bot posts automated messages (message-move breadcrumbs,
+// resolved-topic notices, reminders, reports), the Welcome Bot greets; every organization shares
+// them, as Zulip keeps them in its internal organization. The messages they post skip the checks
+// a person's messages go through.
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { escapeHtml } from '../lib/html.js';
@@ -8,65 +9,88 @@ import { topicNarrow } from '../lib/narrow_urls.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import { BOT_TYPE, ROLE, userFromRow, type User } from '../store/users.js';
-import { formatUser } from '../shapes/users.js';
-import { publishAfterCommit } from '../events/publish.js';
+import { BOT_TYPE, ROLE, type User } from '../store/users.js';
+import { getRealmByStringId, SYSTEM_BOT_REALM } from '../store/realms.js';
 import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
 import { FLAG_BITS, setFirstMessageIdIfUnset } from '../store/messages.js';
 import type { OnCommit } from '../events/publish.js';
 import { insertAccount } from './users.js';
+import { insertRealmWithGroups } from './realms.js';
 import { writeMessage } from './messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { realmUrl } from '../shapes/realm.js';
 
 export const NOTIFICATION_BOT_EMAIL = 'notification-bot@zulip.com';
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';
+export const WELCOME_BOT_EMAIL = 'welcome-bot@zulip.com';
+export const WELCOME_BOT_NAME = 'Welcome Bot';
+export const EMAIL_GATEWAY_BOT_EMAIL = 'emailgateway@zulip.com';
+
+/** Zulip's cross-realm bots (settings.CROSS_REALM_BOT_EMAILS), with their names. */
+export const SYSTEM_BOTS: ReadonlyArray<{ email: string; name: string }> = [
+  { email: NOTIFICATION_BOT_EMAIL, name: NOTIFICATION_BOT_NAME },
+  { email: WELCOME_BOT_EMAIL, name: WELCOME_BOT_NAME },
+  { email: EMAIL_GATEWAY_BOT_EMAIL, name: 'Email Gateway' },
+];
 
 function findBot(users: Map<number, User>, email: string): User | undefined {
   for (const u of users.values()) if (u.is_bot && u.email === email) return u;
   return undefined;
 }
 
-/** The organization's Notification Bot, created on first use (two first uses racing both succeed). */
-export async function notificationBot(services: Services, realmId: number): Promise<User> {
-  return systemBot(services, realmId, NOTIFICATION_BOT_EMAIL, NOTIFICATION_BOT_NAME);
+/**
+ * Makes Zulip's internal organization and its system bots if they are missing (at every start;
+ * processes starting together may race, and the loser reads what the winner made). As in Zulip,
+ * they belong to no organization of people: they are not in realm_users, and their arrival is
+ * nobody's realm_user event; /register lists them in cross_realm_bots.
+ */
+export async function ensureSystemBots(services: Services): Promise<Map<number, User>> {
+  const { database, cache } = services;
+  let realm = await getRealmByStringId(database.db, SYSTEM_BOT_REALM);
+  if (!realm) {
+    try {
+      await database.transaction((tx) => insertRealmWithGroups(tx, SYSTEM_BOT_REALM, 'System bots', nowSeconds()));
+    } catch {
+      // Another process made it first.
+    }
+    realm = await getRealmByStringId(database.db, SYSTEM_BOT_REALM);
+    if (!realm) throw new Error('the system bots\' organization could not be made');
+  }
+  const realmId = realm.id;
+  const current = await cache.users(realmId);
+  const missing = SYSTEM_BOTS.filter((b) => !findBot(current, b.email));
+  if (missing.length) {
+    for (const b of missing) {
+      try {
+        await database.transaction((tx) =>
+          insertAccount(tx, { realmId, email: b.email, fullName: b.name, role: ROLE.member, passwordHash: null, now: nowSeconds(), isBot: true, botType: BOT_TYPE.generic }),
+        );
+      } catch {
+        // Made by another process meanwhile.
+      }
+    }
+    cache.invalidateUsers(realmId);
+    cache.invalidateGroups(realmId);
+  }
+  return cache.systemBots();
 }
 
-/** One of the organization's system bots (Notification Bot, Welcome Bot), created on first use. */
-export async function systemBot(services: Services, realmId: number, email: string, name: string): Promise<User> {
-  const current = await services.cache.users(realmId);
-  const found = findBot(current, email);
-  if (found) return found;
-  const everyone = [...current.values()].filter((u) => u.is_active).map((u) => u.id);
-  try {
-    await services.database.transaction(async (tx, onCommit) => {
-      const made = await insertAccount(tx, {
-        realmId,
-        email,
-        fullName: name,
-        role: ROLE.member,
-        passwordHash: null,
-        now: nowSeconds(),
-        isBot: true,
-        botType: BOT_TYPE.generic,
-      });
-      // Clients already running learn of the new sender, as of any new account.
-      const row = await tx.selectFrom('users').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow();
-      publishAfterCommit(services, onCommit, {
-        realmId,
-        userIds: everyone,
-        event: { type: 'realm_user', op: 'add', person: formatUser(userFromRow(row), { includeCustomProfileFields: true, canSeeDeliveryEmail: true }) },
-      });
-    });
-  } catch {
-    // Another request made it first; it is read below.
-  }
-  services.cache.invalidateUsers(realmId);
-  services.cache.invalidateGroups(realmId);
-  const made = findBot(await services.cache.users(realmId), email);
-  if (!made) throw new Error(`the ${name} account could not be made`);
-  return made;
+/** The Notification Bot. */
+export async function notificationBot(services: Services, _realmId?: number): Promise<User> {
+  return systemBot(services, NOTIFICATION_BOT_EMAIL);
+}
+
+/** One of the system bots every organization shares. */
+export async function systemBot(services: Services, email: string): Promise<User> {
+  const found = findBot(await services.cache.systemBots(), email) ?? findBot(await ensureSystemBots(services), email);
+  if (!found) throw new Error(`the system bot ${email} is missing`);
+  return found;
+}
+
+/** The users' map a message shaper needs when a system bot takes part: the organization's and the bots. */
+export async function withSystemBots(services: Services, users: Map<number, User>): Promise<Map<number, User>> {
+  return new Map([...users, ...(await services.cache.systemBots())]);
 }
 
 // ---- the markdown Zulip's notifications use, and its rendering ----

@@ -24,7 +24,7 @@ export interface ReactionRequest {
 }
 
 /** Who hears about a change to the message: its recipients, plus subscribers of shared-history channels. */
-async function audience(db: Executor, realmId: number, m: MessageRow): Promise<number[]> {
+export async function audience(db: Executor, realmId: number, m: MessageRow): Promise<number[]> {
   const ids = new Set((await db.selectFrom('user_messages').select('user_id').where('message_id', '=', m.id).execute()).map((r) => r.user_id));
   if (m.stream_id !== null) {
     const stream = await getStream(db, realmId, m.stream_id);
@@ -40,7 +40,7 @@ const ON_PARTICIPATION = 1;
  * The topic visibility a reaction gives the reactor by their automatic settings: subscribers whose
  * policy is "on participation" follow the topic, or unmute it in a muted channel.
  */
-async function participationPolicy(tx: Executor, user: User, m: MessageRow): Promise<number | undefined> {
+export async function participationPolicy(tx: Executor, user: User, m: MessageRow): Promise<number | undefined> {
   if (m.stream_id === null) return undefined;
   const settings = userSettingsOf(user.settings);
   const follow = settings.automatically_follow_topics_policy === ON_PARTICIPATION;

@@ -1,7 +1,8 @@
 // Creating an organization: the realm row, its system groups, its group settings pointing at
 // them, and the owner account, all in one transaction.
 import type { Database } from '../store/db.js';
-import { insertRealm, REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS, updateRealm, type RealmSettings } from '../store/realms.js';
+import { insertRealm, REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS, SYSTEM_BOT_REALM, updateRealm, type RealmSettings } from '../store/realms.js';
+import type { Executor } from '../store/db.js';
 import { createSystemGroups } from '../store/groups.js';
 import { ROLE } from '../store/users.js';
 import { BadRequest } from '../errors.js';
@@ -29,6 +30,16 @@ function subdomainFrom(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'org';
 }
 
+/** The organization row, its system groups and its group settings pointing at them. */
+export async function insertRealmWithGroups(tx: Executor, stringId: string, name: string, now: number): Promise<number> {
+  const realmId = await insertRealm(tx, { string_id: stringId, name, date_created: now });
+  const groups = await createSystemGroups(tx, realmId, now);
+  const settings = { ...REALM_SETTING_DEFAULTS } as Record<string, unknown>;
+  for (const [key, groupName] of Object.entries(REALM_GROUP_SETTING_DEFAULTS)) settings[key] = groups[groupName];
+  await updateRealm(tx, realmId, { settings: settings as RealmSettings });
+  return realmId;
+}
+
 export async function createOrganization(database: Database, org: NewOrganization): Promise<CreatedOrganization> {
   const name = org.name.trim();
   if (!name) throw new BadRequest('Organization name is required');
@@ -37,20 +48,18 @@ export async function createOrganization(database: Database, org: NewOrganizatio
   const passwordHash = org.ownerPassword === null ? null : await hashPassword(org.ownerPassword);
   return database.transaction(async (tx) => {
     let stringId = org.stringId ?? subdomainFrom(name);
-    // The first organization of a server lives at its root; others get a unique subdomain.
+    // The first organization of a server lives at its root; others get a unique subdomain. The
+    // system bots' internal organization counts as taken but not as a first organization.
     const taken = new Set((await tx.selectFrom('realms').select('string_id').execute()).map((r) => r.string_id));
-    if (org.stringId === undefined && taken.size === 0) stringId = '';
+    taken.add(SYSTEM_BOT_REALM);
+    if (org.stringId === undefined && taken.size === 1) stringId = '';
     if (taken.has(stringId)) {
       if (org.stringId !== undefined) throw new BadRequest(`Subdomain '${stringId}' is already in use`);
       let n = 2;
       while (taken.has(`${stringId}-${n}`)) n++;
       stringId = `${stringId}-${n}`;
     }
-    const realmId = await insertRealm(tx, { string_id: stringId, name, date_created: now });
-    const groups = await createSystemGroups(tx, realmId, now);
-    const settings = { ...REALM_SETTING_DEFAULTS } as Record<string, unknown>;
-    for (const [key, groupName] of Object.entries(REALM_GROUP_SETTING_DEFAULTS)) settings[key] = groups[groupName];
-    await updateRealm(tx, realmId, { settings: settings as RealmSettings });
+    const realmId = await insertRealmWithGroups(tx, stringId, name, now);
     const owner = await insertAccount(tx, {
       realmId,
       email: org.ownerEmail,

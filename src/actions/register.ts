@@ -5,15 +5,16 @@ import { userStatusState } from './user_status.js';
 import { realmEmojiState } from './realm_emoji.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { ROLE } from '../store/users.js';
+import { BOT_TYPE, ROLE } from '../store/users.js';
 import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
 import { defaultStreamIds, subscriptionsOf } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
-import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
+import { isTopicMuted, listUserTopics, mutedTopicsOf, VISIBILITY } from '../store/user_topics.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
-import { usersVisibleTo } from './users.js';
+import { formatBot, usersVisibleTo } from './users.js';
+import { servicesOf } from '../store/outgoing_webhooks.js';
 import { botDomain, realmStateFields } from '../shapes/realm.js';
 import { userGroupsForClient } from '../shapes/groups.js';
 import { subscriptionStateFor } from '../shapes/channels.js';
@@ -26,11 +27,12 @@ import { alertWordsOf } from './alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
-import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, userSettingsOf } from '../lib/user_settings.js';
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
 import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { devicesState } from './devices.js';
+import { PASSWORD_MAX_LENGTH } from '../lib/secrets.js';
 
 export const LIMITS = {
   max_message_length: 10000,
@@ -62,6 +64,16 @@ export interface RegisterOptions {
   slimPresence: boolean;
   /** The user_list_incomplete capability: users the viewer may not see are left out, not "Unknown user". */
   userListIncomplete?: boolean;
+  /** Whether the client named the types it fetches (fetch_event_types or event_types). */
+  fetchTypesNamed?: boolean;
+  /** The user_settings_object capability: no legacy top-level settings fields. */
+  userSettingsObject?: boolean;
+  /** The notification_settings_null capability: null channel notification settings stay null. */
+  notificationSettingsNull?: boolean;
+  /** The archived_channels capability: archived channels are listed too. */
+  archivedChannels?: boolean;
+  /** The include_deactivated_groups capability: deactivated user groups are listed too. */
+  includeDeactivatedGroups?: boolean;
 }
 
 /**
@@ -110,7 +122,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const maxId = await cache.maxMessageId(user.id);
     state.max_message_id = maxId > 0 ? maxId : -1;
   }
-  if (want('muted_topics')) state.muted_topics = [];
+  // The legacy list, left out for clients that name user_topic among the types they fetch.
+  if (want('muted_topics') && !(o.fetchTypesNamed && want('user_topic'))) state.muted_topics = await mutedTopicsOf(db, user.id);
   if (want('muted_users')) state.muted_users = await mutedUsersOf(db, user.id);
   if (want('presence')) {
     const rows = await presenceRows(db, realm.id, -1, Math.floor(Date.now() / 1000) - 14 * 86400);
@@ -159,7 +172,7 @@ export async function initialState(services: Services, user: User, realm: Realm,
   }
 
   if (want('realm')) {
-    Object.assign(state, realmStateFields(realm, graph, config.externalUrl, { bigBlueButton: config.bigBlueButton !== null }), LIMITS, {
+    Object.assign(state, realmStateFields(realm, graph, config.externalUrl, { bigBlueButton: config.bigBlueButton !== null, pushNotifications: config.pushBouncer !== null }), LIMITS, {
       server_min_deactivated_realm_deletion_days: 14,
       server_max_deactivated_realm_deletion_days: 60,
       server_presence_ping_interval_seconds: 60,
@@ -176,8 +189,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
       upgrade_text_for_wide_organization_logo: '',
       development_environment: false,
       server_generation: Math.floor(Date.now() / 1000),
-      password_min_length: 6,
-      password_max_length: 100,
+      password_min_length: config.passwordMinLength,
+      password_max_length: PASSWORD_MAX_LENGTH,
       password_min_guesses: 10000,
       server_inline_image_preview: true,
       server_inline_url_embed_preview: false,
@@ -242,37 +255,44 @@ export async function initialState(services: Services, user: User, realm: Realm,
       email: apiEmail(user),
       delivery_email: user.email,
       full_name: user.full_name,
-      cross_realm_bots: [],
+      // The system bots every organization shares, by name, as Zulip lists them.
+      cross_realm_bots: [...(await services.cache.systemBots()).values()]
+        .filter((u) => u.is_active)
+        .sort((a, b) => (a.full_name < b.full_name ? -1 : a.full_name > b.full_name ? 1 : 0))
+        .map((u) => ({ ...formatUser(u, { clientGravatar: o.clientGravatar }), is_system_bot: true })),
     });
   }
 
   if (want('realm_bot')) {
     const admin = isRealmAdmin(user);
-    state.realm_bots = [...users.values()]
-      .filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id))
-      .map((u) => ({
-        user_id: u.id,
-        full_name: u.full_name,
-        api_key: u.api_key,
-        default_sending_stream: null,
-        default_events_register_stream: null,
-        default_all_public_streams: false,
-        avatar_url: formatUser(u).avatar_url,
-        owner_id: u.bot_owner_id,
-        services: [],
-        email: apiEmail(u),
-        bot_type: u.bot_type,
-        is_active: u.is_active,
-      }));
+    const bots = [...users.values()].filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id));
+    const outgoing = bots.filter((u) => u.bot_type === BOT_TYPE.outgoing_webhook).map((u) => u.id);
+    const botServices = await servicesOf(db, outgoing);
+    state.realm_bots = bots.map((u) => formatBot(u, botServices.get(u.id)));
   }
 
-  if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph);
+  if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph, { includeDeactivated: o.includeDeactivatedGroups === true });
 
   // Guests are not told which channels new users join.
   if (want('default_streams')) state.realm_default_streams = user.role === ROLE.guest ? [] : await defaultStreamIds(db, realm.id);
 
   if (want('subscription') || want('stream')) {
-    const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false });
+    const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false, includeArchived: o.archivedChannels === true });
+    // Clients without notification_settings_null read a channel's notification settings as
+    // booleans: where the user has not chosen one (null), the global setting it inherits.
+    if (!o.notificationSettingsNull) {
+      const settings = userSettingsOf(user.settings);
+      const inherited: Record<string, boolean> = {
+        desktop_notifications: settings.enable_stream_desktop_notifications,
+        audible_notifications: settings.enable_stream_audible_notifications,
+        push_notifications: settings.enable_stream_push_notifications,
+        email_notifications: settings.enable_stream_email_notifications,
+        wildcard_mentions_notify: settings.wildcard_mentions_notify,
+      };
+      for (const entry of [...subs.subscriptions, ...subs.unsubscribed]) {
+        for (const [key, value] of Object.entries(inherited)) if (entry[key] === null) entry[key] = value;
+      }
+    }
     if (want('subscription')) {
       state.subscriptions = subs.subscriptions;
       state.unsubscribed = subs.unsubscribed;
@@ -290,6 +310,19 @@ export async function initialState(services: Services, user: User, realm: Realm,
       available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS,
       emojiset_choices: EMOJISET_CHOICES,
     };
+  }
+  // The legacy form for clients without user_settings_object that ask for the older event types
+  // (as Zulip answered them before feature level 439; zulip-terminal 0.7.0 reads these fields).
+  if (!o.userSettingsObject && want('update_display_settings')) {
+    const settings = userSettingsOf(user.settings) as Record<string, unknown>;
+    for (const key of LEGACY_DISPLAY_SETTINGS) state[key] = settings[key];
+    state.emojiset_choices = EMOJISET_CHOICES;
+    state.timezone = user.timezone;
+  }
+  if (!o.userSettingsObject && want('update_global_notifications')) {
+    const settings = userSettingsOf(user.settings) as Record<string, unknown>;
+    for (const key of LEGACY_NOTIFICATION_SETTINGS) state[key] = settings[key];
+    state.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS;
   }
   if (want('user_settings') || want('realm_user')) {
     state.receives_typing_notifications = userSettingsOf(user.settings).receives_typing_notifications;

@@ -163,7 +163,8 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
   const user = realm ? await services.cache.user(realm.id, m.sender_id) : undefined;
   if (!realm || realm.deactivated || !user || !user.is_active) return false;
   const bot = await notificationBot(services, realm.id);
-  const users = await services.cache.users(realm.id);
+  // The bot is shared by every organization, so it joins the map the message is shaped with.
+  const users = new Map([...(await services.cache.users(realm.id)), [bot.id, bot]]);
   const participants = [...new Set([bot.id, user.id])].sort((a, b) => a - b);
   const prepared: PreparedMessage = {
     sender: bot,

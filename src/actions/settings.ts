@@ -6,8 +6,8 @@ import { updateUser } from '../store/users.js';
 import { deleteAllDrafts } from '../store/drafts.js';
 import { groupMembersRecursive } from '../store/cache.js';
 import { BadRequest, AdminRequired } from '../errors.js';
-import { hashPassword, verifyPassword } from '../lib/secrets.js';
-import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
+import { hashPassword, passwordStrongEnough, verifyPassword } from '../lib/secrets.js';
+import { legacySettingEvents, SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
@@ -27,7 +27,6 @@ export interface SettingsChange {
   targetUsers?: TargetUsers;
 }
 
-export const MIN_PASSWORD_LENGTH = 6;
 
 async function resolveTargets(services: Services, caller: User, realm: Realm, t: TargetUsers): Promise<User[]> {
   if (!isRealmAdmin(caller)) throw new AdminRequired();
@@ -61,7 +60,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   if (change.newPassword !== undefined) {
     if (change.oldPassword === undefined) throw new BadRequest("Missing 'old_password' argument");
     if (!(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
-    if (change.newPassword.length < MIN_PASSWORD_LENGTH) throw new BadRequest('Password is too weak.');
+    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('Password is too weak.');
     passwordHash = await hashPassword(change.newPassword);
   } else if (change.oldPassword !== undefined) {
     throw new BadRequest("Missing 'new_password' argument");
@@ -99,6 +98,11 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         const event: Record<string, unknown> = { type: 'user_settings', op: 'update', property, value };
         if (property === 'default_language') event.language_name = String(value);
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
+        // Clients without the user_settings_object capability get Zulip's older events too (the
+        // queues drop them for clients that declare it).
+        for (const legacy of legacySettingEvents(property, value, apiEmail(target))) {
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event: legacy });
+        }
         // Administrators see who lets them export private data (GET /export/realm/consents).
         if (property === 'allow_private_data_export') {
           publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: admins, event: { type: 'realm_export_consent', user_id: target.id, consented: !!value } });

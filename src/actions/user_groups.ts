@@ -3,7 +3,8 @@
 import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
-import type { Realm } from '../store/realms.js';
+import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
+import { channelSettingsUseGroup } from '../store/channels.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import type { Executor } from '../store/db.js';
@@ -229,4 +230,18 @@ export async function changeGroupMembers(
     }
     onCommit(() => services.cache.invalidateGroups(realm.id));
   });
+}
+
+/**
+ * Deactivates a group, which Zulip refuses while anything still names it: a named, active
+ * group's subgroups, an organization permission, or a channel permission.
+ */
+export async function deactivateUserGroup(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
+  const graph = await services.cache.groupGraph(realm.id);
+  const usedAsSubgroup = [...graph.subgroups.entries()].some(([g, subs]) => subs.includes(id) && graph.groups.get(g)?.named && !graph.groups.get(g)?.deactivated);
+  const usedByRealm = Object.keys(REALM_GROUP_SETTING_DEFAULTS).some((k) => (realm.settings as Record<string, unknown>)[k] === id);
+  if (usedAsSubgroup || usedByRealm || (await channelSettingsUseGroup(services.database.db, realm.id, id))) {
+    throw new BadRequest('Cannot deactivate user group in use.');
+  }
+  await updateUserGroup(services, caller, realm, id, { deactivated: true, settings: {} });
 }

@@ -7,7 +7,8 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { updateUser } from '../store/users.js';
 import { userStatuses, userStatusOf, type ReactionType, type UserStatusRow } from '../store/emoji.js';
-import { userSettingsOf } from '../lib/user_settings.js';
+import { legacySettingEvents, userSettingsOf } from '../lib/user_settings.js';
+import { apiEmail } from '../shapes/users.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { audienceFor } from './users.js';
@@ -103,6 +104,9 @@ export async function updateUserStatus(services: Services, target: User, realm: 
           userIds: [target.id],
           event: { type: 'user_settings', op: 'update', property: 'presence_enabled', value: presenceEnabled },
         });
+        for (const legacy of legacySettingEvents('presence_enabled', presenceEnabled, apiEmail(target))) {
+          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event: legacy });
+        }
         onCommit(() => services.cache.invalidateUsers(realm.id));
       }
     }

@@ -8,7 +8,7 @@ import { getRealm } from '../store/realms.js';
 import type { Realm } from '../store/realms.js';
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { BadRequest, NotAllowed, NoSuchUser, OwnerRequired } from '../errors.js';
-import { generateApiKey, hashPassword } from '../lib/secrets.js';
+import { generateApiKey, hashPassword, passwordStrongEnough } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { requireMemberOrAdmin, requireRealmAdmin } from '../access/roles.js';
@@ -19,6 +19,7 @@ import { isRealmAdmin } from '../access/channel_access.js';
 import { subscribeNewAccountToDefaults } from './channels.js';
 import { realmUserDefaultOverrides } from './realm_user_defaults.js';
 import { subscriptionEvents } from '../shapes/channels.js';
+import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';
 import { onConflict } from '../store/conflicts.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
@@ -26,7 +27,6 @@ export const MAX_NAME_LENGTH = 100;
 const MIN_NAME_LENGTH = 2;
 /** Characters Zulip refuses in names: they would confuse mention syntax. */
 const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
-const MIN_PASSWORD_LENGTH = 6;
 
 export function validateEmail(email: string): string {
   const e = email.trim();
@@ -180,7 +180,7 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   const email = a.email.trim();
   if (!EMAIL_RE.test(email) || email.length > 254) throw new BadRequest('Bad name or username');
   if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
-  if (a.password.length < MIN_PASSWORD_LENGTH) throw new BadRequest('The password is too weak.');
+  if (!passwordStrongEnough(a.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');
   const passwordHash = await hashPassword(a.password);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: false }, true);
   const graph = await services.cache.groupGraph(realm.id);
@@ -255,8 +255,13 @@ export async function updateUserByAdmin(
   });
 }
 
+/** An outgoing-webhook bot's entry in `services` (Zulip's shape; embedded bots are not supported). */
+export function formatService(s: BotService): Record<string, unknown> {
+  return { base_url: s.base_url, interface: s.interface, token: s.token };
+}
+
 /** The object realm_bot events and /register's realm_bots carry. */
-export function formatBot(bot: User): Record<string, unknown> {
+export function formatBot(bot: User, service?: BotService): Record<string, unknown> {
   return {
     user_id: bot.id,
     full_name: bot.full_name,
@@ -266,11 +271,16 @@ export function formatBot(bot: User): Record<string, unknown> {
     default_all_public_streams: false,
     avatar_url: formatUser(bot).avatar_url,
     owner_id: bot.bot_owner_id,
-    services: [],
+    services: service ? [formatService(service)] : [],
     email: apiEmail(bot),
     bot_type: bot.bot_type,
     is_active: bot.is_active,
   };
+}
+
+/** Zulip's check_valid_interface_type. */
+export function checkInterfaceType(n: number): void {
+  if (n !== INTERFACE.zulip && n !== INTERFACE.slack) throw new BadRequest('Invalid interface type');
 }
 
 /** Zulip's check_bot_creation_policy: generic bots need can_create_bots_group; webhook bots either group. */
@@ -279,8 +289,13 @@ function mayCreateBot(graph: GroupGraph, realm: Realm, owner: User, botType: num
   return botType === BOT_TYPE.incoming_webhook && isUserInGroup(graph, owner.id, realm.settings.can_create_write_only_bots_group);
 }
 
-/** POST /bots: the caller creates and owns a bot (generic or incoming webhook). */
-export async function createBot(services: Services, owner: User, realm: Realm, b: { fullName: string; shortName: string; botType: number }) {
+/** POST /bots: the caller creates and owns a bot (generic, incoming or outgoing webhook). */
+export async function createBot(
+  services: Services,
+  owner: User,
+  realm: Realm,
+  b: { fullName: string; shortName: string; botType: number; payloadUrl?: string; interfaceType?: number; serviceName?: string },
+) {
   requireMemberOrAdmin(owner);
   const shortName = b.shortName.trim();
   // The address's local part: Zulip appends "-bot" to whatever short name is given.
@@ -294,8 +309,9 @@ export async function createBot(services: Services, owner: User, realm: Realm, b
   if ([...users.values()].some((u) => u.is_active && u.full_name === fullName)) throw new BadRequest('Name is already in use.');
   const graph = await services.cache.groupGraph(realm.id);
   if (!mayCreateBot(graph, realm, owner, b.botType)) throw new NotAllowed('Insufficient permission');
-  if (b.botType === BOT_TYPE.outgoing_webhook) throw new BadRequest('Outgoing webhook bots are not supported by this server.');
-  if (b.botType !== BOT_TYPE.generic && b.botType !== BOT_TYPE.incoming_webhook) throw new BadRequest('Invalid bot type');
+  if (b.botType !== BOT_TYPE.generic && b.botType !== BOT_TYPE.incoming_webhook && b.botType !== BOT_TYPE.outgoing_webhook) throw new BadRequest('Invalid bot type');
+  const interfaceType = b.interfaceType ?? INTERFACE.zulip;
+  checkInterfaceType(interfaceType);
 
   const admins = [...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id);
   const audience = await audienceFor(services, realm, { id: 0, is_bot: true }, true);
@@ -313,9 +329,15 @@ export async function createBot(services: Services, owner: User, realm: Realm, b
       botOwnerId: owner.id,
     });
     const bot = await rowAsUser(tx, created.id);
+    let service: BotService | undefined;
+    if (b.botType === BOT_TYPE.outgoing_webhook) {
+      // Zulip names the service after the short name and gives it its own token, apart from the API key.
+      service = { bot_id: bot.id, name: b.serviceName || shortName, base_url: b.payloadUrl ?? '', interface: interfaceType, token: generateApiKey() };
+      await insertService(tx, service);
+    }
     onCommit(() => afterUserChange(services, realm.id));
     publishUserAdded(services, onCommit, realm.id, bot, audience);
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'add', bot: formatBot(bot) } });
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'add', bot: formatBot(bot, service) } });
     const shaped = formatBot(bot);
     return {
       user_id: created.id,

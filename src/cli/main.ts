@@ -1,7 +1,8 @@
 // The `confab` command: serve, create-org, create-user.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { startServer } from '../app.js';
+import { createServices, startServer } from '../app.js';
+import { realmForOperator, setRealmDeactivated } from '../actions/realm_status.js';
 import { openDatabase } from '../store/db.js';
 import { createOrganization } from '../actions/realms.js';
 import { createAccountFromCli } from '../actions/cli.js';
@@ -10,6 +11,8 @@ import { countRealms } from '../store/realms.js';
 import { generatePassword } from '../lib/secrets.js';
 import { ApiError } from '../errors.js';
 import { CONFAB_VERSION } from '../lib/version.js';
+import { BouncerError, registerServer } from '../lib/push_bouncer.js';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 const HELP = `confab ${CONFAB_VERSION}: a team chat server that speaks the Zulip API
 
@@ -23,6 +26,14 @@ Commands:
   create-user            --email E --password PW --full-name N
                          [--role owner|administrator|moderator|member|guest] [--realm-id ID]
                          Create a user in an organization (the only one, unless --realm-id)
+  deactivate-org         [--realm-id ID | --subdomain S]
+                         Deactivate an organization: its API refuses every login and key
+                         until reactivate-org (the only organization, unless named)
+  reactivate-org         [--realm-id ID | --subdomain S]
+  register-push-server   --contact-email EMAIL [--url URL] [--hostname HOST]
+                         Register this server with a mobile push notification service
+                         (default: CONFAB_PUSH_BOUNCER_URL, else Zulip's); prints the settings
+                         CONFAB_PUSH_BOUNCER_URL, _SERVER_ID and _SERVER_KEY to set
   help                   Show this text
 
 Environment:
@@ -30,6 +41,9 @@ Environment:
   CONFAB_HOST            address to listen on (default 127.0.0.1)
   CONFAB_PORT            port (default 9991)
   CONFAB_EXTERNAL_URL    the address clients use (default http://HOST:PORT)
+  CONFAB_DRAIN_SECONDS   on SIGTERM, seconds /health fails while requests are still
+                         served, before the process stops listening (default 3 with
+                         CONFAB_REDIS_URL, else 0)
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -42,6 +56,12 @@ export async function main(argv: string[]): Promise<number> {
         return await createOrg(rest);
       case 'create-user':
         return await createUser(rest);
+      case 'deactivate-org':
+        return await setOrgDeactivated(rest, true);
+      case 'reactivate-org':
+        return await setOrgDeactivated(rest, false);
+      case 'register-push-server':
+        return await registerPushServer(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -123,6 +143,24 @@ async function createUser(args: string[]): Promise<number> {
   }
 }
 
+async function setOrgDeactivated(args: string[], deactivated: boolean): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'realm-id': { type: 'string' }, subdomain: { type: 'string' } } });
+  const realmId = values['realm-id'] === undefined ? undefined : Number(values['realm-id']);
+  if (realmId !== undefined && !Number.isSafeInteger(realmId)) throw new ApiError('--realm-id must be a number');
+  // Full services (with Redis when configured), so running servers hear of it at once.
+  const services = await createServices(loadConfig());
+  try {
+    const realm = await realmForOperator(services, { realmId, subdomain: values.subdomain });
+    const changed = await setRealmDeactivated(services, realm.id, deactivated);
+    process.stdout.write(JSON.stringify({ realm_id: realm.id, deactivated, changed }) + '\n');
+    return 0;
+  } finally {
+    await services.rateLimiter?.close();
+    await services.bus.close();
+    await services.database.close();
+  }
+}
+
 async function serve(): Promise<number> {
   const config = loadConfig();
   const database = await openDatabase(config.databaseUrl);
@@ -150,7 +188,33 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  // A second signal during the drain period stops at once (still finishing requests in flight).
+  const hurry = () => void server.close({ now: true });
+  process.once('SIGTERM', hurry);
+  process.once('SIGINT', hurry);
+  if (config.drainSeconds) process.stdout.write(`Draining for ${config.drainSeconds} s (health checks fail, requests are still served)\n`);
   await server.close();
   process.stdout.write('Confab stopped.\n');
+  return 0;
+}
+
+async function registerPushServer(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { url: { type: 'string' }, 'contact-email': { type: 'string' }, hostname: { type: 'string' } },
+  });
+  const config = loadConfig();
+  const url = values.url ?? config.pushBouncer?.url ?? 'https://push.zulipchat.com';
+  // Registering again keeps the existing identity (the service knows the server by it).
+  const serverId = config.pushBouncer?.serverId ?? randomUUID();
+  const serverKey = config.pushBouncer?.serverKey ?? randomBytes(32).toString('hex');
+  try {
+    await registerServer(url, { serverId, serverKey, hostname: values.hostname ?? new URL(config.externalUrl).host, contactEmail: required(values, 'contact-email') });
+  } catch (err) {
+    if (!(err instanceof BouncerError)) throw err;
+    process.stderr.write(`confab: the push notification service refused: ${err.message}\n`);
+    return 1;
+  }
+  process.stdout.write(`CONFAB_PUSH_BOUNCER_URL=${url}\nCONFAB_PUSH_BOUNCER_SERVER_ID=${serverId}\nCONFAB_PUSH_BOUNCER_SERVER_KEY=${serverKey}\n`);
   return 0;
 }

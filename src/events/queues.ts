@@ -14,6 +14,15 @@ export interface QueueOptions {
   clientGravatar: boolean;
   /** The client_capabilities flag empty_topic_name: false shows the empty topic by its display name. */
   emptyTopicName?: boolean;
+  /**
+   * The user_settings_object capability: the client reads settings from user_settings events, so
+   * the legacy update_display_settings / update_global_notifications events are not for it.
+   */
+  userSettingsObject?: boolean;
+  /** The stream_typing_notifications capability: without it, typing in channels is not sent. */
+  streamTypingNotifications?: boolean;
+  /** The bulk_message_deletion capability: without it, one delete_message event per message, with message_id. */
+  bulkMessageDeletion?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
   filter?: (event: Record<string, unknown>, flags: readonly string[]) => boolean;
 }
@@ -51,8 +60,8 @@ export class EventQueue {
   lastActivity = Date.now();
   waiter: Waiter | null = null;
 
-  constructor(opts: QueueOptions) {
-    this.id = `${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`;
+  constructor(opts: QueueOptions, idPrefix = '') {
+    this.id = `${idPrefix}${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`;
     this.opts = opts;
   }
 
@@ -128,6 +137,8 @@ export class QueueManager {
     bus: EventBus,
     private readonly heartbeatMs = 50_000,
     private readonly idleTimeoutMs = 10 * 60_000,
+    /** Starts every queue id: the process's id when several processes share the work (events/cluster.ts). */
+    private readonly idPrefix = '',
   ) {
     bus.subscribe((e) => this.deliver(e));
     // A queue that may have missed an event is dropped: its client's next poll gets
@@ -138,7 +149,7 @@ export class QueueManager {
   }
 
   register(opts: QueueOptions): EventQueue {
-    const q = new EventQueue(opts);
+    const q = new EventQueue(opts, this.idPrefix);
     this.queues.set(q.id, q);
     let set = this.byUser.get(opts.userId);
     if (!set) this.byUser.set(opts.userId, (set = new Set()));
@@ -214,11 +225,21 @@ export class QueueManager {
     const extraJson = new Map<Record<string, unknown>, string>();
     for (const q of targets) {
       if (q.opts.realmId !== e.realmId || !q.wants(type)) continue;
+      if (q.opts.userSettingsObject && (type === 'update_display_settings' || type === 'update_global_notifications')) continue;
+      // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
+      if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
+      if (type === 'typing' && q.opts.streamTypingNotifications === false && e.event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];
       let extra: Record<string, unknown> | undefined = own && !perQueue ? own : { ...own, ...perQueue };
       if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra = { ...extra, flags: ['read', 'historical'] };
       if (q.opts.filter && !q.opts.filter(e.event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
+      if (type === 'delete_message' && q.opts.bulkMessageDeletion === false && Array.isArray(e.event.message_ids)) {
+        // Zulip's form for clients without bulk_message_deletion: one event per message.
+        const { message_ids: ids, ...rest } = e.event;
+        for (const id of ids as unknown[]) q.pushFieldsJson(JSON.stringify({ ...rest, message_id: id }), fieldsJson(extra));
+        continue;
+      }
       const key = type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : '';
       let json = variants.get(key);
       if (json === undefined) {

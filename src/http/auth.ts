@@ -17,20 +17,29 @@ export function parseBasicAuth(header: string | undefined): { email: string; api
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
 }
 
+// Zulip's REST authentication turns every credential failure into 401 UNAUTHORIZED carrying the
+// specific reason as its message (a bad key, a deactivated account or organization); clients test
+// for that code. The `?api_key=` path of uploads keeps the specific codes, as Zulip's does.
+const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
+
 export async function authenticate(services: Services, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
   const header = request.headers.authorization;
   if (!header) throw new Unauthorized();
   const creds = parseBasicAuth(header);
   if (!creds) throw new Unauthorized('This endpoint requires HTTP basic authentication.');
-  const candidates = await services.cache.usersByEmail(creds.email);
+  // Whitespace around either part is forgiven, as Zulip forgives it.
+  const email = creds.email.trim();
+  const apiKey = creds.apiKey.trim();
+  if (!API_KEY_FORMAT.test(apiKey)) throw new Unauthorized('Malformed API key');
+  const candidates = await services.cache.usersByEmail(email);
   // Compare against every candidate so the time taken does not tell which one matched.
   let match: User | undefined;
-  for (const u of candidates) if (constantTimeEqual(u.api_key, creds.apiKey)) match = u;
-  if (!match) throw new InvalidApiKey();
+  for (const u of candidates) if (constantTimeEqual(u.api_key, apiKey)) match = u;
+  if (!match) throw new Unauthorized(new InvalidApiKey().message);
   const realm = await services.cache.realm(match.realm_id);
-  if (!realm) throw new InvalidApiKey();
-  if (realm.deactivated) throw new RealmDeactivated();
-  if (!match.is_active) throw new UserDeactivated();
+  if (!realm) throw new Unauthorized(new InvalidApiKey().message);
+  if (realm.deactivated) throw new Unauthorized(new RealmDeactivated().message);
+  if (!match.is_active) throw new Unauthorized(new UserDeactivated().message);
   const current = await services.cache.user(realm.id, match.id);
   return { user: current ?? match, realm };
 }

@@ -5,6 +5,7 @@ import { confirmEmailChange } from '../actions/email_change.js';
 import { bbbApiUrl, verifyJoin } from '../lib/bigbluebutton.js';
 import { acceptInvite, usableInvite } from '../actions/invites.js';
 import { ApiError } from '../errors.js';
+import { registerAccountPages } from './account_pages.js';
 
 function page(title: string, text: string): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -12,6 +13,7 @@ function page(title: string, text: string): string {
 }
 
 export function registerPages(app: FastifyInstance, services: Services): void {
+  registerAccountPages(app, services);
   // A signed BigBlueButton link: create the meeting on the BBB server, then send the browser there.
   app.get('/calls/bigbluebutton/join', async (request, reply) => {
     const bbb = services.config.bigBlueButton;

@@ -7,7 +7,8 @@ import type { User } from '../store/users.js';
 import { Params } from '../lib/params.js';
 import { authenticate } from './auth.js';
 import type { Verdict } from '../lib/rate_limit.js';
-import { BadRequest } from '../errors.js';
+import { BadRequest, Unauthorized } from '../errors.js';
+import { BOT_TYPE } from '../store/users.js';
 import { registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import type { FileRouteSpec } from './multipart.js';
@@ -105,6 +106,10 @@ export class Router {
       onRequest: async (request, reply) => {
         if (auth) {
           const { user, realm } = await authenticate(this.services, request);
+          // An incoming-webhook bot's key may only post messages (its key sits in third-party services).
+          if (user.is_bot && user.bot_type === BOT_TYPE.incoming_webhook && !(method === 'POST' && path === '/messages')) {
+            throw new Unauthorized('This API is not available to incoming webhook bots.');
+          }
           if (!this.knownRealms.has(realm.id)) {
             registerFakeEmailDomain(realm.id, botDomain(realm, this.services.config.externalUrl));
             this.knownRealms.add(realm.id);

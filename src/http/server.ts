@@ -10,11 +10,14 @@ import type { Services } from '../services.js';
 import { API_PREFIX, methodsForPath, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
+import { registerHealth } from './health.js';
 import { registerPages } from './pages.js';
 import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
 import { registerUserUploads } from './user_uploads.js';
 import { registerExportFiles } from './export_files.js';
+import { registerWebhooks } from './webhooks.js';
+import { registerWebClient } from './web_client.js';
 
 /**
  * Fastify's schema compilers (Ajv for validation, fast-json-stringify for serialization), loaded
@@ -138,8 +141,11 @@ export function buildHttpServer(services: Services): FastifyInstance {
 
   registerAllRoutes(new Router(app, services));
   registerPages(app, services);
+  registerHealth(app, services);
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);
+  registerWebhooks(app, services);
+  registerWebClient(app, services);
   return app;
 }

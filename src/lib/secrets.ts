@@ -42,6 +42,19 @@ export async function verifyPassword(storedHash: string | null, password: string
   }
 }
 
+/** Zulip's PASSWORD_MAX_LENGTH. */
+export const PASSWORD_MAX_LENGTH = 100;
+
+/**
+ * Zulip's password strength rule as far as Confab applies it: at least the configured minimum
+ * length (CONFAB_PASSWORD_MIN_LENGTH; 0 accepts any) and at most PASSWORD_MAX_LENGTH characters.
+ * Zulip's zxcvbn guess estimate is reported to clients but not computed here.
+ */
+export function passwordStrongEnough(password: string, minLength: number): boolean {
+  const length = [...password].length;
+  return length >= minLength && length <= PASSWORD_MAX_LENGTH;
+}
+
 export function constantTimeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);

@@ -175,3 +175,46 @@ export const USER_SETTING_SPECS: Record<string, SettingSpec> = {
 
 /** The key, inside the stored settings, listing the settings a user set themselves. */
 export const SELF_EDITED_KEY = '__self_edited';
+
+// ---- the legacy form, for clients without the user_settings_object capability ----
+
+/**
+ * The settings Zulip kept as top-level /register fields and sent in update_display_settings events
+ * before feature level 89 (UserProfile.display_settings_legacy, with its later renames), for clients
+ * that do not declare user_settings_object (zulip-terminal 0.7.0 reads them).
+ */
+export const LEGACY_DISPLAY_SETTINGS = [
+  'color_scheme', 'default_language', 'web_home_view', 'demote_inactive_streams', 'emojiset',
+  'enable_drafts_synchronization', 'enter_sends', 'fluid_layout_width', 'high_contrast_mode',
+  'left_side_userlist', 'starred_message_counts', 'translate_emoticons', 'twenty_four_hour_time',
+] as const;
+
+/** The same for update_global_notifications (UserProfile.notification_settings_legacy). */
+export const LEGACY_NOTIFICATION_SETTINGS = [
+  'desktop_icon_count_display', 'email_notifications_batching_period_seconds', 'enable_desktop_notifications',
+  'enable_digest_emails', 'enable_login_emails', 'enable_marketing_emails', 'enable_offline_email_notifications',
+  'enable_offline_push_notifications', 'enable_online_push_notifications', 'enable_sounds',
+  'enable_stream_audible_notifications', 'enable_stream_desktop_notifications', 'enable_stream_email_notifications',
+  'enable_stream_push_notifications', 'message_content_in_email_notifications', 'notification_sound',
+  'pm_content_in_desktop_notifications', 'presence_enabled', 'realm_name_in_email_notifications_policy',
+  'wildcard_mentions_notify',
+] as const;
+
+export const LEGACY_SETTINGS_EVENT_TYPES = ['update_display_settings', 'update_global_notifications'];
+
+/**
+ * The legacy events that accompany a user_settings event for this setting, as Zulip sent them
+ * (`user` is the API email). The time zone is a display setting there too.
+ */
+export function legacySettingEvents(property: string, value: unknown, apiEmail: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  if ((LEGACY_NOTIFICATION_SETTINGS as readonly string[]).includes(property)) {
+    out.push({ type: 'update_global_notifications', user: apiEmail, notification_name: property, setting: value });
+  }
+  if ((LEGACY_DISPLAY_SETTINGS as readonly string[]).includes(property) || property === 'timezone') {
+    const e: Record<string, unknown> = { type: 'update_display_settings', user: apiEmail, setting_name: property, setting: value };
+    if (property === 'default_language') e.language_name = String(value);
+    out.push(e);
+  }
+  return out;
+}

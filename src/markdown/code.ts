@@ -115,7 +115,7 @@ function lexPlain(text: string, grammar: string, out: Piece[]): void {
     const t = m[0];
     let cls: string | null = null;
     if (/^\s/.test(t)) cls = null;
-    else if (/^[A-Za-z_]/.test(t)) cls = grammar === 'python' && (t === 'self' || t === 'cls') ? 'bp' : 'n';
+    else if (/^[A-Za-z_]/.test(t)) cls = grammar === 'python' && (t === 'self' || t === 'cls') ? 'bp' : grammar === 'php' ? 'nx' : 'n';
     else if (/^\d/.test(t)) cls = t.includes('.') ? 'mf' : 'mi';
     else if (/^[-+*/%=<>!&|^~@?]/.test(t)) cls = 'o';
     else if (/^[()[\]{},;:.]/.test(t)) cls = 'p';
@@ -129,7 +129,8 @@ function piecesOf(html: string, grammar: string): Piece[] {
   const scopes: Array<string | null> = [];
   for (const m of html.matchAll(/<span class="([^"]*)">|<\/span>|[^<]+/g)) {
     if (m[1] !== undefined) {
-      const cls = classOfScope(m[1]);
+      // Pygments' PHP lexer names a called function like any other name (Name.Other).
+      const cls = grammar === 'php' && m[1].includes('invoke') ? 'nx' : classOfScope(m[1]);
       scopes.push(cls === undefined ? (scopes[scopes.length - 1] ?? null) : cls);
     } else if (m[0] === '</span>') {
       scopes.pop();
@@ -144,6 +145,14 @@ function piecesOf(html: string, grammar: string): Piece[] {
       if (cls === 'mi' && /[.eE]/.test(text) && !/^0x/i.test(text)) cls = 'mf';
       if (cls === 'c1' && text.startsWith('#!') && out.every((p) => !p.text.includes('\n'))) cls = 'ch';
       if (cls === 'c1' && text.startsWith('/*')) cls = 'cm';
+      // Zulip lexes PHP with startinline: the code is already inside <?php, so an opening tag is
+      // the operator "<?" and the name "php" (closing tags stay Comment.Preproc).
+      if (cls === 'cp' && grammar === 'php' && /^<\?(?:php|=)?$/i.test(text)) {
+        const operator = text === '<?=' ? text : '<?';
+        out.push({ cls: 'o', text: operator });
+        if (text.length > operator.length) out.push({ cls: 'nx', text: text.slice(operator.length) });
+        continue;
+      }
       // A comment's line ends outside it, as in Pygments.
       const trailing = /\n+$/.exec(text)?.[0] ?? '';
       out.push({ cls, text: text.slice(0, text.length - trailing.length) });

@@ -1,9 +1,9 @@
 // Links: the organization's linkifiers, Zulip's text for empty link labels, and links into the
 // organization itself written relative to it.
-import type { StateCore, Token } from 'markdown-it';
+import type { StateCore, StateInline, Token } from 'markdown-it';
+import { findLinks, type FoundLink } from './autolinks.js';
 import { expandTemplate } from '../lib/uri_templates.js';
 import { envOf, type LinkifierRule } from './env.js';
-import { getParser } from './parser.js';
 
 /** The earliest linkifier match in a text, by the organization's order when two start together. */
 function firstLinkifierMatch(text: string, rules: readonly LinkifierRule[]) {
@@ -98,35 +98,6 @@ export function emptyLinkTextRule(state: StateCore): void {
 }
 
 /**
- * The topic_links of a message: linkifier matches in the topic (earlier linkifiers win overlaps)
- * and then plain URLs, in the order they appear. Linkifier matches are found left to right
- * without overlap, so the work is linear in the topic for each linkifier.
- */
-export function topicLinks(topic: string, linkifiers: readonly LinkifierRule[]): Array<{ text: string; url: string }> {
-  if (!topic) return [];
-  const found: Array<{ start: number; end: number; text: string; url: string }> = [];
-  const overlaps = (s: number, e: number) => found.some((f) => s < f.end && f.start < e);
-  for (const rule of linkifiers) {
-    const m = rule.re.matcher(topic);
-    let guard = 0;
-    while (m.find() && guard++ < 100) {
-      const start = m.start();
-      const end = m.end();
-      if (end <= start || overlaps(start, end)) continue;
-      const vars: Record<string, string> = {};
-      for (const name of Object.keys(rule.re.namedGroups())) vars[name] = m.group(name) ?? '';
-      found.push({ start, end, text: topic.slice(start, end), url: expandTemplate(rule.template, vars) });
-    }
-  }
-  const linkify = (getParser() as unknown as { linkify: { match(t: string): Array<{ index: number; lastIndex: number; url: string; text: string }> | null } }).linkify;
-  for (const l of linkify.match(topic) ?? []) {
-    if (!overlaps(l.index, l.lastIndex)) found.push({ start: l.index, end: l.lastIndex, text: l.text, url: l.url });
-  }
-  return found.sort((a, b) => a.start - b.start).map((f) => ({ text: f.text, url: f.url }));
-}
-
-
-/**
  * Core rule: links to the organization's own fragments (#narrow/…) and uploaded files
  * (user_uploads/…) are written relative to it, as Zulip writes them.
  */
@@ -142,4 +113,76 @@ export function localLinkRule(state: StateCore): void {
       if (href.startsWith(`${prefix}#`) || href.startsWith(`${prefix}user_uploads/`)) tok.attrSet('href', href.slice(prefix.length));
     }
   }
+}
+
+/** The bare links of an inline run of text, found once per parse of it. */
+const linksBySource = new WeakMap<StateInline, { src: string; at: Map<number, FoundLink>; starts: number[] }>();
+
+function bareLinks(state: StateInline) {
+  let known = linksBySource.get(state);
+  if (!known || known.src !== state.src) {
+    const found = findLinks(state.src);
+    known = { src: state.src, at: new Map(found.map((l) => [l.start, l])), starts: found.map((l) => l.start) };
+    linksBySource.set(state, known);
+  }
+  return known;
+}
+
+/**
+ * Inline rule, first of all: a bare link (see autolinks.ts) becomes a link where it starts, before
+ * emphasis or any other syntax can claim part of it, as Zulip's link pattern runs before those.
+ * Where it may start and end is decided on the raw text, as Zulip decides it.
+ */
+export function bareLinkRule(state: StateInline, silent: boolean): boolean {
+  if (state.linkLevel > 0) return false;
+  const link = bareLinks(state).at.get(state.pos);
+  if (!link || link.end > state.posMax) return false;
+  // The address as typed, as Zulip writes it (no percent-encoding, no punycode).
+  const href = link.href;
+  if (!state.md.validateLink(href)) return false;
+  if (!silent) {
+    const open = state.push('link_open', 'a', 1);
+    open.attrs = [['href', href]];
+    open.markup = 'linkify';
+    open.info = 'auto';
+    state.push('text', '', 0).content = link.text;
+    const close = state.push('link_close', 'a', -1);
+    close.markup = 'linkify';
+    close.info = 'auto';
+  }
+  state.pos = link.end;
+  return true;
+}
+
+/** markdown-it's characters that may start inline syntax, where plain text must stop. */
+function isTerminator(c: number): boolean {
+  switch (c) {
+    case 0x0a: case 0x21: case 0x23: case 0x24: case 0x25: case 0x26: case 0x2a: case 0x2b: case 0x2d: case 0x3a:
+    case 0x3c: case 0x3d: case 0x40: case 0x5b: case 0x5c: case 0x5d: case 0x5e: case 0x5f: case 0x60: case 0x7b:
+    case 0x7d: case 0x7e:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** markdown-it's plain-text rule, which also stops where a bare link starts. */
+export function textRule(state: StateInline, silent: boolean): boolean {
+  const start = state.pos;
+  const starts = bareLinks(state).starts;
+  // The first link start after this position (binary search: starts are in order).
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! <= start) lo = mid + 1;
+    else hi = mid;
+  }
+  const stop = Math.min(state.posMax, starts[lo] ?? state.posMax);
+  let pos = start;
+  while (pos < stop && !isTerminator(state.src.charCodeAt(pos))) pos++;
+  if (pos === start) return false;
+  if (!silent) state.pending += state.src.slice(start, pos);
+  state.pos = pos;
+  return true;
 }

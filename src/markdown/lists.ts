@@ -4,7 +4,7 @@
 // A core rule, run before block parsing, rewrites exactly those lines into the CommonMark
 // spelling of what Zulip means; everything else, and anything inside code fences, is untouched.
 // One pass over the lines, a stack as deep as the list nesting.
-import type { StateCore } from 'markdown-it';
+import type { StateBlock, StateCore } from 'markdown-it';
 
 /** Nested ordered lists renumbered from 1 to be recognized, by line: the number they start at. */
 interface ListEnv {
@@ -98,4 +98,28 @@ export function listStartRule(state: StateCore): void {
     const start = starts.get(token.map[0]);
     if (start !== undefined) token.attrSet('start', String(start));
   }
+}
+
+type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
+
+/**
+ * The paragraph rule, for the text that starts on a list item's line: Zulip appends the item's
+ * further lines to it as written, so they keep their spaces past the item's marker column
+ * ("* a\n  b" renders "a<br>\n  b"), where CommonMark strips them up to the item's content.
+ */
+export function listParagraphRule(paragraph: BlockRule): BlockRule {
+  return (state, startLine, endLine, silent) => {
+    const before = state.tokens.length;
+    const startsItem = !silent && state.parentType === 'list' && state.tokens[before - 1]?.type === 'list_item_open';
+    if (!paragraph(state, startLine, endLine, silent)) return false;
+    const open = state.tokens[before];
+    const inline = state.tokens[before + 1];
+    if (!startsItem || !open?.map || inline?.type !== 'inline' || open.map[1] - open.map[0] < 2) return true;
+    const [from, to] = open.map;
+    let markerColumn = 0;
+    for (let p = state.bMarks[from]!; state.src.charCodeAt(p) === 32; p++) markerColumn++;
+    const first = state.getLines(from, from + 1, state.blkIndent, false);
+    inline.content = `${first}\n${state.getLines(from + 1, to, markerColumn, false)}`.trim();
+    return true;
+  };
 }

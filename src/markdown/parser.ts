@@ -1,13 +1,13 @@
 // The markdown-it instance with Zulip's syntax: which CommonMark rules stay, which are replaced,
 // and the rules that add Zulip's own syntax.
 import { createRequire } from 'node:module';
-import type { MarkdownIt as Parser, StateCore } from 'markdown-it';
+import type { MarkdownIt as Parser, StateCore, StateInline } from 'markdown-it';
 import type { RenderEnv } from './env.js';
 import { audioOrLink, previewRule } from './previews.js';
 import { backticksRule, delRule, mentionRule, texInlineRule, timeRule, underscoreRule } from './inline.js';
-import { emptyLinkTextRule, linkifierRule, localLinkRule } from './links.js';
+import { bareLinkRule, emptyLinkTextRule, linkifierRule, localLinkRule, textRule } from './links.js';
 import { zulipFenceRule } from './fences.js';
-import { listStartRule, zulipListsRule } from './lists.js';
+import { listParagraphRule, listStartRule, zulipListsRule } from './lists.js';
 import { channelLinkRule } from './channel_links.js';
 import { emojiNameRule, unicodeEmojiRule } from './emoji.js';
 import { emptyBlockquoteRule, singleLineStrongRule, strongOutsideEmRule, trailingSpaceRule } from './fixups.js';
@@ -16,23 +16,27 @@ import { codeBlock } from './code.js';
 function buildParser(): Parser {
   // Loaded on first use, so an idle server does not carry the parser in memory.
   const MarkdownIt = createRequire(import.meta.url)('markdown-it') as (o: object) => Parser;
-  const md = MarkdownIt({ html: false, breaks: true, linkify: true, typographer: false });
-  // Zulip links bare domains (example.com/path) and URLs with credentials, but not <autolinks>.
-  md.linkify.set({ fuzzyLink: true, urlAuth: true } as Record<string, unknown>);
-  // Like Zulip, .py and .md name files far more often than sites.
-  const linkifyOptions = (md.linkify as unknown as { __opts__: { tlds: string[] } }).__opts__;
-  md.linkify.tlds(linkifyOptions.tlds.filter((tld) => tld !== 'py' && tld !== 'md'), false);
-  // Every link linkify can find has a dot before a host character or a "://": texts without one
-  // skip its (costly, Unicode-wide) fuzzy scan.
-  const linkify = md.linkify as unknown as { test(text: string): boolean };
-  const fullTest = linkify.test.bind(linkify);
-  linkify.test = (text: string) => /\.[^\s.]|:\/\//.test(text) && fullTest(text);
+  // Bare links are found by Zulip's rules (autolinks.ts), not by linkify-it.
+  const md = MarkdownIt({ html: false, breaks: true, linkify: false, typographer: false });
   md.disable(['reference', 'strikethrough', 'autolink']);
   // A linkified URL is shown as typed (markdown-it would percent-decode it).
   md.normalizeLinkText = (text) => text;
   // Text keeps its quotes, as Zulip writes it (only &, < and > need escaping there).
   md.renderer.rules.text = (tokens, idx) => tokens[idx]!.content.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   md.block.ruler.before('fence', 'zulip_fence', zulipFenceRule, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
+  md.inline.ruler.at('text', textRule);
+  // A line break keeps the next line's leading spaces, as Zulip's paragraphs do.
+  type Rules<R> = { __rules__: Array<{ name: string; fn: R }> };
+  const ruleNamed = <R>(ruler: unknown, name: string) => (ruler as Rules<R>).__rules__.find((r) => r.name === name)!.fn;
+  const newline = ruleNamed<(state: StateInline, silent: boolean) => boolean>(md.inline.ruler, 'newline');
+  md.block.ruler.at('paragraph', listParagraphRule(ruleNamed(md.block.ruler, 'paragraph')));
+  md.inline.ruler.at('newline', (state, silent) => {
+    const start = state.pos;
+    if (!newline(state, silent)) return false;
+    state.pos = start + 1;
+    return true;
+  });
+  md.inline.ruler.before('text', 'zulip_bare_link', bareLinkRule);
   md.inline.ruler.at('backticks', backticksRule);
   md.inline.ruler.before('emphasis', 'zulip_mention', mentionRule);
   md.inline.ruler.before('emphasis', 'zulip_channel_link', channelLinkRule);

@@ -5,7 +5,7 @@ import { getParser } from './parser.js';
 import type { MentionGroup, MentionUser, RenderContext, Rendered, RenderEnv } from './env.js';
 
 export type { LinkableChannel, LinkifierRule, MentionGroup, MentionUser, RenderContext, Rendered, WildcardKind } from './env.js';
-export { topicLinks } from './links.js';
+export { topicLinks } from './topic_links.js';
 
 export function renderMarkdown(content: string, ctx: RenderContext = {}): Rendered {
   const byName = new Map<string, MentionUser[]>();

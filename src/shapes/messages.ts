@@ -10,6 +10,7 @@ import { apiEmail, avatarUrl } from './users.js';
 import type { EditEntry } from '../store/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { reactionsForMessages } from '../store/emoji.js';
+import { submessageForClient, submessagesForMessages } from '../store/submessages.js';
 
 
 export interface MessageShapeOptions {
@@ -132,7 +133,11 @@ export async function shapeContext(services: Services, realm: Realm, rows: Messa
     services.cache.users(realm.id),
     rows.some((m) => m.topic !== '') ? services.cache.linkifiers(realm.id) : Promise.resolve([]),
   ]);
-  return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users, linkifiers };
+  // A system bot (Notification Bot, Welcome Bot) belongs to no organization of people: when one
+  // sent a message or shares a conversation, the shared bots join the map.
+  const needsBots = rows.some((m) => !users.has(m.sender_id)) || [...dmMembers.values()].some((ids) => ids.some((id) => !users.has(id)));
+  const everyone = needsBots ? new Map([...users, ...(await services.cache.systemBots())]) : users;
+  return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users: everyone, linkifiers };
 }
 
 export async function formatMessages(
@@ -141,7 +146,12 @@ export async function formatMessages(
   rows: Array<MessageRow & { flags: number }>,
   o: MessageShapeOptions,
 ): Promise<Record<string, unknown>[]> {
-  const [ctx, reactions] = await Promise.all([shapeContext(services, realm, rows), reactionsForMessages(services.database.db, rows.map((m) => m.id))]);
+  const ids = rows.map((m) => m.id);
+  const [ctx, reactions, submessages] = await Promise.all([
+    shapeContext(services, realm, rows),
+    reactionsForMessages(services.database.db, ids),
+    submessagesForMessages(services.database.db, ids),
+  ]);
   const options = { ...o, linkifiers: o.linkifiers ?? ctx.linkifiers };
   // Each sender's avatar URL is computed once however many of their messages the page holds.
   const avatars = new Map<number, string | null>();
@@ -151,5 +161,11 @@ export async function formatMessages(
   };
   const reactionsOf = (id: number) =>
     (reactions.get(id) ?? []).map((r) => ({ emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id }));
-  return rows.map((m) => ({ ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, options, avatarOf), reactions: reactionsOf(m.id), flags: flagNames(m.flags) }));
+  const submessagesOf = (id: number) => (submessages.get(id) ?? []).map(submessageForClient);
+  return rows.map((m) => ({
+    ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, options, avatarOf),
+    reactions: reactionsOf(m.id),
+    submessages: submessagesOf(m.id),
+    flags: flagNames(m.flags),
+  }));
 }

@@ -35,7 +35,7 @@ export function botDomain(realm: Realm, externalUrl: string): string {
   return validName ? host : 'localhost.localdomain';
 }
 
-export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: string, o: { bigBlueButton?: boolean } = {}): Record<string, unknown> {
+export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: string, o: { bigBlueButton?: boolean; pushNotifications?: boolean } = {}): Record<string, unknown> {
   const s = realm.settings;
   const url = realmUrl(realm, externalUrl);
   const out: Record<string, unknown> = {
@@ -100,7 +100,7 @@ export function realmStateFields(realm: Realm, graph: GroupGraph, externalUrl: s
     realm_presence_disabled: false,
     realm_email_auth_enabled: true,
     realm_password_auth_enabled: true,
-    realm_push_notifications_enabled: false,
+    realm_push_notifications_enabled: !!o.pushNotifications,
     realm_push_notifications_enabled_end_timestamp: null,
     realm_upload_quota_mib: null,
     realm_default_avatar_source: 'G',

@@ -3,7 +3,7 @@
 // linkifiers and custom emoji every rendered message consults.
 // Actions call the invalidate* methods after a commit that changes what a cache holds.
 import type { Database } from './db.js';
-import { getRealm, type Realm } from './realms.js';
+import { getRealm, getRealmByStringId, SYSTEM_BOT_REALM, type Realm } from './realms.js';
 import { getUsersByEmail, listRealmUsers, type User } from './users.js';
 import { maxMessageIdOf } from './unreads.js';
 import { listLinkifiers } from './linkifiers.js';
@@ -56,6 +56,26 @@ export class Cache {
     } finally {
       this.broadcast = keep;
     }
+  }
+
+  private systemRealmId: number | null = null;
+
+  /**
+   * The system bots every organization shares (the users of Zulip's internal organization,
+   * SYSTEM_BOT_REALM), by id; empty before they are made.
+   */
+  async systemBots(): Promise<Map<number, User>> {
+    if (this.systemRealmId === null) {
+      const realm = await getRealmByStringId(this.database.db, SYSTEM_BOT_REALM);
+      if (!realm) return new Map();
+      this.systemRealmId = realm.id;
+    }
+    return this.users(this.systemRealmId);
+  }
+
+  /** The cached organization, without loading it. */
+  cachedRealm(id: number): Realm | undefined {
+    return this.realms.get(id);
   }
 
   async realm(id: number): Promise<Realm | undefined> {

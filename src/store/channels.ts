@@ -304,3 +304,14 @@ export async function activeUserSubscriberCounts(db: Executor, streamIds: readon
   for (const r of rows) out.set(r.stream_id, Number(r.n));
   return out;
 }
+
+/** Whether any channel of the organization names this group in one of its permission settings. */
+export async function channelSettingsUseGroup(db: Executor, realmId: number, groupId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('streams')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where((eb) => eb.or(STREAM_GROUP_SETTINGS.map((k) => eb(k, '=', groupId))))
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -74,6 +74,19 @@ export async function pendingInvites(db: Executor, realmId: number, now: number,
   return (await q.orderBy('id').execute()).map(fromRow);
 }
 
+/** The parts of a reusable link its PATCH may change. */
+export async function updateInviteTerms(
+  db: Executor,
+  id: number,
+  t: { invited_as: number; stream_ids: number[]; group_ids: number[]; include_realm_default_subscriptions: boolean; welcome_message_custom_text: string | null },
+): Promise<void> {
+  await db
+    .updateTable('invites')
+    .set({ ...t, stream_ids: JSON.stringify(t.stream_ids), group_ids: JSON.stringify(t.group_ids) })
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function setInviteStatus(db: Executor, id: number, status: number): Promise<void> {
   await db.updateTable('invites').set({ status }).where('id', '=', id).execute();
 }

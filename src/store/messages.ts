@@ -164,6 +164,7 @@ export async function deleteMessagesByIds(db: Executor, realmId: number, ids: re
     for (const r of rows) (recipients.get(r.message_id) ?? recipients.set(r.message_id, []).get(r.message_id)!).push(r.user_id);
     await db.deleteFrom('user_messages').where('message_id', 'in', part).execute();
     await db.deleteFrom('reactions').where('message_id', 'in', part).execute();
+    await db.deleteFrom('submessages').where('message_id', 'in', part).execute();
     await db.updateTable('streams').set({ first_message_id: null }).where('first_message_id', 'in', part).execute();
     await db.deleteFrom('messages').where('id', 'in', part).execute();
   }

@@ -22,7 +22,11 @@ import { attachments, defaultChannelsProfileFields, emojiReactionsStatus, messag
 import { dmGroupMembers } from './migrations/v7_visibility.js';
 import { invites } from './migrations/v4_admin.js';
 import { exportsDevices } from './migrations/v5_exports.js';
+import { digestSent, emailOutbox, missedMessageNotices, passwordResets, pushQueue } from './migrations/v80_notifications.js';
+import { submessages } from './migrations/v40_submessages.js';
+import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
 import { uniqueNames } from './migrations/v50_hardening.js';
+import { legacySystemBots } from './migrations/v30_system_bots.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -50,7 +54,15 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0020_invites': invites(dialect),
     '0021_exports_devices': exportsDevices(dialect),
     '0023_dm_group_members': dmGroupMembers(dialect),
+    '0030_system_bots': legacySystemBots(),
+    '0040_submessages': submessages(dialect),
     '0050_unique_names': uniqueNames(dialect),
+    '0070_outgoing_webhooks': outgoingWebhooks(dialect),
+    '0080_password_resets': passwordResets(dialect),
+    '0081_email_outbox': emailOutbox(dialect),
+    '0082_missed_message_notices': missedMessageNotices(dialect),
+    '0083_push_queue': pushQueue(dialect),
+    '0084_digest_sent': digestSent(dialect),
   };
 }
 

@@ -145,13 +145,26 @@ export async function getRealmByStringId(db: Executor, stringId: string): Promis
   return row ? fromRow(row) : undefined;
 }
 
+/**
+ * Zulip's SYSTEM_BOT_REALM: the internal organization that holds the system bots (Notification
+ * Bot, Welcome Bot, Email Gateway) every organization shares. Nobody signs in to it, and the
+ * listings below leave it out.
+ */
+export const SYSTEM_BOT_REALM = 'zulipinternal';
+
 export async function listRealms(db: Executor): Promise<Realm[]> {
-  const rows = await db.selectFrom('realms').selectAll().orderBy('id').execute();
+  const rows = await db.selectFrom('realms').selectAll().where('string_id', '!=', SYSTEM_BOT_REALM).orderBy('id').execute();
   return rows.map(fromRow);
 }
 
+/** Each organization's deactivation flag: one small read, for processes watching for changes. */
+export async function realmDeactivationFlags(db: Executor): Promise<Array<{ id: number; deactivated: boolean }>> {
+  const rows = await db.selectFrom('realms').select(['id', 'deactivated']).execute();
+  return rows.map((r) => ({ id: Number(r.id), deactivated: !!r.deactivated }));
+}
+
 export async function countRealms(db: Executor): Promise<number> {
-  const row = await db.selectFrom('realms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db.selectFrom('realms').select((eb) => eb.fn.countAll<number>().as('n')).where('string_id', '!=', SYSTEM_BOT_REALM).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -432,6 +432,47 @@ export interface DB {
   client_devices: ClientDeviceTable;
   custom_profile_field_values: CustomProfileFieldValueTable;
   invites: InviteTable;
+  password_resets: PasswordResetTable;
+  email_outbox: EmailOutboxTable;
+  missed_message_notices: MissedMessageNoticeTable;
+  push_queue: PushQueueTable;
+  push_active: PushActiveTable;
+  digest_sent: DigestSentTable;
+  bot_services: BotServiceTable;
+  outgoing_webhook_events: OutgoingWebhookEventTable;
+  submessages: SubmessageTable;
+}
+
+/** An outgoing-webhook bot's endpoint (Zulip's Service). */
+export interface BotServiceTable {
+  id: Generated<number>;
+  bot_id: number;
+  name: string;
+  base_url: string;
+  /** 1 Zulip's format, 2 Slack-compatible. */
+  interface: number;
+  token: string;
+}
+
+/** A message that triggered an outgoing-webhook bot, waiting to be POSTed. */
+export interface OutgoingWebhookEventTable {
+  id: Generated<number>;
+  realm_id: number;
+  bot_id: number;
+  message_id: number;
+  /** 'mention' or 'direct_message'. */
+  trigger: string;
+  failures: Generated<number>;
+  next_attempt_ms: number;
+  claimed_until_ms: number | null;
+}
+
+export interface SubmessageTable {
+  id: Generated<number>;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
 }
 
 export interface InviteTable {
@@ -477,4 +518,67 @@ export interface ClientDeviceTable {
   pending_push_token_id: string | null;
   push_token_last_updated_timestamp: number | null;
   push_registration_error_code: string | null;
+}
+
+export interface PasswordResetTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 of the token in the link (hex): a leaked database does not hand out working links. */
+  token_hash: string;
+  created_at: number;
+  used: Bool;
+}
+
+export interface EmailOutboxTable {
+  id: Generated<number>;
+  realm_id: number | null;
+  /** What the mail is (password_reset, invitation, email_change, login, missed_message, digest). */
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  created_ms: number;
+  send_after_ms: number;
+  claimed_until_ms: number | null;
+  attempts: number;
+  sent_ms: number | null;
+  failed: Bool;
+  last_error: string | null;
+}
+
+export interface MissedMessageNoticeTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  message_id: number;
+  /** Why: private_message, mentioned, group_mentioned, alert_word, topic_wildcard_mentioned, stream_wildcard_mentioned, (…)_in_followed_topic, followed_topic_email_notify, stream_email_notify. */
+  trigger: string;
+  mentioned_group_id: number | null;
+  due_ms: number;
+  claim_token: string | null;
+  claimed_until_ms: number | null;
+}
+
+export interface PushQueueTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  message_id: number;
+  trigger: string;
+  mentioned_group_id: number | null;
+  due_ms: number;
+  attempts: number;
+  claimed_until_ms: number | null;
+}
+
+/** A push a phone may still show (Zulip's active_mobile_push_notification flag). */
+export interface PushActiveTable {
+  user_id: number;
+  message_id: number;
+}
+
+export interface DigestSentTable {
+  user_id: number;
+  sent_at: number;
 }

@@ -66,3 +66,19 @@ export async function topicExists(db: Executor, streamId: number, topic: string)
   const { rows } = await sql<{ id: number }>`select id from messages where stream_id = ${streamId} and lower(topic) = lower(${topic}) limit 1`.execute(db);
   return rows.length > 0;
 }
+
+/**
+ * Zulip's legacy muted_topics: [channel name, topic, when muted] for each topic the user muted
+ * (what clients that predate user_topic, such as zulip-terminal 0.7.0, read).
+ */
+export async function mutedTopicsOf(db: Executor, userId: number): Promise<Array<[string, string, number]>> {
+  const rows = await db
+    .selectFrom('user_topics')
+    .innerJoin('streams', 'streams.id', 'user_topics.stream_id')
+    .select(['streams.name as name', 'user_topics.topic_name as topic', 'user_topics.last_updated as at'])
+    .where('user_topics.user_id', '=', userId)
+    .where('user_topics.visibility_policy', '=', VISIBILITY.muted)
+    .orderBy('user_topics.id')
+    .execute();
+  return rows.map((r) => [r.name, r.topic, Number(r.at)]);
+}

@@ -170,3 +170,30 @@ export async function usersSharingConversationWith(db: Executor, userId: number)
   ]);
   return new Set([...channelPeers, ...dmPeers].map((r) => r.user_id));
 }
+
+/** The account an API key belongs to (incoming webhooks and `?api_key=` downloads); the key is unique. */
+export async function getUserByApiKey(db: Executor, apiKey: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+  return row ? userFromRow(row) : undefined;
+}
+
+/**
+ * The users whose external-account profile field of this kind (field_data subtype, e.g. "github")
+ * holds this username: how Zulip's GitHub integration names a sender who is also a user here.
+ */
+export async function usersWithExternalAccount(db: Executor, realmId: number, subtype: string, username: string): Promise<number[]> {
+  // field_type 7 is Zulip's EXTERNAL_ACCOUNT; the subtype sits in the field's JSON data.
+  const fields = await db.selectFrom('custom_profile_fields').select(['id', 'field_data']).where('realm_id', '=', realmId).where('field_type', '=', 7).execute();
+  const ids = fields
+    .filter((f) => {
+      try {
+        return (JSON.parse(f.field_data) as { subtype?: unknown }).subtype === subtype;
+      } catch {
+        return false;
+      }
+    })
+    .map((f) => f.id);
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('custom_profile_field_values').select('user_id').where('realm_id', '=', realmId).where('field_id', 'in', ids).where('value', '=', username).execute();
+  return [...new Set(rows.map((r) => r.user_id))];
+}

@@ -4,6 +4,8 @@ import { AuthenticationFailed, RealmDeactivated, UserDeactivated } from '../../e
 import { verifyPassword } from '../../lib/secrets.js';
 import type { Services } from '../../services.js';
 import type { User } from '../../store/users.js';
+import { notifyNewLogin } from '../../actions/login_email.js';
+import { nowSeconds } from '../../services.js';
 
 async function accountForHost(services: Services, candidates: User[], host: string): Promise<User | undefined> {
   const sub = host.split(':')[0]!.split('.')[0]!.toLowerCase();
@@ -31,6 +33,7 @@ export function registerAuthRoutes(r: Router): void {
     const realm = await services.cache.realm(user.realm_id);
     if (!realm || realm.deactivated) throw new RealmDeactivated();
     if (!user.is_active) throw new UserDeactivated();
+    await notifyNewLogin(services, user, realm, String(request.headers['user-agent'] ?? ''), nowSeconds());
     return { api_key: user.api_key, email: user.email, user_id: user.id };
   });
 }

@@ -45,8 +45,8 @@ export function registerDeviceRoutes(r: Router): void {
       encryptedPushRegistration: params.optStr('encrypted_push_registration'),
     }),
   );
-  r.post('/mobile_push/test_notification', async ({ params, services, user }) => testPushNotification(services, user, params.optStr('token')));
-  r.post('/mobile_push/e2ee/test_notification', async ({ params, services, user }) => testE2eePushNotification(services, user, params.optInt('device_id')));
+  r.post('/mobile_push/test_notification', async ({ params, services, user, realm }) => testPushNotification(services, user, realm, params.optStr('token')));
+  r.post('/mobile_push/e2ee/test_notification', async ({ params, services, user, realm }) => testE2eePushNotification(services, user, realm, params.optInt('device_id')));
 
   // The push bouncer's own endpoint, which self-hosted servers call; this server is not a bouncer.
   r.publicRoute('POST', '/remotes/push/e2ee/register', async ({ params }) => {

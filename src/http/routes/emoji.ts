@@ -11,12 +11,16 @@ import { isRealmAdmin } from '../../access/channel_access.js';
 import type { Params } from '../../lib/params.js';
 
 function statusChange(params: Params, withAway: boolean): StatusChange {
+  const emojiName = params.optStr('emoji_name');
+  const rawType = params.optStr('reaction_type');
   return {
     away: withAway ? params.optBool('away') : undefined,
     statusText: params.optStr('status_text'),
-    emojiName: params.optStr('emoji_name'),
+    emojiName,
     emojiCode: params.optStr('emoji_code'),
-    reactionType: parseReactionType(params.optStr('reaction_type')),
+    // An empty emoji_name clears the emoji whatever code and type come with it (the mobile app
+    // sends all three empty); as in Zulip, the type is checked only for an emoji being set.
+    reactionType: emojiName === '' ? (rawType === undefined ? undefined : 'unicode_emoji') : parseReactionType(rawType),
   };
 }
 

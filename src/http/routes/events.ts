@@ -6,6 +6,7 @@ import { BadEventQueueId, BadRequest } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
 import { queueNarrowFilter, parseQueueNarrow } from '../../events/narrow_filter.js';
+import { forwardToQueueHome } from '../queue_forward.js';
 
 function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
   if (v === undefined || v === 'false') return false;
@@ -42,6 +43,9 @@ export function registerEventRoutes(r: Router): void {
       applyMarkdown,
       clientGravatar,
       emptyTopicName: capabilities.empty_topic_name === true,
+      userSettingsObject: capabilities.user_settings_object === true,
+      streamTypingNotifications: capabilities.stream_typing_notifications === true,
+      bulkMessageDeletion: capabilities.bulk_message_deletion === true,
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {
@@ -52,6 +56,11 @@ export function registerEventRoutes(r: Router): void {
         applyMarkdown,
         slimPresence: slimPresence || capabilities.simplified_presence_events === true,
         userListIncomplete: capabilities.user_list_incomplete === true,
+        userSettingsObject: capabilities.user_settings_object === true,
+        fetchTypesNamed: (fetchEventTypes ?? eventTypes) !== null,
+        notificationSettingsNull: capabilities.notification_settings_null === true,
+        archivedChannels: capabilities.archived_channels === true,
+        includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
       });
       return {
         queue_id: queue.id,
@@ -67,12 +76,15 @@ export function registerEventRoutes(r: Router): void {
     }
   });
 
-  r.get('/events', async ({ services, params, user, reply }) => {
+  r.get('/events', async ({ services, params, user, request, reply }) => {
     const queueId = params.str('queue_id');
     const lastEventId = params.optInt('last_event_id') ?? null;
     const dontBlock = params.bool('dont_block', false);
     const queue = services.queues.get(queueId, user.id);
-    if (!queue) throw new BadEventQueueId(queueId);
+    if (!queue) {
+      if (await forwardToQueueHome(services, queueId, request, reply)) return;
+      throw new BadEventQueueId(queueId);
+    }
     // The response's 'close' before it is written means the client hung up while parked.
     const onClose = () => services.queues.abandon(queue);
     reply.raw.once('close', onClose);
@@ -89,10 +101,13 @@ export function registerEventRoutes(r: Router): void {
     }
   });
 
-  r.delete('/events', async ({ services, params, user }) => {
+  r.delete('/events', async ({ services, params, user, request, reply }) => {
     const queueId = params.str('queue_id');
     const queue = services.queues.get(queueId, user.id);
-    if (!queue) throw new BadEventQueueId(queueId);
+    if (!queue) {
+      if (await forwardToQueueHome(services, queueId, request, reply)) return;
+      throw new BadEventQueueId(queueId);
+    }
     services.queues.delete(queue);
     return {};
   });

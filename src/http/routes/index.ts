@@ -26,6 +26,8 @@ import { registerTopicRoutes } from './topics.js';
 import { registerReminderRoutes } from './reminders.js';
 import { registerInviteRoutes } from './invites.js';
 import { registerRealmExportRoutes } from './realm_exports.js';
+import { registerBotRoutes } from './bots.js';
+import { registerSubmessageRoutes } from './submessages.js';
 
 export function registerAllRoutes(r: Router): void {
   registerServerRoutes(r);
@@ -54,4 +56,6 @@ export function registerAllRoutes(r: Router): void {
   registerReminderRoutes(r);
   registerInviteRoutes(r);
   registerRealmExportRoutes(r);
+  registerBotRoutes(r);
+  registerSubmessageRoutes(r);
 }

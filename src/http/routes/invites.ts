@@ -2,7 +2,7 @@
 import { pathInt, type Router } from '../router.js';
 import { check, type Params } from '../../lib/params.js';
 import { BadRequest, InvalidMessage } from '../../errors.js';
-import { createInviteLink, inviteUsers, listInvites, resendInvite, revokeInvite, testWelcomeBotMessage, type InviteOptions } from '../../actions/invites.js';
+import { createInviteLink, editInviteLink, inviteUsers, listInvites, resendInvite, revokeInvite, testWelcomeBotMessage, type InviteOptions } from '../../actions/invites.js';
 import { reportMessage } from '../../actions/message_report.js';
 import { ROLE } from '../../store/users.js';
 
@@ -44,6 +44,18 @@ export function registerInviteRoutes(r: Router): void {
   r.delete('/invites/multiuse/{invite_id}', async (ctx) => {
     const id = pathInt(ctx, 'invite_id', () => new BadRequest('No such invitation'));
     await revokeInvite(ctx.services, ctx.user, ctx.realm, id, true);
+  });
+
+  r.patch('/invites/multiuse/{invite_id}', async (ctx) => {
+    const { params } = ctx;
+    const id = pathInt(ctx, 'invite_id', () => new BadRequest('No such invitation'));
+    await editInviteLink(ctx.services, ctx.user, ctx.realm, id, {
+      inviteAs: params.optJson('invite_as', check.int),
+      streamIds: params.optJson('stream_ids', check.intList),
+      groupIds: params.optJson('group_ids', check.intList),
+      includeRealmDefaultSubscriptions: params.optBool('include_realm_default_subscriptions'),
+      welcomeMessageCustomText: params.optStr('welcome_message_custom_text'),
+    });
   });
 
   r.post('/invites/{invite_id}/resend', async (ctx) => {

@@ -16,7 +16,7 @@ export function registerServerRoutes(r: Router): void {
       zulip_feature_level: ZULIP_FEATURE_LEVEL,
       zulip_version: ZULIP_VERSION,
       zulip_merge_base: ZULIP_VERSION,
-      push_notifications_enabled: false,
+      push_notifications_enabled: services.config.pushBouncer !== null,
       is_incompatible: false,
       email_auth_enabled: true,
       require_email_format_usernames: true,

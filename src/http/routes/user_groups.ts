@@ -4,10 +4,8 @@ import { pathInt } from '../router.js';
 import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
 import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../access/group_settings.js';
-import { changeGroupMembers, createUserGroup, GROUP_SETTINGS, updateUserGroup, type GroupSetting } from '../../actions/user_groups.js';
+import { changeGroupMembers, createUserGroup, deactivateUserGroup, GROUP_SETTINGS, updateUserGroup, type GroupSetting } from '../../actions/user_groups.js';
 import { groupMembersRecursive, isUserInGroup } from '../../store/cache.js';
-import { STREAM_GROUP_SETTINGS } from '../../store/channels.js';
-import { REALM_GROUP_SETTING_DEFAULTS } from '../../store/realms.js';
 
 const invalidGroup = () => new BadRequest('Invalid user group');
 
@@ -65,18 +63,7 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.post('/user_groups/{user_group_id}/deactivate', async (ctx) => {
-    const id = pathInt(ctx, 'user_group_id', invalidGroup);
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
-    const usedAsSubgroup = [...graph.subgroups.entries()].some(([g, subs]) => subs.includes(id) && graph.groups.get(g)?.named && !graph.groups.get(g)?.deactivated);
-    const realmSettings = Object.keys(REALM_GROUP_SETTING_DEFAULTS).some((k) => (ctx.realm.settings as Record<string, unknown>)[k] === id);
-    const streamUse = await ctx.services.database.db
-      .selectFrom('streams')
-      .select('id')
-      .where('realm_id', '=', ctx.realm.id)
-      .where((eb) => eb.or(STREAM_GROUP_SETTINGS.map((k) => eb(k, '=', id))))
-      .executeTakeFirst();
-    if (usedAsSubgroup || realmSettings || streamUse) throw new BadRequest('Cannot deactivate user group in use.');
-    await updateUserGroup(ctx.services, ctx.user, ctx.realm, id, { deactivated: true, settings: {} });
+    await deactivateUserGroup(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup));
     return {};
   });
 

@@ -14,6 +14,7 @@ import { deactivateUser, reactivateUser, type DeactivationActions } from '../../
 import { BadRequest } from '../../errors.js';
 import { prepareProfileData, realmProfileData } from '../../actions/profile_fields.js';
 import { profileDataList } from './profile_fields.js';
+import { webhookUrlParam } from './bots.js';
 
 const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
 
@@ -149,6 +150,9 @@ export function registerUserRoutes(r: Router): void {
     const fullName = params.str('full_name');
     const shortName = params.str('short_name');
     const botType = params.optInt('bot_type') ?? BOT_TYPE.generic;
-    return createBot(services, user, realm, { fullName, shortName, botType });
+    const payloadUrl = webhookUrlParam(params, 'payload_url');
+    const interfaceType = params.optInt('interface_type');
+    const serviceName = params.optStr('service_name');
+    return createBot(services, user, realm, { fullName, shortName, botType, payloadUrl, interfaceType, serviceName });
   });
 }

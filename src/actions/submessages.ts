@@ -1,0 +1,56 @@
+// POST /submessage: a vote, a new option, a task or a title change in a message's widget, stored
+// as Zulip stores it (the client's content string, unchanged) and sent to everyone who can see
+// the message as a `submessage` event. Zulip's rules: the message's sender attaches the first
+// submessage; the content is JSON; in a poll or to-do list it has one of the shapes Zulip's clients
+// send, and only the widget's author may change its question or title.
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { FLAG_BITS, insertUserMessages } from '../store/messages.js';
+import { hasSubmessageFrom, insertSubmessage, widgetSubmessage } from '../store/submessages.js';
+import { setTopicPolicy } from '../store/user_topics.js';
+import { BadRequest } from '../errors.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { accessibleMessage } from '../queries/message_access.js';
+import { pollDataError, todoDataError, widgetTypeOf } from '../lib/widgets.js';
+import { audience, participationPolicy } from './reactions.js';
+
+export async function addSubmessage(services: Services, user: User, realm: Realm, messageId: number, msgType: string, content: string): Promise<void> {
+  const message = await accessibleMessage(services, user, messageId);
+  await services.database.transaction(async (tx, onCommit) => {
+    // Submessages are for everyone who can read the message, but its sender starts them.
+    if (message.sender_id !== user.id && !(await hasSubmessageFrom(tx, message.id, message.sender_id))) {
+      throw new BadRequest('You cannot attach a submessage to this message.');
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(content);
+    } catch {
+      throw new BadRequest('Invalid json for submessage');
+    }
+    const widgetType = widgetTypeOf((await widgetSubmessage(tx, message.id))?.content);
+    const isAuthor = message.sender_id === user.id;
+    const error = widgetType === 'poll' ? pollDataError(data, isAuthor) : widgetType === 'todo' ? todoDataError(data, isAuthor) : null;
+    if (error) throw new BadRequest(error);
+    const id = await insertSubmessage(tx, { message_id: message.id, sender_id: user.id, msg_type: msgType, content });
+    // Taking part through channel history gives the user the message's row, as a reaction does,
+    // so later changes to it reach them.
+    await insertUserMessages(tx, [{ user_id: user.id, message_id: message.id, flags: FLAG_BITS.read | FLAG_BITS.historical }], true);
+    const policy = await participationPolicy(tx, user, message);
+    if (policy !== undefined) {
+      const now = nowSeconds();
+      await setTopicPolicy(tx, user.id, message.stream_id!, message.topic, policy, now);
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: [user.id],
+        event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
+      });
+    }
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: await audience(tx, realm.id, message),
+      event: { type: 'submessage', msg_type: msgType, message_id: message.id, submessage_id: id, sender_id: user.id, content },
+    });
+  });
+}

@@ -1,0 +1,76 @@
+// A long-poll (or queue deletion) for a queue that lives in another process of the cluster is
+// passed to that process and its answer relayed unchanged, so a round-robin balancer can send any
+// request anywhere. The home process checks the credentials again; a request is forwarded once at
+// most (the header below), so two processes can never bounce a request between them.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.js';
+
+export const FORWARDED_HEADER = 'x-confab-forwarded';
+
+/** Forwarded long-polls in flight, per process, so a stopping process can answer them at once. */
+const inFlight = new WeakMap<Services, Set<AbortController>>();
+const SHUTDOWN = 'process stopping';
+
+/**
+ * A stopping process answers the long-polls it is relaying with no events, as the home process does
+ * with a poll it releases: the client polls again elsewhere and keeps its queue. (Waiting for them
+ * could hold the shutdown for a whole heartbeat interval.)
+ */
+export function endForwardedPolls(services: Services): void {
+  for (const abort of inFlight.get(services) ?? []) abort.abort(SHUTDOWN);
+}
+
+/** Header names passed on to the home process. */
+const PASSED_HEADERS = ['authorization', 'user-agent', 'x-forwarded-for'];
+
+/**
+ * Forwards the request to the queue's home process and relays its answer. Resolves false (nothing
+ * sent) when there is no other home to ask, or it cannot be reached: the caller answers that the
+ * queue does not exist.
+ */
+export async function forwardToQueueHome(services: Services, queueId: string, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  if (!services.cluster || request.headers[FORWARDED_HEADER]) return false;
+  const home = await services.cluster.homeOf(queueId);
+  if (!home) return false;
+  const headers: Record<string, string> = { [FORWARDED_HEADER]: '1' };
+  for (const name of PASSED_HEADERS) {
+    const v = request.headers[name];
+    if (typeof v === 'string') headers[name] = v;
+  }
+  // The parameters travel in the query string, whichever way the client sent them.
+  const fields = new URLSearchParams();
+  const merged = { ...((request.query ?? {}) as Record<string, unknown>), ...(isPlainObject(request.body) ? request.body : {}) };
+  for (const [k, v] of Object.entries(merged)) fields.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+  const path = (request.raw.url ?? '').split('?')[0]!;
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  reply.raw.once('close', onClose);
+  // A parked poll answers within the heartbeat interval; allow that plus a margin.
+  const timer = setTimeout(() => abort.abort(), (services.config.heartbeatSeconds + 15) * 1000);
+  let active = inFlight.get(services);
+  if (!active) inFlight.set(services, (active = new Set()));
+  active.add(abort);
+  try {
+    const res = await fetch(`${home}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
+    const text = await res.text();
+    if (!reply.raw.destroyed) {
+      reply.code(res.status).type(res.headers.get('content-type') ?? 'application/json; charset=utf-8').send(text);
+    }
+    return true;
+  } catch {
+    if (abort.signal.reason === SHUTDOWN && request.method === 'GET' && !reply.raw.destroyed) {
+      reply.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":[],"queue_id":${JSON.stringify(queueId)}}`);
+      return true;
+    }
+    // The home died between its last announcement and now (or the client left): its queues are gone.
+    return reply.raw.destroyed;
+  } finally {
+    clearTimeout(timer);
+    active.delete(abort);
+    reply.raw.off('close', onClose);
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Buffer.isBuffer(v) && !Array.isArray(v);
+}

@@ -1,0 +1,24 @@
+// Zapier and IFTTT: the zap or applet writes the topic and the content itself.
+import { MalformedPayload, Wild, type Integration } from './core.js';
+
+function topicAndContent(p: Wild): { topic: string; content: string } {
+  const topic = p.opt('topic')?.str() ?? p.opt('subject')?.str();
+  if (topic === undefined) throw new MalformedPayload("Topic can't be empty");
+  const content = p.opt('content')?.str();
+  if (content === undefined) throw new MalformedPayload("Content can't be empty");
+  return { topic, content };
+}
+
+export const zapier: Integration = {
+  name: 'zapier',
+  displayName: 'Zapier',
+  // Zapier's app checks a key with {"type": "auth"} and labels the connection with the bot.
+  isAuthProbe: (req) => new Wild(req.body).opt('type')?.value === 'auth',
+  handle: (req) => [topicAndContent(new Wild(req.body))],
+};
+
+export const ifttt: Integration = {
+  name: 'ifttt',
+  displayName: 'IFTTT',
+  handle: (req) => [topicAndContent(new Wild(req.body))],
+};

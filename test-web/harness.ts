@@ -1,0 +1,124 @@
+// Browser tests' harness: a real Confab server (restartable on the same port and SQLite file),
+// accounts with passwords to log in with, and Debian's Chromium driven by playwright-core.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startServer, type RunningServer } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createOrganization } from '../src/actions/realms.js';
+import { insertAccount } from '../src/actions/users.js';
+import { hashPassword } from '../src/lib/secrets.js';
+import { ROLE, type RoleName } from '../src/store/users.js';
+import { nowSeconds } from '../src/services.js';
+import { Client } from '../test/helpers.js';
+
+export const CHROMIUM = process.env.CONFAB_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
+
+export interface Person {
+  email: string;
+  password: string;
+  name: string;
+  api: Client;
+}
+
+export interface WebServer {
+  url: string;
+  realmId: number;
+  owner: Person;
+  makePerson(name: string, role?: RoleName): Promise<Person>;
+  restart(downMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+let counter = 0;
+
+export async function startWebServer(): Promise<WebServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'confab-web-'));
+  const port = await freePort();
+  const config: Config = {
+    ...loadConfig({}),
+    databaseUrl: `sqlite:${join(dir, 'confab.db')}`,
+    host: '127.0.0.1',
+    port,
+    externalUrl: `http://127.0.0.1:${port}`,
+    outboxDir: join(dir, 'outbox'),
+    uploadsDir: join(dir, 'uploads'),
+    rateLimits: null,
+  };
+  let server: RunningServer = await startServer(config);
+  const org = await createOrganization(server.services.database, { name: 'Web Test Org', ownerEmail: 'owner@example.com', ownerPassword: 'owner-password', ownerName: 'Olivia Owner' });
+  const owner: Person = { email: org.email, password: 'owner-password', name: 'Olivia Owner', api: new Client(server.url, org.email, org.api_key, org.user_id) };
+  return {
+    url: server.url,
+    realmId: org.realm_id,
+    owner,
+    async makePerson(name, role = 'member') {
+      const email = `person${++counter}@example.com`;
+      const password = `pw-${counter}-secret`;
+      const passwordHash = await hashPassword(password);
+      const created = await server.services.database.transaction((tx) =>
+        insertAccount(tx, { realmId: org.realm_id, email, fullName: name, role: ROLE[role], passwordHash, now: nowSeconds() }),
+      );
+      server.services.cache.invalidateUsers(org.realm_id);
+      server.services.cache.invalidateGroups(org.realm_id);
+      return { email: created.email, password, name, api: new Client(server.url, created.email, created.api_key, created.id) };
+    },
+    async restart(downMs = 1500) {
+      await server.close();
+      await new Promise((r) => setTimeout(r, downMs));
+      server = await startServer(config);
+    },
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A new browser context (its own localStorage: another person) with the page open and logged in. */
+export async function loggedIn(browser: Browser, url: string, who: Person, viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`[page error ${who.email}]`, e.message));
+  await page.goto(url);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('searchbox', { name: 'Search' }).waitFor();
+  return { context, page };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** Makes a channel with these people subscribed; returns its id. */
+export async function makeChannel(owner: Person, name: string, people: Person[]): Promise<number> {
+  const res = await owner.api.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: people.map((p) => p.email) });
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  const id = await owner.api.get('/get_stream_id', { stream: name });
+  return id.body.stream_id as number;
+}

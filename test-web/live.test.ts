@@ -1,0 +1,163 @@
+// Live changes seen by another person (edit, reaction, deletion, move), a file upload, search,
+// a hostile message, and recovery when the server restarts mid-session.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { Browser, Page } from 'playwright-core';
+import { launch, loggedIn, makeChannel, startWebServer, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+
+before(async () => {
+  srv = await startWebServer();
+  browser = await launch();
+  alice = await srv.makePerson('Alice Anders');
+  bob = await srv.makePerson('Bob Brown');
+  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+});
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+const article = (page: Page, text: string) => page.getByRole('article').filter({ hasText: text });
+
+test('edits, reactions, deletions and moves appear live for the other person', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const b = await loggedIn(browser, srv.url, bob);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/plans`);
+    await b.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.getByRole('textbox', { name: 'Message' }).fill('Meet at noon');
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    const onBob = article(b.page, 'Meet at');
+    await onBob.waitFor({ timeout: 5000 });
+
+    // Alice edits her message: the same element on Bob's page shows the new text.
+    const mine = article(a.page, 'Meet at');
+    await mine.hover();
+    await mine.getByRole('button', { name: 'Edit' }).click();
+    await a.page.getByRole('textbox', { name: 'Edited text' }).fill('Meet at one');
+    await a.page.getByRole('button', { name: 'Save' }).click();
+    await onBob.filter({ hasText: 'Meet at one' }).waitFor({ timeout: 5000 });
+    assert.equal(await onBob.count(), 1);
+
+    // Bob reacts; Alice sees the emoji inside her message.
+    await onBob.hover();
+    await onBob.getByRole('button', { name: 'Add reaction' }).click();
+    await b.page.getByRole('textbox', { name: 'Filter emoji' }).fill('tada');
+    await b.page.getByRole('button', { name: 'tada', exact: true }).click();
+    await mine.getByRole('button', { name: /tada/ }).waitFor({ timeout: 5000 });
+    assert.match((await mine.textContent()) ?? '', /🎉/);
+
+    // The owner moves the topic: Bob's channel view shows the new topic name.
+    const msgId = Number(await onBob.getAttribute('data-message-id'));
+    const moved = await srv.owner.api.patch(`/messages/${msgId}`, { topic: 'new plans', propagate_mode: 'change_all' });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    await b.page.getByRole('heading', { name: /new plans/ }).waitFor({ timeout: 5000 });
+
+    // Alice deletes it: gone from Bob's page.
+    await alice.api.delete(`/messages/${msgId}`);
+    await onBob.waitFor({ state: 'detached', timeout: 5000 });
+  } finally {
+    await a.context.close();
+    await b.context.close();
+  }
+});
+
+test('a file is uploaded, sent and listed in the message; search shows only matches', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/files`);
+    const dir = mkdtempSync(join(tmpdir(), 'confab-upload-'));
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'some notes');
+    await a.page.locator('input[type=file]').setInputFiles(file);
+    const box = a.page.getByRole('textbox', { name: 'Message' });
+    await a.page.waitForFunction(() => /user_uploads/.test((document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement | null)?.value ?? ''), undefined, { timeout: 5000 });
+    await box.press('End');
+    await box.pressSequentially(' the notes about zebras');
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    const msg = article(a.page, 'zebras');
+    await msg.getByRole('link', { name: 'notes.txt' }).waitFor({ timeout: 5000 });
+
+    await a.page.getByRole('textbox', { name: 'Message' }).fill('nothing to see');
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    await article(a.page, 'nothing to see').waitFor({ timeout: 5000 });
+
+    await a.page.getByRole('searchbox', { name: 'Search' }).fill('zebras');
+    await a.page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await a.page.getByRole('heading', { name: 'Search results' }).waitFor({ timeout: 5000 });
+    await article(a.page, 'zebras').waitFor({ timeout: 5000 });
+    assert.equal(await a.page.getByRole('article').count(), 1);
+    assert.match(a.page.url(), /#narrow\/search\/zebras/);
+
+    // Operators: only Alice's messages in the files topic.
+    await a.page.getByRole('searchbox', { name: 'Search' }).fill('topic:files sender:' + alice.email);
+    await a.page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await article(a.page, 'nothing to see').waitFor({ timeout: 5000 });
+    assert.equal(await a.page.getByRole('article').count(), 2);
+    // The back button returns to the search before.
+    await a.page.goBack();
+    await a.page.waitForFunction(() => document.querySelectorAll('article').length === 1, undefined, { timeout: 5000 });
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('a hostile message runs no script', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const violations: string[] = [];
+  a.page.on('dialog', (d) => {
+    violations.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/hostile`);
+    const hostile = [
+      '<img src=x onerror="window.__pwned=1;alert(1)">',
+      '[click me](javascript:window.__pwned=2)',
+      '<script>window.__pwned=3</script>',
+      '![x](javascript:alert(4))',
+      '<a href="javascript:alert(5)">raw</a> <svg onload=alert(6)>',
+    ].join('\n\n');
+    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'hostile', content: hostile });
+    const msg = article(a.page, 'click me');
+    await msg.waitFor({ timeout: 5000 });
+    const link = msg.getByRole('link', { name: 'click me' });
+    if (await link.count()) await link.click().catch(() => {});
+    await a.page.waitForTimeout(500);
+    const pwned = await a.page.evaluate('window.__pwned');
+    assert.equal(pwned, undefined);
+    assert.equal(await a.page.locator('.rendered script, .rendered [onerror], .rendered [onload]').count(), 0);
+    assert.deepEqual(violations, []);
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('the server restarts mid-session: the page shows it is reconnecting and recovers by itself', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/restart`);
+    await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
+    const restarting = srv.restart(2500);
+    await a.page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor({ timeout: 8000 });
+    await restarting;
+    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'restart', content: 'sent after the restart' });
+    await article(a.page, 'sent after the restart').waitFor({ timeout: 15000 });
+    await a.page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor({ state: 'detached', timeout: 5000 });
+    // And the page still sends.
+    await a.page.getByRole('textbox', { name: 'Message' }).fill('still here');
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    await article(a.page, 'still here').waitFor({ timeout: 5000 });
+  } finally {
+    await a.context.close();
+  }
+});

@@ -1,0 +1,143 @@
+// Settings that survive a reload, administration (a channel created, a person invited), the phone
+// width, accessibility (axe-core: no serious or critical violation on the main views), and the
+// screenshots of the main views in light and dark, desktop and phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { launch, loggedIn, makeChannel, screenshot, startWebServer, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+
+before(async () => {
+  srv = await startWebServer();
+  browser = await launch();
+  alice = await srv.makePerson('Alice Anders');
+  bob = await srv.makePerson('Bob Brown');
+  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  await makeChannel(srv.owner, 'design', [srv.owner, alice, bob]);
+  const say = (p: Person, topic: string, content: string) => p.api.post('/messages', { type: 'stream', to: general, topic, content });
+  await say(alice, 'lunch', 'Who is up for **pizza** at noon? :pizza:');
+  await say(bob, 'lunch', 'Count me in. Here is the menu:\n```python\ndef order(n):\n    return n * "pizza"\n```');
+  await say(srv.owner, 'lunch', '> quoting the menu\n\nSounds good @**Alice Anders**');
+  await say(alice, 'release', 'The release notes are ready for review.');
+  await bob.api.post('/messages', { type: 'direct', to: [alice.api.userId], content: 'Can you look at my draft?' });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function axe(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+test('a display setting survives a reload; Enter sends once the setting says so', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.getByRole('link', { name: 'Settings' }).click();
+    await a.page.getByRole('link', { name: 'Display' }).click();
+    await a.page.getByRole('radio', { name: 'Dark' }).check();
+    await a.page.getByRole('checkbox', { name: 'Enter sends the message' }).check();
+    await a.page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await a.page.waitForTimeout(300);
+    await a.page.reload();
+    await a.page.getByRole('radio', { name: 'Dark' }).waitFor();
+    assert.equal(await a.page.getByRole('radio', { name: 'Dark' }).isChecked(), true);
+    assert.equal(await a.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await a.page.getByRole('textbox', { name: 'Message' }).fill('Sent with Enter');
+    await a.page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await a.page.getByRole('article').filter({ hasText: 'Sent with Enter' }).waitFor({ timeout: 5000 });
+    await screenshot(a.page, 'chat-dark-desktop');
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('an administrator creates a channel and invites a person', async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner);
+  try {
+    await o.page.getByRole('link', { name: 'Administration' }).click();
+    await o.page.getByRole('link', { name: 'Channels' }).click();
+    await o.page.getByLabel('Channel name').fill('announcements');
+    await o.page.getByLabel('Description').fill('News for everyone');
+    await o.page.getByRole('button', { name: 'Create channel' }).click();
+    await o.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /announcements/ }).waitFor({ timeout: 5000 });
+
+    await o.page.getByRole('link', { name: 'Users' }).click();
+    await o.page.getByLabel('Emails to invite').fill('newcomer@example.com');
+    await o.page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await o.page.getByRole('status').filter({ hasText: 'Invitations sent' }).waitFor({ timeout: 5000 });
+    const invites = await srv.owner.api.get('/invites');
+    assert.ok(invites.body.invites.some((i: { email: string }) => i.email === 'newcomer@example.com'));
+    await screenshot(o.page, 'admin-light-desktop');
+  } finally {
+    await o.context.close();
+  }
+});
+
+test('at 360 px a phone shows the feed, opens the conversations menu and sends', async () => {
+  const b = await loggedIn(browser, srv.url, bob, { width: 360, height: 740 });
+  try {
+    await b.page.getByRole('button', { name: 'Show conversations' }).click();
+    await b.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /general/ }).click();
+    await b.page.getByRole('article').filter({ hasText: 'pizza' }).first().waitFor({ timeout: 5000 });
+    await b.page.getByRole('button', { name: 'New topic' }).click();
+    await b.page.getByRole('textbox', { name: 'Topic' }).fill('from my phone');
+    await b.page.getByRole('textbox', { name: 'Message' }).fill('Typed on a small screen');
+    await b.page.getByRole('button', { name: 'Send' }).click();
+    await b.page.getByRole('article').filter({ hasText: 'Typed on a small screen' }).waitFor({ timeout: 5000 });
+    const overflow = await b.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `page wider than the screen by ${overflow}px`);
+    await screenshot(b.page, 'chat-light-phone');
+    await b.page.getByRole('button', { name: 'Show conversations' }).click();
+    await b.page.waitForTimeout(300);
+    await screenshot(b.page, 'sidebar-light-phone');
+  } finally {
+    await b.context.close();
+  }
+});
+
+test('no serious or critical axe-core violation on the login page, a channel, direct messages and settings', async () => {
+  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  try {
+    await page.goto(srv.url);
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    assert.deepEqual(await axe(page), [], 'login page');
+    await page.getByLabel('Email').fill(bob.email);
+    await page.getByLabel('Password').fill(bob.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('searchbox', { name: 'Search' }).waitFor();
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await page.getByRole('article').first().waitFor();
+    assert.deepEqual(await axe(page), [], 'channel view');
+    await screenshot(page, 'chat-light-desktop');
+    await page.goto(`${srv.url}/#narrow/dm/${alice.api.userId}-Alice-Anders`);
+    await page.getByRole('article').first().waitFor();
+    assert.deepEqual(await axe(page), [], 'direct messages');
+    await page.goto(`${srv.url}/#settings/display`);
+    await page.getByRole('radio', { name: 'Dark' }).waitFor();
+    assert.deepEqual(await axe(page), [], 'settings');
+    await page.getByRole('radio', { name: 'Dark' }).check();
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await page.getByRole('article').first().waitFor();
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    assert.deepEqual(await axe(page), [], 'channel view, dark');
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.waitForTimeout(400);
+    await screenshot(page, 'chat-dark-phone');
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,79 @@
+// Zulip's "clients that do not declare capability X get Y" rules that released clients rely on:
+// stream_typing_notifications, bulk_message_deletion, notification_settings_null, archived_channels,
+// include_deactivated_groups (user_settings_object: legacy_settings.test.ts; user_list_incomplete
+// and empty_topic_name: their own tests).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+
+let t: TestServer;
+let ann: Client;
+let bob: Client;
+
+before(async () => {
+  t = await startTestServer();
+  ann = await t.createUser({ name: 'Ann Oldclient' });
+  bob = await t.createUser({ name: 'Bob Newclient' });
+  for (const c of [ann, bob]) await c.post('/users/me/subscriptions', { subscriptions: [{ name: 'caps' }] });
+});
+after(async () => {
+  await t.close();
+});
+
+const register = async (c: Client, params: Parameters<Client['post']>[1]) => {
+  const res = await c.post('/register', params);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+};
+
+test('stream_typing_notifications: channel typing only for clients that declare it; direct typing for all', async () => {
+  const old = (await register(bob, { event_types: ['typing'] })).queue_id;
+  const modern = (await register(bob, { event_types: ['typing'], client_capabilities: { stream_typing_notifications: true } })).queue_id;
+  const streamId = (await ann.get('/get_stream_id', { stream: 'caps' })).body.stream_id;
+  assert.equal((await ann.post('/typing', { op: 'start', type: 'stream', stream_id: streamId, topic: 't' })).status, 200);
+  assert.equal((await ann.post('/typing', { op: 'start', type: 'direct', to: [bob.userId] })).status, 200);
+  assert.deepEqual((await queuedEvents(bob, old)).map((e) => e.message_type), ['direct']);
+  assert.deepEqual((await queuedEvents(bob, modern)).map((e) => e.message_type), ['stream', 'direct']);
+});
+
+test('bulk_message_deletion: without it, one delete_message event per message, with message_id', async () => {
+  const ids: number[] = [];
+  for (const n of [1, 2]) ids.push((await ann.post('/messages', { type: 'stream', to: 'caps', topic: 'doomed', content: `m${n}` })).body.id);
+  const old = (await register(bob, { event_types: ['delete_message'] })).queue_id;
+  const modern = (await register(bob, { event_types: ['delete_message'], client_capabilities: { bulk_message_deletion: true } })).queue_id;
+  const streamId = (await ann.get('/get_stream_id', { stream: 'caps' })).body.stream_id;
+  assert.equal((await t.owner.post(`/streams/${streamId}/delete_topic`, { topic_name: 'doomed' })).status, 200);
+  const legacy = await queuedEvents(bob, old);
+  assert.deepEqual(legacy.map((e) => [e.type, e.message_id, 'message_ids' in e, e.message_type, e.topic]).sort((a, b) => Number(a[1]) - Number(b[1])), ids.map((id) => ['delete_message', id, false, 'stream', 'doomed']));
+  const bulk = (await queuedEvents(bob, modern)).flatMap((e) => e.message_ids);
+  assert.deepEqual(bulk.sort((a: number, b: number) => a - b), ids);
+});
+
+test('notification_settings_null: without it, unset channel notification settings read as the global ones', async () => {
+  await ann.patch('/settings', { enable_stream_push_notifications: true });
+  const old = (await register(ann, { fetch_event_types: ['subscription'] })).subscriptions.find((s: any) => s.name === 'caps');
+  assert.deepEqual([old.desktop_notifications, old.push_notifications, old.audible_notifications, old.email_notifications, old.wildcard_mentions_notify], [false, true, false, false, true]);
+  const modern = (await register(ann, { fetch_event_types: ['subscription'], client_capabilities: { notification_settings_null: true } })).subscriptions.find((s: any) => s.name === 'caps');
+  assert.equal(modern.push_notifications, null);
+});
+
+test('archived_channels and include_deactivated_groups: listed only for clients that declare them', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'attic' }] });
+  const atticId = (await t.owner.get('/get_stream_id', { stream: 'attic' })).body.stream_id;
+  assert.equal((await t.owner.delete(`/streams/${atticId}`)).status, 200);
+  const names = (state: any) => [...state.subscriptions, ...state.unsubscribed, ...state.never_subscribed].map((s: any) => s.name);
+  const types = ['subscription', 'stream', 'realm_user_groups'];
+  const old = await register(t.owner, { fetch_event_types: types });
+  const modern = await register(t.owner, { fetch_event_types: types, client_capabilities: { archived_channels: true, include_deactivated_groups: true } });
+  assert.ok(!names(old).includes('attic'));
+  assert.ok(names(modern).includes('attic'));
+  assert.equal(modern.streams.find((s: any) => s.name === 'attic')?.is_archived, true);
+
+  const made = await t.owner.post('/user_groups/create', { name: 'retired', description: 'gone', members: [ann.userId] });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  assert.equal((await t.owner.post(`/user_groups/${made.body.group_id}/deactivate`)).status, 200);
+  const oldGroups = (await register(t.owner, { fetch_event_types: ['realm_user_groups'] })).realm_user_groups;
+  const newGroups = (await register(t.owner, { fetch_event_types: ['realm_user_groups'], client_capabilities: { include_deactivated_groups: true } })).realm_user_groups;
+  assert.equal(oldGroups.some((g: any) => g.name === 'retired'), false);
+  assert.equal(newGroups.find((g: any) => g.name === 'retired')?.deactivated, true);
+});

@@ -1,0 +1,221 @@
+// Three processes on one database, joined by Redis, behind HAProxy in round robin (the sample
+// configuration in docs/haproxy.cfg): any process answers any request, long-polls included, every
+// event reaches its queue once and in order, and when a queue's process is killed its client is
+// told BAD_EVENT_QUEUE_ID and registers again through the balancer.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Client, startTestServer, type TestServer } from './helpers.js';
+
+const REDIS_URL = process.env.CONFAB_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const prefix = `confab-cluster-${randomBytes(4).toString('hex')}`;
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const haproxyFound = spawnSync('haproxy', ['-v']).status === 0;
+// CI installs HAProxy and sets this; a developer machine without it skips the balancer tests.
+const requireHaproxy = process.env.CONFAB_REQUIRE_HAPROXY === '1';
+if (requireHaproxy && !haproxyFound) throw new Error('HAProxy is required (CONFAB_REQUIRE_HAPROXY=1) but `haproxy` was not found');
+
+let a: TestServer;
+const children: ChildProcess[] = [];
+const childUrls: string[] = [];
+let balancer: ChildProcess | undefined;
+let balancerUrl = '';
+let workDir = '';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(repo, 'bin', 'confab.js'), 'serve'], {
+    env: { ...process.env, CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+before(async () => {
+  a = await startTestServer({ redis: { url: REDIS_URL, prefix } });
+  for (let i = 0; i < 2; i++) {
+    const { child, url } = await spawnProcess(a.databaseUrl);
+    children.push(child);
+    childUrls.push(url);
+  }
+  if (!haproxyFound) return;
+  workDir = mkdtempSync(join(tmpdir(), 'confab-haproxy-'));
+  const port = await freePort();
+  const servers = [a.url, ...childUrls].map((u, i) => `    server confab${i + 1} ${new URL(u).host}`).join('\n');
+  // The documented sample, with this test's ports.
+  const cfg = readFileSync(join(repo, 'docs', 'haproxy.cfg'), 'utf8')
+    .replace(/bind 127\.0\.0\.1:\d+/, `bind 127.0.0.1:${port}`)
+    .replace(/(    server confab\d 127\.0\.0\.1:\d+\n?)+/, `${servers}\n`);
+  assert.match(cfg, new RegExp(`bind 127.0.0.1:${port}`));
+  writeFileSync(join(workDir, 'haproxy.cfg'), cfg);
+  balancer = spawn('haproxy', ['-db', '-f', join(workDir, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  balancerUrl = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${balancerUrl}/health`)).status === 200, 'HAProxy');
+});
+
+after(async () => {
+  balancer?.kill('SIGKILL');
+  for (const c of children) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await exited;
+  }
+  await a.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+const on = (c: Client, url: string) => new Client(url, c.email, c.apiKey, c.userId);
+
+test('a long-poll sent to a process other than the queue’s is answered by the queue’s process', async () => {
+  const reader = await a.createUser({ name: 'Fern Forwarded' });
+  await a.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'forwarding' }], principals: [a.owner.userId, reader.userId] });
+  const reg = await on(reader, childUrls[0]!).post('/register', { event_types: ['message'], fetch_event_types: ['message'] });
+  assert.equal(reg.status, 200);
+  const queueId = reg.body.queue_id as string;
+  // Parked on the in-process server, which does not hold the queue.
+  const parked = on(reader, a.url).get('/events', { queue_id: queueId, last_event_id: -1 });
+  await new Promise((r) => setTimeout(r, 200));
+  const sent = await on(a.owner, childUrls[1]!).post('/messages', { type: 'stream', to: 'forwarding', topic: 't', content: 'through a third process' });
+  const res = await parked;
+  assert.equal(res.status, 200);
+  assert.equal(res.body.queue_id, queueId);
+  assert.deepEqual(res.body.events.map((e: any) => e.message?.id), [sent.body.id]);
+  // Deleting the queue works from anywhere too; afterwards every process says it is gone.
+  assert.equal((await on(reader, a.url).delete('/events', { queue_id: queueId })).status, 200);
+  const gone = await on(reader, childUrls[1]!).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: 'true' });
+  assert.equal(gone.status, 400);
+  assert.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID');
+});
+
+test('another user cannot read a queue through a forwarding process', async () => {
+  const owner = await a.createUser({ name: 'Queue Owner' });
+  const other = await a.createUser({ name: 'Queue Snoop' });
+  const reg = await on(owner, childUrls[0]!).post('/register', { event_types: ['message'] });
+  const res = await on(other, a.url).get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: 'true' });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.code, 'BAD_EVENT_QUEUE_ID');
+});
+
+test('health: 200 from every process', async () => {
+  for (const url of [a.url, ...childUrls]) {
+    const res = await fetch(`${url}/health`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { result: string }).result, 'success');
+  }
+});
+
+test('behind round-robin HAProxy: every event once and in order, and a killed process’s clients re-register', { skip: !haproxyFound && 'haproxy is not installed' }, async () => {
+  const reader = await a.createUser({ name: 'Rhea Roundrobin' });
+  const lbReader = on(reader, balancerUrl);
+  const lbOwner = on(a.owner, balancerUrl);
+  await lbOwner.post('/users/me/subscriptions', { subscriptions: [{ name: 'balanced' }], principals: [a.owner.userId, reader.userId] });
+
+  // Registers (through the balancer) until the queue lives in a spawned process, which the test
+  // can kill; round robin gets there within three tries.
+  const redis = new Redis(REDIS_URL);
+  let queueId = '';
+  let home = '';
+  for (let i = 0; i < 6 && !home; i++) {
+    const reg = await lbReader.post('/register', { event_types: ['message'], fetch_event_types: ['message'] });
+    assert.equal(reg.status, 200);
+    const node = /^([0-9a-f]{16})-/.exec(reg.body.queue_id)?.[1];
+    assert.ok(node, `clustered queue ids name their process: ${reg.body.queue_id}`);
+    const url = await redis.get(`${prefix}:node:${node}`);
+    if (url && childUrls.includes(url)) {
+      queueId = reg.body.queue_id;
+      home = url;
+    }
+  }
+  await redis.quit();
+  assert.ok(home, 'a queue in a spawned process');
+
+  // 30 messages sent through the balancer while the reader polls through it.
+  const sentIds: number[] = [];
+  const sending = (async () => {
+    for (let i = 0; i < 30; i++) {
+      const r = await lbOwner.post('/messages', { type: 'stream', to: 'balanced', topic: 'rr', content: `m${i}` });
+      assert.equal(r.status, 200);
+      sentIds.push(r.body.id);
+    }
+  })();
+  const received: number[] = [];
+  let last = -1;
+  let polls = 0;
+  while (received.length < 30) {
+    assert.ok(polls++ < 200, 'the reader receives all 30 messages');
+    const res = await lbReader.get('/events', { queue_id: queueId, last_event_id: last });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    for (const e of res.body.events) {
+      last = Math.max(last, e.id);
+      if (e.type === 'message') received.push(e.message.id);
+    }
+  }
+  await sending;
+  assert.deepEqual(received, sentIds, 'every message once, in order');
+  assert.ok(polls >= 2);
+
+  // The queue's process dies outright: the next poll, wherever it lands, says the queue is gone.
+  const victim = children[childUrls.indexOf(home)]!;
+  const exited = new Promise((r) => victim.once('exit', r));
+  victim.kill('SIGKILL');
+  await exited;
+  const lost = await lbReader.get('/events', { queue_id: queueId, last_event_id: last, dont_block: 'true' });
+  assert.equal(lost.status, 400);
+  assert.equal(lost.body.code, 'BAD_EVENT_QUEUE_ID');
+
+  // The client registers again through the balancer (HAProxy has, or soon has, dropped the dead
+  // process) and catches up: the history is in the database, new events reach the new queue.
+  let reg: any;
+  await waitFor(async () => {
+    reg = await lbReader.post('/register', { event_types: ['message'], fetch_event_types: ['message'] });
+    return reg.status === 200;
+  }, 're-registration through the balancer');
+  const history = await lbReader.get('/messages', { anchor: 'newest', num_before: 40, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'balanced' }]) });
+  assert.deepEqual(history.body.messages.map((m: any) => m.id), sentIds);
+  const after = await lbOwner.post('/messages', { type: 'stream', to: 'balanced', topic: 'rr', content: 'after the crash' });
+  let got: number[] = [];
+  let lastAfter = -1;
+  await waitFor(async () => {
+    const res = await lbReader.get('/events', { queue_id: reg.body.queue_id, last_event_id: lastAfter, dont_block: 'true' });
+    if (res.status !== 200) return false;
+    for (const e of res.body.events) lastAfter = Math.max(lastAfter, e.id);
+    got = got.concat(res.body.events.filter((e: any) => e.type === 'message').map((e: any) => e.message.id));
+    return got.length > 0;
+  }, 'the message after the crash');
+  assert.deepEqual(got, [after.body.id]);
+});

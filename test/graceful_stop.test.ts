@@ -1,0 +1,64 @@
+// A process stopped with SIGTERM (a rolling restart behind a balancer): /health fails at once while
+// every other request is still served for CONFAB_DRAIN_SECONDS, queues keep receiving events
+// meanwhile, then parked long-polls are answered and the process exits cleanly.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, startTestServer, type TestServer } from './helpers.js';
+import { spawnServer, type ChildServer } from './spawn.js';
+
+let t: TestServer;
+let child: ChildServer;
+
+before(async () => {
+  t = await startTestServer();
+  child = await spawnServer(t, { CONFAB_DRAIN_SECONDS: '2' });
+});
+
+after(async () => {
+  await child.stop('SIGKILL');
+  await t.close();
+});
+
+test('SIGTERM: health fails, requests and queues keep working through the drain, then polls are answered and the process exits', async () => {
+  const reader = await t.createUser({ name: 'Dana Drain' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'draining' }], principals: [t.owner.userId, reader.userId] });
+  const onChild = (c: Client) => new Client(child.url, c.email, c.apiKey, c.userId);
+  const reg = await onChild(reader).post('/register', { event_types: ['message'] });
+  assert.equal(reg.status, 200);
+  const queueId = reg.body.queue_id as string;
+  assert.equal((await fetch(`${child.url}/health`)).status, 200);
+
+  const exitCode = new Promise<number | null>((r) => child.child.once('exit', (code) => r(code)));
+  const stoppedAt = Date.now();
+  child.child.kill('SIGTERM');
+  // The balancer's signal: /health fails within moments.
+  let health = 200;
+  for (let i = 0; i < 50 && health === 200; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    health = (await fetch(`${child.url}/health`)).status;
+  }
+  assert.equal(health, 503);
+  const body = (await (await fetch(`${child.url}/health`)).json()) as { code: string };
+  assert.equal(body.code, 'SERVER_DRAINING');
+
+  // Still draining: other requests are served, and the queue still gets its events.
+  const me = await onChild(reader).get('/users/me');
+  assert.equal(me.status, 200);
+  const parked = onChild(reader).get('/events', { queue_id: queueId, last_event_id: -1 });
+  const sent = await onChild(t.owner).post('/messages', { type: 'stream', to: 'draining', topic: 'bye', content: 'sent while draining' });
+  assert.equal(sent.status, 200);
+  const got = await parked;
+  assert.equal(got.status, 200);
+  assert.deepEqual(got.body.events.map((e: any) => e.message?.id), [sent.body.id]);
+  const lastId = got.body.events.at(-1).id as number;
+
+  // A poll parked when the drain ends is answered (not cut off), and the process exits with 0.
+  const last = await onChild(reader).get('/events', { queue_id: queueId, last_event_id: lastId });
+  assert.equal(last.status, 200);
+  assert.deepEqual(last.body.events, []);
+  assert.ok(Date.now() - stoppedAt >= 1900, `the drain lasted ${Date.now() - stoppedAt} ms`);
+  assert.equal(await exitCode, 0);
+  // The message sent during the drain is stored.
+  const stored = await t.owner.get(`/messages/${sent.body.id}`);
+  assert.equal(stored.status, 200);
+});

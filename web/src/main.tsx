@@ -1,0 +1,118 @@
+// Entry: the session (localStorage, shared by every tab), the login page, and the app.
+import { render } from 'preact';
+import { useState } from 'preact/hooks';
+import { signal } from '@preact/signals';
+import { api, ApiError, setSession, setUnauthorizedHandler, type Session } from './api';
+import { startClient, stopClient } from './data';
+import { connection, ready } from './state';
+import { App, applyHash } from './app';
+import './style.css';
+
+const KEY = 'confab.session';
+
+function readSession(): Session | null {
+  try {
+    const s = JSON.parse(localStorage.getItem(KEY) ?? 'null');
+    return s && typeof s.email === 'string' && typeof s.apiKey === 'string' ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export const session = signal<Session | null>(readSession());
+const loginError = signal('');
+
+function begin(s: Session): void {
+  setSession(s);
+  session.value = s;
+  connection.value = 'loading';
+  startClient().catch((e) => {
+    if (e instanceof ApiError && e.status === 401) logout('Your session has ended. Please log in again.');
+  });
+  applyHash();
+}
+
+export function logout(message = ''): void {
+  stopClient();
+  localStorage.removeItem(KEY);
+  setSession(null);
+  session.value = null;
+  loginError.value = message;
+}
+
+setUnauthorizedHandler(() => logout('Your session has ended. Please log in again.'));
+
+// Another tab logged in or out: follow it.
+window.addEventListener('storage', (e) => {
+  if (e.key !== KEY) return;
+  const s = readSession();
+  if (!s) {
+    if (session.value) logout();
+  } else if (!session.value || s.apiKey !== session.value.apiKey) {
+    stopClient();
+    begin(s);
+  }
+});
+
+function Login() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    loginError.value = '';
+    try {
+      const res = await api.post('/fetch_api_key', { username: email.trim(), password });
+      const s = { email: res.email, apiKey: res.api_key };
+      localStorage.setItem(KEY, JSON.stringify(s));
+      begin(s);
+    } catch (err) {
+      loginError.value =
+        err instanceof ApiError
+          ? err.code === 'USER_DEACTIVATED'
+            ? 'This account has been deactivated.'
+            : err.status === 401 || err.code === 'AUTHENTICATION_FAILED'
+              ? 'Wrong email or password.'
+              : err.message
+          : 'The server cannot be reached.';
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="login">
+      <form class="login-box" onSubmit={submit}>
+        <h1>Confab</h1>
+        <p class="muted">Log in to your organization</p>
+        <label for="login-email">Email</label>
+        <input id="login-email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <label for="login-password">Password</label>
+        <input id="login-password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        {loginError.value && (
+          <p class="error" role="alert">
+            {loginError.value}
+          </p>
+        )}
+        <button type="submit" class="primary" disabled={busy}>
+          Log in
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function Root() {
+  if (!session.value) return <Login />;
+  if (!ready.value)
+    return (
+      <main class="loading" aria-busy="true">
+        <p role="status">{connection.value === 'reconnecting' ? 'Reconnecting…' : 'Loading…'}</p>
+      </main>
+    );
+  return <App onLogout={() => logout()} />;
+}
+
+const initial = session.value;
+if (initial) begin(initial);
+render(<Root />, document.getElementById('app')!);
