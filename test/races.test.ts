@@ -39,7 +39,7 @@ test('POST /users with one email at once: exactly one account', async () => {
   assert.equal(tally(answers, "Email 'racer@example.com' already in use"), 1);
 });
 
-test('user groups, channel folders, navigation views, profile fields and custom emoji created at once under one name: one each', async () => {
+test('user groups, channel folders, navigation views, profile fields, playgrounds and custom emoji created at once under one name: one each', async () => {
   const groups = await Promise.all(Array.from({ length: 20 }, () => t.owner.post('/user_groups/create', { name: 'racing group', description: 'd', members: [t.owner.userId] })));
   assert.equal(tally(groups, "User group 'racing group' already exists."), 1);
 
@@ -51,6 +51,9 @@ test('user groups, channel folders, navigation views, profile fields and custom 
 
   const fields = await Promise.all(Array.from({ length: 20 }, () => t.owner.post('/realm/profile_fields', { name: 'Racing field', field_type: 1, hint: '' })));
   assert.equal(tally(fields, 'A field with that label already exists.'), 1);
+
+  const playgrounds = await Promise.all(Array.from({ length: 20 }, () => t.owner.post('/realm/playgrounds', { name: 'Racing', pygments_language: 'python', url_template: 'https://example.com/?q={code}' })));
+  assert.equal(tally(playgrounds, 'Realm playground with this Realm, Pygments language and Name already exists.'), 1);
 
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f2b4f90000000049454e44ae426082', 'hex');
   const emoji = await Promise.all(Array.from({ length: 10 }, () => t.owner.upload('/realm/emoji/racing_emoji', [{ name: 'e.png', type: 'image/png', data: png }])));

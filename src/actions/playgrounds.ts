@@ -7,6 +7,7 @@ import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
+import { onConflict } from '../store/conflicts.js';
 
 export interface Playground {
   id: number;
@@ -42,13 +43,13 @@ export async function addPlayground(services: Services, caller: User, realm: Rea
   if (!isRealmAdmin(caller)) throw new AdminRequired();
   const p = validate(name, language, urlTemplate);
   await services.cache.users(realm.id);
-  return services.database.transaction(async (tx, onCommit) => {
+  return onConflict(services.database.transaction(async (tx, onCommit) => {
     const dup = await tx.selectFrom('realm_playgrounds').select('id').where('realm_id', '=', realm.id).where('name', '=', p.name).where('pygments_language', '=', p.pygments_language).executeTakeFirst();
     if (dup) throw new BadRequest('Realm playground with this Realm, Pygments language and Name already exists.');
     const row = await tx.insertInto('realm_playgrounds').values({ realm_id: realm.id, ...p }).returning('id').executeTakeFirstOrThrow();
     await announce(services, tx, onCommit, realm.id);
     return { id: row.id };
-  });
+  }), () => new BadRequest('Realm playground with this Realm, Pygments language and Name already exists.'));
 }
 
 export async function removePlayground(services: Services, caller: User, realm: Realm, id: number): Promise<void> {

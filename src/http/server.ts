@@ -32,9 +32,25 @@ function errorBody(err: ApiError) {
   return err.toBody();
 }
 
-/** How long, and how many bytes, an unread request body is drained after its answer. */
-const LINGER_MS = 1000;
-const LINGER_BYTES = 1024 * 1024;
+/** How long a connection whose request body was left unread stays open after the answer. */
+const LINGER_MS = 2000;
+const LINGERING = new WeakSet<object>();
+
+/** See the onResponse hook: an answer before the body ends closes the connection gently. */
+function closeWithoutReading(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  const socket = raw.socket as (typeof raw.socket & { destroySoon?: () => void }) | null;
+  if (raw.complete || !socket || socket.destroyed || LINGERING.has(raw)) return;
+  LINGERING.add(raw);
+  reply.header('Connection', 'close');
+  raw.pause();
+  // Node ends a `Connection: close` answer with destroySoon(), a reset while unread bytes wait:
+  // end our side only, and destroy after the grace period if the client does not close first.
+  socket.destroySoon = () => socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 export function buildHttpServer(services: Services): FastifyInstance {
   const app = Fastify({
@@ -65,22 +81,17 @@ export function buildHttpServer(services: Services): FastifyInstance {
   });
 
   // A request answered before its body was read whole (refused credentials, a limit passed): the
-  // rest is read and thrown away for a moment ("lingering close", so the client, still sending,
-  // reads the answer instead of a connection reset), then the connection is dropped.
+  // rest is never read. Closing at once would reset the connection while the client is still
+  // sending, and a reset can discard the answer before the client reads it; so the server stops
+  // reading (the client's sends stall), says `Connection: close`, ends its side, and drops the
+  // connection when the client has closed or after a grace period.
   app.addHook('onResponse', async (request) => {
     const raw = request.raw;
-    if (raw.complete || raw.destroyed) return;
-    let discarded = 0;
-    const drop = () => raw.socket?.destroy();
-    const timer = setTimeout(drop, LINGER_MS);
-    timer.unref();
-    raw.on('data', (chunk: Buffer) => {
-      discarded += chunk.length;
-      if (discarded > LINGER_BYTES) drop();
-    });
-    raw.once('end', () => clearTimeout(timer));
-    raw.once('close', () => clearTimeout(timer));
-    raw.resume();
+    // Node drains an unread body after the answer (req._dump): stop that too.
+    if (LINGERING.has(raw)) {
+      raw.pause();
+      raw.socket?.pause();
+    }
   });
 
   app.register(formbody, { parser: (s) => parseQuery(s) });
@@ -89,10 +100,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    // Fastify closes the connection after a body it could not parse, which resets it while the
-    // client is still sending (it may then never read the answer): the onResponse hook above
-    // drains for a moment first, and drops the connection itself if the body does not end.
-    if (!request.raw.complete) reply.removeHeader('connection');
+    closeWithoutReading(request, reply);
     if (err instanceof ApiError) {
       if (err.status === 401) reply.header('WWW-Authenticate', 'Basic realm="zulip"');
       if (err instanceof RateLimitExceeded) {
@@ -122,6 +130,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
     const methods = request.url.startsWith(API_PREFIX) ? methodsForPath(request.url) : undefined;
     const err = methods && !methods.has(request.method) ? new MethodNotAllowed() : new NotFound();
     if (err instanceof MethodNotAllowed) reply.header('Allow', [...methods!].join(', '));
+    closeWithoutReading(request, reply);
     return reply.status(err.status).send(errorBody(err));
   };
   // No route: answered before the body is read (it would only be thrown away).

@@ -6,7 +6,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Services } from '../services.js';
 import { ApiError, InvalidApiKey, MissingArgument, NotFound, RealmDeactivated, UserDeactivated } from '../errors.js';
 import { authenticate } from './auth.js';
-import { API_PREFIX, setRateLimitHeaders, success } from './router.js';
+import { API_PREFIX, AUTHED_BODY_LIMIT, setRateLimitHeaders, success } from './router.js';
 import { Params, check } from '../lib/params.js';
 import { getUserByApiKey, type User } from '../store/users.js';
 import { externalAccountNames } from '../queries/external_accounts.js';
@@ -121,7 +121,9 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-    scope.post(`${API_PREFIX}/external/:integration`, async (request, reply) => {
+    // The key may travel in the body, so the body is read before the credentials are checked: kept
+    // to the limit of a logged-in request (services push large payloads), not the anonymous 1 MiB.
+    scope.post(`${API_PREFIX}/external/:integration`, { bodyLimit: AUTHED_BODY_LIMIT }, async (request, reply) => {
       const name = (request.params as { integration: string }).integration;
       const integration = findIntegration(name);
       if (!integration) throw new NotFound();
