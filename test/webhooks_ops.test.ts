@@ -103,4 +103,11 @@ test('uptimerobot: down, up, a payload missing its fields', async () => {
   ]);
   const bad = await f.post('uptimerobot', { monitor_friendly_name: 'x' });
   assert.deepEqual([bad.status, bad.body.msg], [400, 'Invalid payload']);
+  const [notice] = await f.latest();
+  assert.equal(notice!.type, 'private');
+  assert.equal(notice!.content, `Your bot @_**Hook Bot|${f.bot.id}** received a payload from Uptime Robot without the data this integration needs: check the fields the webhook is set up to send in Uptime Robot's settings.`);
+  // only_events sees Zulip's event names, "up" and "down".
+  const before = notice!.id;
+  await f.post('uptimerobot', { ...base, alert_type_friendly_name: 'Down' }, { query: { only_events: '["up"]' } });
+  assert.equal((await f.latest())[0]!.id, before);
 });
