@@ -68,6 +68,34 @@ test('forgejo (X-Forgejo-Event) and gogs: issues, branch creation, release', asy
   assert.deepEqual([unknown.body.code, unknown.body.msg], ['UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'fork' event isn't currently supported by the Gogs webhook; ignoring"]);
 });
 
+test('forgejo and gogs: push and pull request shapes', async () => {
+  const push = {
+    ref: 'refs/heads/main',
+    before: '1111111111111111111111111111111111111111',
+    after: SHA,
+    compare_url: 'https://codeberg.org/ann/webhooks/compare/1111111111...d5522fc5e5',
+    commits: [
+      { id: SHA, message: 'Add docs\n\nLonger body', url: `https://codeberg.org/ann/webhooks/commit/${SHA}`, author: { name: 'Ann Lee', email: 'ann@example.com', username: 'ann' } },
+      { id: SHA, message: 'Fix typo', url: `https://codeberg.org/ann/webhooks/commit/${SHA}`, author: { name: 'Bob Stone', email: 'bob@example.com', username: '' } },
+    ],
+    repository,
+    sender: { login: 'ann', username: 'ann' },
+  };
+  const row = `([d5522fc5e5d](https://codeberg.org/ann/webhooks/commit/${SHA}))`;
+  await expectMessages('forgejo', { 'X-Forgejo-Event': 'push', 'X-Gitea-Event': 'push' }, push, [
+    ['webhooks / main', `ann [pushed](${push.compare_url}) 2 commits to branch main. Commits by Bob (1) and ann (1).\n\n* Add docs ${row}\n* Fix typo ${row}`],
+  ]);
+  await expectMessages('forgejo', { 'X-Gitea-Event': 'pull_request' }, { action: 'edited', number: 4, pull_request: { id: 40, number: 4, user: giteaUser, title: 'Docs', html_url: 'https://codeberg.org/ann/webhooks/pulls/4', assignee: null, merged: false, head: { ref: 'docs' }, base: { ref: 'main' } }, repository, sender: giteaUser }, [
+    ['webhooks / PR #40 Docs', 'gitea edited [PR #4](https://codeberg.org/ann/webhooks/pulls/4).'],
+  ]);
+  await expectMessages('gogs', { 'X-Gogs-Event': 'push' }, { ...push, sender: { login: 'ann', username: 'ann' } }, [
+    ['webhooks / main', `ann [pushed](${push.compare_url}) 2 commits to branch main. Commits by Bob (1) and ann (1).\n\n* Add docs ${row}\n* Fix typo ${row}`],
+  ]);
+  await expectMessages('gogs', { 'X-Gogs-Event': 'pull_request' }, { action: 'opened', pull_request: { id: 9, number: 2, title: 'Speed up', user: { username: 'ann' }, html_url: 'http://gogs.example.com/ann/webhooks/pulls/2', merged: false, head_branch: 'fast', base_branch: 'main' }, repository, sender: { username: 'ann' } }, [
+    ['webhooks / PR #9 Speed up', 'ann opened [PR #2](http://gogs.example.com/ann/webhooks/pulls/2) from `fast` to `main`.'],
+  ]);
+});
+
 const bbRepo = { type: 'repository', name: 'Repository name', full_name: 'team/repo', links: { html: { href: 'https://bitbucket.org/team/repo' } } };
 const bbActor = { type: 'user', display_name: 'Tomasz', nickname: 'kolaszek' };
 const link = (href: string) => ({ html: { href } });

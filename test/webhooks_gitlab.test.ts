@@ -121,3 +121,18 @@ test('pipeline, release; an unknown event is unsupported; a missing header is re
   const noHeader = await f.post('gitlab', { project });
   assert.deepEqual([noHeader.status, noHeader.body.code], [400, 'MISSING_HTTP_EVENT_HEADER']);
 });
+
+test('a comment on a design, and an access token about to expire', async () => {
+  await expectMessage(
+    'Note Hook',
+    { object_kind: 'note', user, project, repository: { name: 'Diaspora', homepage: 'http://example.com/mike/diaspora' }, object_attributes: { id: 2001, note: 'Nice mockup', noteable_type: 'DesignManagement::Design', position: { new_path: 'designs/issue-3/login.png' } } },
+    'Diaspora / design login.png',
+    'Administrator [commented](http://example.com/mike/diaspora/-/issues/3/designs/login.png#note_2001) on design [login.png](http://example.com/mike/diaspora/-/issues/3/designs/login.png):\n\n~~~ quote\nNice mockup\n~~~',
+  );
+  await expectMessage(
+    'Resource Access Token Hook',
+    { object_kind: 'access_token', project, object_attributes: { name: 'deploy-token', expires_at: '2026-03-04' } },
+    'Diaspora',
+    'The access token [deploy-token](http://example.com/mike/diaspora/-/settings/access_tokens) will expire on Mar 04, 2026.',
+  );
+});

@@ -95,12 +95,21 @@ test('opsgenie: create with tags, acknowledge, add note', async () => {
   ]);
 });
 
-test('uptimerobot: down, up, a payload missing its fields', async () => {
+test('uptimerobot: down, up, an SSL expiry (unsupported), a payload missing its fields', async () => {
   const base = { monitor_url: 'https://www.google.com', monitor_friendly_name: 'Google Search', alert_type: 1, alert_details: 'HTTP 500 - Internal Server Error', monitor_id: 788949 };
   await expectMessages('uptimerobot', { ...base, alert_type_friendly_name: 'Down' }, [['Google Search', 'Google Search (https://www.google.com) is DOWN (HTTP 500 - Internal Server Error).']]);
   await expectMessages('uptimerobot', { ...base, alert_type_friendly_name: 'Up', alert_details: 'HTTP 200 - OK', alert_friendly_duration: '3 minutes and 1 second' }, [
     ['Google Search', 'Google Search (https://www.google.com) is back UP (HTTP 200 - OK).\nIt was down for 3 minutes and 1 second.'],
   ]);
+  const ssl = await f.post('uptimerobot', { ...base, alert_type_friendly_name: 'SSL Expiry' });
+  assert.deepEqual([ssl.status, ssl.body.code, ssl.body.event_type], [200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', 'SSL Expiry']);
   const bad = await f.post('uptimerobot', { monitor_friendly_name: 'x' });
   assert.deepEqual([bad.status, bad.body.msg], [400, 'Invalid payload']);
+  const [notice] = await f.latest();
+  assert.equal(notice!.type, 'private');
+  assert.equal(notice!.content, `Your bot @_**Hook Bot|${f.bot.id}** received a payload from Uptime Robot without the data this integration needs: check the fields the webhook is set up to send in Uptime Robot's settings.`);
+  // only_events sees Zulip's event names, "up" and "down".
+  const before = notice!.id;
+  await f.post('uptimerobot', { ...base, alert_type_friendly_name: 'Down' }, { query: { only_events: '["up"]' } });
+  assert.equal((await f.latest())[0]!.id, before);
 });

@@ -14,7 +14,7 @@ import type { Realm } from '../store/realms.js';
 import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { findIntegration } from '../integrations/registry.js';
-import { AnomalousPayload, MalformedPayload, MissingEventHeader, type WebhookMessage } from '../integrations/core.js';
+import { AnomalousPayload, MalformedPayload, MisconfiguredPayload, MissingEventHeader, type WebhookMessage } from '../integrations/core.js';
 import { notifyBotOwner, postWebhookMessages } from '../actions/webhook_messages.js';
 
 /** Python's fnmatch: `*`, `?`, `[seq]` and `[!seq]`, matched against the whole event name. */
@@ -97,7 +97,7 @@ async function webhookUser(services: Services, request: FastifyRequest, apiKey: 
   return { user: (await services.cache.user(realm.id, user.id)) ?? user, realm };
 }
 
-/** The two mistakes of configuration Zulip tells a bot's owner about: a missing event header, a body that is not JSON. */
+/** The mistakes of configuration Zulip tells a bot's owner about: a missing event header, a body that is not JSON, a payload without the configured fields. */
 async function tellOwnerAbout(services: Services, bot: User, realm: Realm, integration: string, path: string, err: unknown): Promise<void> {
   const identity = `@_**${bot.full_name}|${bot.id}**`;
   if (err instanceof MissingEventHeader) {
@@ -108,6 +108,13 @@ async function tellOwnerAbout(services: Services, bot: User, realm: Realm, integ
       realm,
       `Your bot ${identity} received a request at \`${path}\` without the HTTP header \`${header}\`, which is how ${integration} says what happened. ` +
         `The service may be set up with the URL of another integration, or be a version that does not send that header.`,
+    );
+  } else if (err instanceof MisconfiguredPayload) {
+    await notifyBotOwner(
+      services,
+      bot,
+      realm,
+      `Your bot ${identity} received a payload from ${err.service} without the data this integration needs: check the fields the webhook is set up to send in ${err.service}'s settings.`,
     );
   } else if (err instanceof MalformedPayload && err.message === 'Malformed JSON') {
     await notifyBotOwner(services, bot, realm, `Your bot ${identity} received a request for the ${integration} integration whose body is not the JSON that integration expects. Check the content type the service is set to send.`);

@@ -191,6 +191,13 @@ function pyFloat(v: number): string {
 
 export const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 
+/** A payload missing what the user had to configure in the service (Uptime Robot's JSON): the bot's owner is told. */
+export class MisconfiguredPayload extends MalformedPayload {
+  constructor(readonly service: string) {
+    super('Invalid payload');
+  }
+}
+
 /** Zulip's datetime_to_global_time: `<time:…>` in UTC to the second; a time without offset is UTC. */
 export function globalTime(iso: string, path = 'payload'): string {
   const hasZone = /([zZ]|[+-]\d\d:?\d\d)$/.test(iso);

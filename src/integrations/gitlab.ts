@@ -1,6 +1,6 @@
 // GitLab: the X-Gitlab-Event header ("Push Hook", "Merge Request Hook", …) refined by the
 // payload's action or noteable type; System Hooks name their event in the payload.
-import { eventHeader, UnsupportedEvent, Wild, type Integration, type WebhookRequest } from './core.js';
+import { eventHeader, MalformedPayload, UnsupportedEvent, Wild, type Integration, type WebhookRequest } from './core.js';
 import {
   branchNotifiable,
   commitCommentMessage,
@@ -112,6 +112,8 @@ const BODIES: Record<string, Body> = {
     const url = s.has('url') ? s.s('url') : `${p.at('project').s('web_url')}/-/snippets/${s.i('id')}`;
     return noteOn(p, url, s.i('id'), 'snippet', t ? s.s('title') : undefined);
   },
+  'Note Hook DesignManagement::Design': designNote,
+  'Confidential Note Hook DesignManagement::Design': designNote,
   'Merge Request Hook approved': mrEvent('approved'),
   'Merge Request Hook unapproved': mrEvent('unapproved'),
   'Merge Request Hook approval': mrEvent('approval'),
@@ -152,6 +154,13 @@ const BODIES: Record<string, Body> = {
     const flag = attrs(p);
     return `${p.at('user').s('username')} ${flag.opt('active')?.truthy ? 'activated' : 'deactivated'} the feature flag [${flag.s('name')}](${p.at('project').s('web_url')}/-/feature_flags).`;
   },
+  'Resource Access Token Hook': (p) => {
+    const token = attrs(p);
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(token.s('expires_at'));
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw new MalformedPayload('payload["object_attributes"]["expires_at"] is not a date');
+    const url = p.has('group') ? `https://gitlab.com/groups/${p.at('group').s('group_path')}/-/settings/access_tokens` : `${p.at('project').s('web_url')}/-/settings/access_tokens`;
+    return `The access token [${token.s('name')}](${url}) will expire on ${MONTHS[Number(m[2]) - 1]} ${m[3]}, ${m[1]}.`;
+  },
   'Deployment Hook': (p) => {
     const user = `[${p.at('user').s('name')}](${p.s('user_url')})`;
     const deployable = p.os('deployable_url');
@@ -169,6 +178,18 @@ const BODIES: Record<string, Body> = {
     return bodies[status]!;
   },
 };
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Design comments carry no issue: its number is in the design's path ("designs/issue-1/name.png"). */
+function designNote(p: Wild): string {
+  const comment = attrs(p);
+  const parts = comment.at('position').s('new_path').split('/');
+  if (parts.length !== 3) throw new MalformedPayload('payload["object_attributes"]["position"]["new_path"] is not a design path');
+  const designName = parts[2]!;
+  const designUrl = `${p.at('repository').s('homepage')}/-/issues/${parts[1]!.split('-').pop()}/designs/${designName}`;
+  return `${issueUser(p)} [commented](${designUrl}#note_${comment.i('id')}) on design [${designName}](${designUrl}):\n${CONTENT_QUOTE(comment.s('note'))}`;
+}
 
 function build(p: Wild): string {
   const status = p.s('build_status');
@@ -188,6 +209,8 @@ function topicFor(event: string, p: Wild, useMrTitle: boolean): string {
     return topicWithPrOrIssue(repoName(p), 'MR', mr.i('iid'), useMrTitle ? mr.s('title') : '');
   }
   if (event === 'Note Hook Snippet') return topicWithPrOrIssue(repoName(p), 'snippet', p.at('snippet').i('id'), p.at('snippet').s('title'));
+  if (event.endsWith('Note Hook DesignManagement::Design')) return `${repoName(p)} / design ${attrs(p).at('position').s('new_path').split('/').pop()}`;
+  if (event === 'Resource Access Token Hook' && p.opt('group')?.truthy) return p.at('group').s('group_name');
   if (event === 'Deployment Hook') return `${repoName(p)} / ${p.s('environment')}`;
   return repoName(p);
 }

@@ -1,6 +1,6 @@
 // Uptime Robot: a monitor going down or coming back up. The webhook's JSON is written by the user
 // in Uptime Robot's settings from its *alertDetails*-style variables, so missing fields are likely.
-import { MalformedPayload, UnsupportedEvent, Wild, type Integration } from './core.js';
+import { MisconfiguredPayload, UnsupportedEvent, Wild, type Integration } from './core.js';
 
 export const uptimerobot: Integration = {
   name: 'uptimerobot',
@@ -9,7 +9,7 @@ export const uptimerobot: Integration = {
     const p = new Wild(req.body);
     const field = (k: string) => {
       const v = p.opt(k);
-      if (v === undefined) throw new MalformedPayload('Invalid payload');
+      if (v === undefined) throw new MisconfiguredPayload('Uptime Robot');
       return typeof v.value === 'string' ? v.value : String(v.value);
     };
     const name = field('monitor_friendly_name');
@@ -22,6 +22,6 @@ export const uptimerobot: Integration = {
     } else {
       throw new UnsupportedEvent('UptimeRobot', type);
     }
-    return [{ topic: name, content, eventType: type }];
+    return [{ topic: name, content, eventType: type.toLowerCase() }];
   },
 };
