@@ -77,3 +77,18 @@ test('archived_channels and include_deactivated_groups: listed only for clients 
   assert.equal(oldGroups.some((g: any) => g.name === 'retired'), false);
   assert.equal(newGroups.find((g: any) => g.name === 'retired')?.deactivated, true);
 });
+
+test('empty_topic_name: without it, the empty topic is "general chat" in unread counts and topic events too', async () => {
+  const sent = await ann.post('/messages', { type: 'stream', to: 'caps', topic: '', content: 'no topic at all' });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const fetch = ['message', 'update_message_flags', 'user_topic'];
+  const old = await register(bob, { fetch_event_types: fetch, event_types: ['user_topic'] });
+  const modern = await register(bob, { fetch_event_types: fetch, event_types: ['user_topic'], client_capabilities: { empty_topic_name: true } });
+  const topicsOf = (state: any) => state.unread_msgs.streams.filter((s: any) => s.unread_message_ids.includes(sent.body.id)).map((s: any) => s.topic);
+  assert.deepEqual(topicsOf(old), ['general chat']);
+  assert.deepEqual(topicsOf(modern), ['']);
+  const streamId = (await bob.get('/get_stream_id', { stream: 'caps' })).body.stream_id;
+  assert.equal((await bob.post('/user_topics', { stream_id: streamId, topic: '', visibility_policy: 3 })).status, 200);
+  assert.deepEqual((await queuedEvents(bob, old.queue_id)).filter((e) => e.type === 'user_topic').map((e) => e.topic_name), ['general chat']);
+  assert.deepEqual((await queuedEvents(bob, modern.queue_id)).filter((e) => e.type === 'user_topic').map((e) => e.topic_name), ['']);
+});

@@ -57,6 +57,7 @@ export function registerEventRoutes(r: Router): void {
         userListIncomplete: capabilities.user_list_incomplete === true,
         userSettingsObject: capabilities.user_settings_object === true,
         fetchTypesNamed: (fetchEventTypes ?? eventTypes) !== null,
+        emptyTopicName: capabilities.empty_topic_name === true,
         notificationSettingsNull: capabilities.notification_settings_null === true,
         archivedChannels: capabilities.archived_channels === true,
         includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
