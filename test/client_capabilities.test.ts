@@ -92,3 +92,17 @@ test('empty_topic_name: without it, the empty topic is "general chat" in unread 
   assert.deepEqual((await queuedEvents(bob, old.queue_id)).filter((e) => e.type === 'user_topic').map((e) => e.topic_name), ['general chat']);
   assert.deepEqual((await queuedEvents(bob, modern.queue_id)).filter((e) => e.type === 'user_topic').map((e) => e.topic_name), ['']);
 });
+
+test('linkifier_url_template: without it, realm_linkifiers is empty and its events are not sent; realm_filters is always empty', async () => {
+  const made = await t.owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const fetch = ['realm_linkifiers', 'realm_filters'];
+  const old = await register(bob, { fetch_event_types: fetch, event_types: ['realm_linkifiers'] });
+  const modern = await register(bob, { fetch_event_types: fetch, event_types: ['realm_linkifiers'], client_capabilities: { linkifier_url_template: true } });
+  assert.deepEqual([old.realm_linkifiers, old.realm_filters], [[], []]);
+  assert.deepEqual(modern.realm_linkifiers.map((l: any) => l.url_template), ['https://tracker.example.com/{id}']);
+  assert.deepEqual(modern.realm_filters, []);
+  assert.equal((await t.owner.delete(`/realm/filters/${made.body.id}`)).status, 200);
+  assert.deepEqual(await queuedEvents(bob, old.queue_id), []);
+  assert.deepEqual((await queuedEvents(bob, modern.queue_id)).map((e) => [e.type, e.realm_linkifiers.length]), [['realm_linkifiers', 0]]);
+});

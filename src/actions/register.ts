@@ -64,6 +64,8 @@ export interface RegisterOptions {
   slimPresence: boolean;
   /** The user_list_incomplete capability: users the viewer may not see are left out, not "Unknown user". */
   userListIncomplete?: boolean;
+  /** The linkifier_url_template capability: realm_linkifiers are sent (else an empty list). */
+  linkifierUrlTemplate?: boolean;
   /** The empty_topic_name capability: the empty topic is sent as ''. */
   emptyTopicName?: boolean;
   /** Whether the client named the types it fetches (fetch_event_types or event_types). */
@@ -161,11 +163,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want('realm_domains')) state.realm_domains = [];
   if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(db, realm.id);
-  if (want('realm_linkifiers') || want('realm_filters')) {
-    const linkifiers = await listLinkifiers(db, realm.id);
-    if (want('realm_linkifiers')) state.realm_linkifiers = linkifiers.map(linkifierForClient);
-    if (want('realm_filters')) state.realm_filters = linkifiers.map((l) => [l.pattern, l.url_template, l.id]);
-  }
+  // Zulip's rule since level 176: linkifiers (URL templates) only for clients declaring
+  // linkifier_url_template, and the older realm_filters always empty, since such clients would
+  // read the templates as format strings.
+  if (want('realm_linkifiers')) state.realm_linkifiers = o.linkifierUrlTemplate ? (await listLinkifiers(db, realm.id)).map(linkifierForClient) : [];
+  if (want('realm_filters')) state.realm_filters = [];
   if (want('realm_playgrounds')) state.realm_playgrounds = await listPlaygrounds(db, realm.id);
   if (want('realm_embedded_bots')) state.realm_embedded_bots = [];
   if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];

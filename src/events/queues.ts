@@ -23,6 +23,8 @@ export interface QueueOptions {
   streamTypingNotifications?: boolean;
   /** The bulk_message_deletion capability: without it, one delete_message event per message, with message_id. */
   bulkMessageDeletion?: boolean;
+  /** The linkifier_url_template capability: without it, no realm_linkifiers events. */
+  linkifierUrlTemplate?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
   filter?: (event: Record<string, unknown>, flags: readonly string[]) => boolean;
 }
@@ -240,6 +242,7 @@ export class QueueManager {
       if (q.opts.userSettingsObject && (type === 'update_display_settings' || type === 'update_global_notifications')) continue;
       // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
       if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
+      if (type === 'realm_linkifiers' && q.opts.linkifierUrlTemplate === false) continue;
       if (type === 'typing' && q.opts.streamTypingNotifications === false && e.event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];
