@@ -77,3 +77,32 @@ test('archived_channels and include_deactivated_groups: listed only for clients 
   assert.equal(oldGroups.some((g: any) => g.name === 'retired'), false);
   assert.equal(newGroups.find((g: any) => g.name === 'retired')?.deactivated, true);
 });
+
+test('empty_topic_name: without it, the empty topic is "general chat" in unread counts and topic events too', async () => {
+  const sent = await ann.post('/messages', { type: 'stream', to: 'caps', topic: '', content: 'no topic at all' });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const fetch = ['message', 'update_message_flags', 'user_topic'];
+  const old = await register(bob, { fetch_event_types: fetch, event_types: ['user_topic'] });
+  const modern = await register(bob, { fetch_event_types: fetch, event_types: ['user_topic'], client_capabilities: { empty_topic_name: true } });
+  const topicsOf = (state: any) => state.unread_msgs.streams.filter((s: any) => s.unread_message_ids.includes(sent.body.id)).map((s: any) => s.topic);
+  assert.deepEqual(topicsOf(old), ['general chat']);
+  assert.deepEqual(topicsOf(modern), ['']);
+  const streamId = (await bob.get('/get_stream_id', { stream: 'caps' })).body.stream_id;
+  assert.equal((await bob.post('/user_topics', { stream_id: streamId, topic: '', visibility_policy: 3 })).status, 200);
+  assert.deepEqual((await queuedEvents(bob, old.queue_id)).filter((e) => e.type === 'user_topic').map((e) => e.topic_name), ['general chat']);
+  assert.deepEqual((await queuedEvents(bob, modern.queue_id)).filter((e) => e.type === 'user_topic').map((e) => e.topic_name), ['']);
+});
+
+test('linkifier_url_template: without it, realm_linkifiers is empty and its events are not sent; realm_filters is always empty', async () => {
+  const made = await t.owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const fetch = ['realm_linkifiers', 'realm_filters'];
+  const old = await register(bob, { fetch_event_types: fetch, event_types: ['realm_linkifiers'] });
+  const modern = await register(bob, { fetch_event_types: fetch, event_types: ['realm_linkifiers'], client_capabilities: { linkifier_url_template: true } });
+  assert.deepEqual([old.realm_linkifiers, old.realm_filters], [[], []]);
+  assert.deepEqual(modern.realm_linkifiers.map((l: any) => l.url_template), ['https://tracker.example.com/{id}']);
+  assert.deepEqual(modern.realm_filters, []);
+  assert.equal((await t.owner.delete(`/realm/filters/${made.body.id}`)).status, 200);
+  assert.deepEqual(await queuedEvents(bob, old.queue_id), []);
+  assert.deepEqual((await queuedEvents(bob, modern.queue_id)).map((e) => [e.type, e.realm_linkifiers.length]), [['realm_linkifiers', 0]]);
+});

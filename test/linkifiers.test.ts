@@ -21,8 +21,9 @@ const issue = {
 };
 
 test('add, list, render with, reorder, edit and delete linkifiers, with events', async () => {
-  const reg = await member.post('/register', { event_types: ['realm_linkifiers'], fetch_event_types: ['realm_linkifiers', 'realm_filters'] });
+  const reg = await member.post('/register', { event_types: ['realm_linkifiers'], fetch_event_types: ['realm_linkifiers', 'realm_filters'], client_capabilities: { linkifier_url_template: true } });
   assert.deepEqual(reg.body.realm_linkifiers, []);
+  assert.deepEqual(reg.body.realm_filters, [], 'the pre-template form is always empty, as in Zulip');
   const res = await t.owner.post('/realm/filters', issue);
   assert.equal(res.status, 200);
   const id = res.body.id;

@@ -78,3 +78,14 @@ test('a reply to a system bot: by id or address, the bot among the recipients', 
   const byEmail = await member.post('/messages', { type: 'direct', to: ['notification-bot@zulip.com'], content: 'hello bot' });
   assert.equal(byEmail.status, 200, JSON.stringify(byEmail.body));
 });
+
+test('GET /users/{id} and /users/{email} find the system bots', async () => {
+  const bots = (await t.owner.post('/register', { fetch_event_types: ['realm_user'] })).body.cross_realm_bots;
+  const notification = bots.find((b: any) => b.email === 'notification-bot@zulip.com');
+  const byId = await t.owner.get(`/users/${notification.user_id}`);
+  assert.equal(byId.status, 200, JSON.stringify(byId.body));
+  assert.deepEqual([byId.body.user.full_name, byId.body.user.is_bot], ['Notification Bot', true]);
+  const byEmail = await t.owner.get('/users/welcome-bot@zulip.com');
+  assert.equal(byEmail.body.user.full_name, 'Welcome Bot');
+  assert.equal((await t.owner.get('/users/99999999')).status, 400);
+});

@@ -32,6 +32,7 @@ import { realmUserDefaults } from './realm_user_defaults.js';
 import { FIELD_TYPES_FOR_CLIENTS, formatProfileField, listProfileFields, realmProfileData } from './profile_fields.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { devicesState } from './devices.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { PASSWORD_MAX_LENGTH } from '../lib/secrets.js';
 
 export const LIMITS = {
@@ -64,6 +65,10 @@ export interface RegisterOptions {
   slimPresence: boolean;
   /** The user_list_incomplete capability: users the viewer may not see are left out, not "Unknown user". */
   userListIncomplete?: boolean;
+  /** The linkifier_url_template capability: realm_linkifiers are sent (else an empty list). */
+  linkifierUrlTemplate?: boolean;
+  /** The empty_topic_name capability: the empty topic is sent as ''. */
+  emptyTopicName?: boolean;
   /** Whether the client named the types it fetches (fetch_event_types or event_types). */
   fetchTypesNamed?: boolean;
   /** The user_settings_object capability: no legacy top-level settings fields. */
@@ -144,7 +149,9 @@ export async function initialState(services: Services, user: User, realm: Realm,
   let visibleUsers: Promise<Set<number> | null> | undefined;
   const visibleToViewer = () => (visibleUsers ??= usersVisibleTo(services, user, realm));
   if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await visibleToViewer());
-  if (want('user_topic')) state.user_topics = await listUserTopics(db, user.id);
+  // Clients without empty_topic_name see the empty topic by its display name wherever topics appear.
+  const topicName = (t: string) => (t === '' && !o.emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : t);
+  if (want('user_topic')) state.user_topics = (await listUserTopics(db, user.id)).map((t) => ({ ...t, topic_name: topicName(t.topic_name) }));
   if (want('video_calls')) {
     // No configured provider needs a per-user OAuth token (Jitsi needs none, BigBlueButton and
     // Nextcloud Talk are signed by the server), so no user ever holds one.
@@ -157,11 +164,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want('realm_domains')) state.realm_domains = [];
   if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(db, realm.id);
-  if (want('realm_linkifiers') || want('realm_filters')) {
-    const linkifiers = await listLinkifiers(db, realm.id);
-    if (want('realm_linkifiers')) state.realm_linkifiers = linkifiers.map(linkifierForClient);
-    if (want('realm_filters')) state.realm_filters = linkifiers.map((l) => [l.pattern, l.url_template, l.id]);
-  }
+  // Zulip's rule since level 176: linkifiers (URL templates) only for clients declaring
+  // linkifier_url_template, and the older realm_filters always empty, since such clients would
+  // read the templates as format strings.
+  if (want('realm_linkifiers')) state.realm_linkifiers = o.linkifierUrlTemplate ? (await listLinkifiers(db, realm.id)).map(linkifierForClient) : [];
+  if (want('realm_filters')) state.realm_filters = [];
   if (want('realm_playgrounds')) state.realm_playgrounds = await listPlaygrounds(db, realm.id);
   if (want('realm_embedded_bots')) state.realm_embedded_bots = [];
   if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
@@ -301,7 +308,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
     if (want('stream')) state.streams = subs.streams;
   }
 
-  if (want('message') && want('update_message_flags')) state.unread_msgs = await unreadSummary(services, user);
+  if (want('message') && want('update_message_flags')) {
+    const unread = await unreadSummary(services, user);
+    for (const s of unread.streams) s.topic = topicName(s.topic);
+    state.unread_msgs = unread;
+  }
 
   if (want('user_settings')) {
     state.user_settings = {

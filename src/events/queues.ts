@@ -23,6 +23,8 @@ export interface QueueOptions {
   streamTypingNotifications?: boolean;
   /** The bulk_message_deletion capability: without it, one delete_message event per message, with message_id. */
   bulkMessageDeletion?: boolean;
+  /** The linkifier_url_template capability: without it, no realm_linkifiers events. */
+  linkifierUrlTemplate?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
   filter?: (event: Record<string, unknown>, flags: readonly string[]) => boolean;
 }
@@ -127,6 +129,23 @@ function messageForQueue(event: Record<string, unknown>, o: QueueOptions, rawCon
   return Object.keys(changes).length ? { ...event, message: { ...message, ...changes } } : event;
 }
 
+/** The fields that name a topic in events other than `message`. */
+const TOPIC_FIELDS: Record<string, readonly string[]> = {
+  update_message: ['subject', 'orig_subject', 'topic'],
+  delete_message: ['topic'],
+  typing: ['topic'],
+  user_topic: ['topic_name'],
+};
+
+/** For clients without empty_topic_name: the empty topic by its display name (Zulip's rule since level 334). */
+function withTopicDisplayNames(event: Record<string, unknown>, type: string): Record<string, unknown> {
+  const fields = TOPIC_FIELDS[type];
+  if (!fields?.some((f) => event[f] === '')) return event;
+  const out = { ...event };
+  for (const f of fields) if (out[f] === '') out[f] = 'general chat';
+  return out;
+}
+
 export class QueueManager {
   private queues = new Map<string, EventQueue>();
   private byUser = new Map<number, Set<EventQueue>>();
@@ -228,6 +247,7 @@ export class QueueManager {
       if (q.opts.userSettingsObject && (type === 'update_display_settings' || type === 'update_global_notifications')) continue;
       // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
       if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
+      if (type === 'realm_linkifiers' && q.opts.linkifierUrlTemplate === false) continue;
       if (type === 'typing' && q.opts.streamTypingNotifications === false && e.event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];
@@ -240,10 +260,11 @@ export class QueueManager {
         for (const id of ids as unknown[]) q.pushFieldsJson(JSON.stringify({ ...rest, message_id: id }), fieldsJson(extra));
         continue;
       }
-      const key = type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : '';
+      const key =
+        type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : TOPIC_FIELDS[type] ? String(q.opts.emptyTopicName !== false) : '';
       let json = variants.get(key);
       if (json === undefined) {
-        json = JSON.stringify(type === 'message' ? messageForQueue(e.event, q.opts, e.rawContent) : e.event);
+        json = JSON.stringify(type === 'message' ? messageForQueue(e.event, q.opts, e.rawContent) : q.opts.emptyTopicName === false ? withTopicDisplayNames(e.event, type) : e.event);
         variants.set(key, json);
       }
       if (extra === own && own) {

@@ -46,6 +46,7 @@ export function registerEventRoutes(r: Router): void {
       userSettingsObject: capabilities.user_settings_object === true,
       streamTypingNotifications: capabilities.stream_typing_notifications === true,
       bulkMessageDeletion: capabilities.bulk_message_deletion === true,
+      linkifierUrlTemplate: capabilities.linkifier_url_template === true,
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {
@@ -58,6 +59,8 @@ export function registerEventRoutes(r: Router): void {
         userListIncomplete: capabilities.user_list_incomplete === true,
         userSettingsObject: capabilities.user_settings_object === true,
         fetchTypesNamed: (fetchEventTypes ?? eventTypes) !== null,
+        emptyTopicName: capabilities.empty_topic_name === true,
+        linkifierUrlTemplate: capabilities.linkifier_url_template === true,
         notificationSettingsNull: capabilities.notification_settings_null === true,
         archivedChannels: capabilities.archived_channels === true,
         includeDeactivatedGroups: capabilities.include_deactivated_groups === true,

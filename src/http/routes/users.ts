@@ -73,6 +73,13 @@ export function registerUserRoutes(r: Router): void {
       // A real address finds only users whose address the caller may see, so lookups reveal nothing.
       target = usersByAddress(users.values(), user).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
     }
+    if (!target) {
+      // The system bots every organization shares are found too, as Zulip finds cross-realm bots.
+      const bots = await services.cache.systemBots();
+      const byAddress = /^\d+$/.test(path.user_id ?? '') ? undefined : usersByAddress(bots.values(), user).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
+      const bot = byAddress ?? bots.get(Number(path.user_id));
+      if (bot?.is_active) return { user: userForClient(bot, user, { clientGravatar }) };
+    }
     const visible = target ? await usersVisibleTo(services, user, realm) : null;
     if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
     const profileData = includeCustomProfileFields ? (await realmProfileData(services, realm.id)).get(target.id) : undefined;
