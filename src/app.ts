@@ -1,5 +1,5 @@
 // Starts and stops one server process: database (migrated), caches, event bus and queues, HTTP.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './store/db.js';
 import { randomBytes } from 'node:crypto';
@@ -103,11 +103,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // When the balancer last sent us work (health checks and polls relayed by other processes for
   // our queues aside): a stopping process keeps serving until that has gone quiet.
   let lastBalancedAt = 0;
-  const noteBalanced = async (request: FastifyRequest) => {
+  http.addHook('onRequest', async (request) => {
     if (services.draining && request.url !== '/health' && !request.headers[FORWARDED_HEADER]) lastBalancedAt = Date.now();
-  };
-  http.addHook('onRequest', noteBalanced);
-  http.addHook('onResponse', noteBalanced);
+  });
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
