@@ -8,7 +8,7 @@ import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
 import { buildHttpServer } from './http/server.js';
-import { endForwardedPolls } from './http/queue_forward.js';
+import { endForwardedPolls, FORWARDED_HEADER } from './http/queue_forward.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
@@ -108,6 +108,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const realmStatus = startRealmStatusWatch(services);
   const push = startPushDelivery(services);
   const digests = startDigests(services);
+  // When the balancer last sent us work (health checks and polls relayed by other processes for
+  // our queues aside): a stopping process keeps serving until that has gone quiet.
+  let lastBalancedAt = 0;
+  http.addHook('onRequest', async (request) => {
+    if (services.draining && request.url !== '/health' && !request.headers[FORWARDED_HEADER]) lastBalancedAt = Date.now();
+  });
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -120,13 +126,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     services.draining = true;
     if (drainMs > 0) {
       // Everything but /health keeps working meanwhile: our queues, polls forwarded to us, sends.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, drainMs);
-        endDrain = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      let cut = false;
+      const pause = (ms: number) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          endDrain = () => {
+            cut = true;
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      const drainStart = Date.now();
+      await pause(drainMs);
+      // A balancer slow to notice (a busy machine) still sends requests: wait until a second has
+      // passed without one, up to three times the drain period in all.
+      while (!cut && Date.now() - lastBalancedAt < 1000 && Date.now() - drainStart < 3 * drainMs) await pause(100);
     }
     // Other processes stop forwarding long-polls here before our queues go away.
     await services.cluster?.withdraw();

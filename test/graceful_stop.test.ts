@@ -62,3 +62,29 @@ test('SIGTERM: health fails, requests and queues keep working through the drain,
   const stored = await t.owner.get(`/messages/${sent.body.id}`);
   assert.equal(stored.status, 200);
 });
+
+test('SIGTERM: while the balancer keeps sending requests, the drain goes on (up to three drain periods), serving every one', async () => {
+  const busy = await spawnServer(t, { CONFAB_DRAIN_SECONDS: '1' });
+  try {
+    const client = new Client(busy.url, t.owner.email, t.owner.apiKey, t.owner.userId);
+    let exitedAt = 0;
+    const exited = new Promise<void>((r) => busy.child.once('exit', () => r((exitedAt = Date.now()) as unknown as void)));
+    const stoppedAt = Date.now();
+    busy.child.kill('SIGTERM');
+    // Requests every 100 ms for 2 s: past the 1 s drain, and every one served.
+    while (Date.now() - stoppedAt < 2000) {
+      const res = await client.get('/users/me').catch((err: Error) => {
+        throw new Error(`request ${Date.now() - stoppedAt} ms after SIGTERM failed: ${String((err as { cause?: unknown }).cause ?? err)}`);
+      });
+      assert.equal(res.status, 200);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const quietFrom = Date.now();
+    await exited;
+    assert.ok(exitedAt - stoppedAt >= 2000, `served through the busy period (${exitedAt - stoppedAt} ms)`);
+    // Once requests stop, it closes about a second later (and never after three drain periods).
+    assert.ok(exitedAt - quietFrom < 2500, `closed ${exitedAt - quietFrom} ms after the last request`);
+  } finally {
+    await busy.stop('SIGKILL');
+  }
+});

@@ -182,16 +182,20 @@ async function serve(): Promise<number> {
     const owner = await server.services.cache.user(firstOrg.realm_id, firstOrg.user_id);
     if (realm && owner) await createGeneralChannel(server.services, realm, owner);
   }
+  // Signal handlers stay installed from before the address is printed until the process exits, so
+  // no signal ever meets Node's default (an abrupt exit). The first stops gracefully; a second one
+  // during the drain period stops at once (still finishing requests in flight).
+  let signals = 0;
+  let stopRequested!: () => void;
+  const requested = new Promise<void>((resolve) => (stopRequested = resolve));
+  const onSignal = () => {
+    if (++signals === 1) stopRequested();
+    else void server.close({ now: true });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  // A second signal during the drain period stops at once (still finishing requests in flight).
-  const hurry = () => void server.close({ now: true });
-  process.once('SIGTERM', hurry);
-  process.once('SIGINT', hurry);
+  await requested;
   if (config.drainSeconds) process.stdout.write(`Draining for ${config.drainSeconds} s (health checks fail, requests are still served)\n`);
   await server.close();
   process.stdout.write('Confab stopped.\n');
