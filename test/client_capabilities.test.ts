@@ -106,3 +106,17 @@ test('linkifier_url_template: without it, realm_linkifiers is empty and its even
   assert.deepEqual(await queuedEvents(bob, old.queue_id), []);
   assert.deepEqual((await queuedEvents(bob, modern.queue_id)).map((e) => [e.type, e.realm_linkifiers.length]), [['realm_linkifiers', 0]]);
 });
+
+test('include_deactivated_groups: without it, a deactivation is a remove event and a deactivated group is not heard of again', async () => {
+  const made = await t.owner.post('/user_groups/create', { name: 'sunset', description: 'soon gone', members: [ann.userId] });
+  const id = made.body.group_id;
+  const old = await register(bob, { event_types: ['user_group'] });
+  const modern = await register(bob, { event_types: ['user_group'], client_capabilities: { include_deactivated_groups: true } });
+  assert.equal((await t.owner.post(`/user_groups/${id}/deactivate`)).status, 200);
+  assert.equal((await t.owner.patch(`/user_groups/${id}`, { name: 'sunset (old)' })).status, 200);
+  assert.deepEqual((await queuedEvents(bob, old.queue_id)).map((e) => [e.type, e.op, e.group_id]), [['user_group', 'remove', id]]);
+  assert.deepEqual((await queuedEvents(bob, modern.queue_id)).map((e) => [e.op, e.data]), [
+    ['update', { deactivated: true }],
+    ['update', { name: 'sunset (old)' }],
+  ]);
+});

@@ -235,7 +235,7 @@ export async function startTestServer(
 /** Registers an event queue for these event types (the initial state is kept small). */
 export async function openQueue(c: Client, eventTypes: string[], fetchEventTypes: string[] = ['message']): Promise<string> {
   // As Zulip's current clients do, it declares the capabilities that change event formats.
-  const client_capabilities = { bulk_message_deletion: true, stream_typing_notifications: true, linkifier_url_template: true };
+  const client_capabilities = { bulk_message_deletion: true, stream_typing_notifications: true, linkifier_url_template: true, include_deactivated_groups: true };
   const reg = await c.post('/register', { event_types: eventTypes, fetch_event_types: fetchEventTypes, client_capabilities });
   if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
   return reg.body.queue_id as string;

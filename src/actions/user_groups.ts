@@ -176,7 +176,12 @@ export async function updateUserGroup(
     if (Object.keys(set).length === 0) return;
     await tx.updateTable('user_groups').set(set).where('id', '=', id).execute();
     onCommit(() => services.cache.invalidateGroups(realm.id));
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audienceOf(users), event: { type: 'user_group', op: 'update', group_id: id, data } });
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: audienceOf(users),
+      event: { type: 'user_group', op: 'update', group_id: id, data },
+      deactivatedGroup: group.deactivated,
+    });
   }), () => (u.name !== undefined ? new BadRequest(`User group '${u.name.trim()}' already exists.`) : undefined));
 }
 

@@ -16,6 +16,8 @@ export interface BusEvent {
   publicStreamId?: number;
   /** For message events: the Markdown source, for queues registered with apply_markdown=false. */
   rawContent?: string;
+  /** For user_group events: the group was deactivated before this change (clients without include_deactivated_groups skip it). */
+  deactivatedGroup?: boolean;
 }
 
 export type BusHandler = (e: BusEvent) => void;

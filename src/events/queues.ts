@@ -23,6 +23,11 @@ export interface QueueOptions {
   streamTypingNotifications?: boolean;
   /** The bulk_message_deletion capability: without it, one delete_message event per message, with message_id. */
   bulkMessageDeletion?: boolean;
+  /**
+   * The include_deactivated_groups capability: without it, a group's deactivation is a `remove`
+   * event and changes to deactivated groups are not sent.
+   */
+  includeDeactivatedGroups?: boolean;
   /** The linkifier_url_template capability: without it, no realm_linkifiers events. */
   linkifierUrlTemplate?: boolean;
   /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
@@ -248,6 +253,11 @@ export class QueueManager {
       // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
       if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
       if (type === 'realm_linkifiers' && q.opts.linkifierUrlTemplate === false) continue;
+      if (type === 'user_group' && q.opts.includeDeactivatedGroups === false && e.event.op === 'update') {
+        const data = e.event.data as Record<string, unknown> | undefined;
+        if (data?.deactivated === true && !e.deactivatedGroup) q.push({ type: 'user_group', op: 'remove', group_id: e.event.group_id });
+        if (data?.deactivated === true || (e.deactivatedGroup && data?.deactivated !== false)) continue;
+      }
       if (type === 'typing' && q.opts.streamTypingNotifications === false && e.event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];

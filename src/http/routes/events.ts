@@ -47,6 +47,7 @@ export function registerEventRoutes(r: Router): void {
       streamTypingNotifications: capabilities.stream_typing_notifications === true,
       bulkMessageDeletion: capabilities.bulk_message_deletion === true,
       linkifierUrlTemplate: capabilities.linkifier_url_template === true,
+      includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
       filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
     });
     try {
