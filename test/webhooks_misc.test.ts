@@ -129,4 +129,6 @@ test('ifttt: topic and content from the applet; errors', async () => {
   await expectMessages('ifttt', { subject: 'Feed', content: 'Second post' }, [['override', 'Second post']], { topic: 'override' });
   const noContent = await f.post('ifttt', { topic: 'x' });
   assert.deepEqual([noContent.status, noContent.body.msg], [400, "Content can't be empty"]);
+  const wrongType = await f.post('ifttt', { topic: 'x', content: 5 });
+  assert.deepEqual([wrongType.status, wrongType.body.msg], [400, 'Malformed payload']);
 });
