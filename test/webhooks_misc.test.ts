@@ -86,11 +86,25 @@ test('circleci: a minimal build, a build with commits and a pull request, a v2 w
       ],
     ],
   );
+  const vcs = {
+    provider_name: 'github',
+    origin_repository_url: 'https://github.com/acme/confab',
+    target_repository_url: 'https://github.com/acme/confab',
+    revision: '2c6207b4b9d1f6b2b2b4d56e1a9ffe9d2d4f3c1e',
+    branch: 'main',
+    commit: { subject: 'Speed up sends', body: '', author: { name: 'Ann Lee', email: 'ann@example.com' } },
+  };
   await expectMessages(
     'circleci',
-    { type: 'workflow-completed', project: { name: 'confab', slug: 'gh/acme/confab' }, pipeline: { number: 130, vcs: { branch: 'main' } }, workflow: { name: 'ci', status: 'success', url: 'https://app.circleci.com/pipelines/gh/acme/confab/130/workflows/1' } },
-    [['confab', 'Workflow [`ci`](https://app.circleci.com/pipelines/gh/acme/confab/130/workflows/1) of pipeline #130 on branch `main` has succeeded.']],
+    { type: 'workflow-completed', project: { name: 'confab', slug: 'gh/acme/confab' }, pipeline: { number: 130, vcs }, workflow: { name: 'ci', status: 'success', url: 'https://app.circleci.com/pipelines/gh/acme/confab/130/workflows/1' } },
+    [['confab', 'Workflow [`ci`](https://app.circleci.com/pipelines/gh/acme/confab/130/workflows/1) within Pipeline #130 has succeeded.\n\nTriggered on [`2c6207b4b9d: Speed up sends`](https://github.com/acme/confab/commit/2c6207b4b9d1f6b2b2b4d56e1a9ffe9d2d4f3c1e) on branch `main` by Ann Lee.']],
   );
+  await expectMessages(
+    'circleci',
+    { type: 'job-completed', project: { name: 'confab' }, pipeline: { number: 131, vcs: { ...vcs, provider_name: 'bitbucket', target_repository_url: 'https://bitbucket.org/acme/confab', commit: { subject: null } } }, job: { name: 'test', status: 'failed' } },
+    [['confab', 'Job `test` within Pipeline #131 has failed.\n\nTriggered on `main`\'s HEAD on [2c6207b4b9d](https://bitbucket.org/acme/confab/commits/2c6207b4b9d1f6b2b2b4d56e1a9ffe9d2d4f3c1e).']],
+  );
+  await expectMessages('circleci', { type: 'ping', webhook: { id: 'x', name: 'Zulip' } }, [['Test event', "Webhook 'Zulip' test event successful."]]);
 });
 
 test('jenkins (Notification plugin): started, finalized with success and failure', async () => {
@@ -115,4 +129,6 @@ test('ifttt: topic and content from the applet; errors', async () => {
   await expectMessages('ifttt', { subject: 'Feed', content: 'Second post' }, [['override', 'Second post']], { topic: 'override' });
   const noContent = await f.post('ifttt', { topic: 'x' });
   assert.deepEqual([noContent.status, noContent.body.msg], [400, "Content can't be empty"]);
+  const wrongType = await f.post('ifttt', { topic: 'x', content: 5 });
+  assert.deepEqual([wrongType.status, wrongType.body.msg], [400, 'Malformed payload']);
 });

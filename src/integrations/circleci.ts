@@ -1,6 +1,7 @@
-// CircleCI: build notifications (the `payload` object of CircleCI's classic webhooks), and the
-// newer `workflow-completed` / `job-completed` webhooks.
-import { UnsupportedEvent, Wild, type Integration } from './core.js';
+// CircleCI: webhooks (`workflow-completed`, `job-completed`, `ping`), and the build notifications
+// of CircleCI's older format (a `payload` object).
+import { MalformedPayload, UnsupportedEvent, Wild, type Integration } from './core.js';
+import { shortSha } from './git.js';
 
 const STATUS: Record<string, string> = { success: 'has succeeded', failed: 'has failed', canceled: 'was canceled' };
 
@@ -45,21 +46,51 @@ function classic(p: Wild): { topic: string; content: string; eventType: string }
   return { topic, content, eventType: outcome };
 }
 
-/** Webhooks v2 (not in Zulip's integration): a sentence in the classic style. */
-function v2(p: Wild, type: string): { topic: string; content: string; eventType: string } {
-  const project = p.at('project');
+const V2_STATUS: Record<string, string> = { ...STATUS, unauthorized: 'was unauthorized', error: 'had an error' };
+
+/** What triggered the pipeline: a commit (GitHub, Bitbucket, GitLab), a branch's head, or a tag. */
+function commitDetails(p: Wild): string {
   const pipeline = p.at('pipeline');
-  const branch = pipeline.opt('vcs')?.opt('branch')?.str();
-  const on = branch ? ` on branch \`${branch}\`` : '';
-  if (type === 'workflow-completed') {
-    const w = p.at('workflow');
-    const status = w.s('status');
-    return { topic: project.s('name'), content: `Workflow [\`${w.s('name')}\`](${w.s('url')}) of pipeline #${pipeline.i('number')}${on} ${STATUS[status] ?? status}.`, eventType: status };
+  let details: string;
+  let link: string;
+  let author: string;
+  let branch: string | null;
+  if (pipeline.has('vcs')) {
+    const vcs = pipeline.at('vcs');
+    const revision = vcs.s('revision');
+    const id = shortSha(revision);
+    const base = vcs.s('target_repository_url');
+    link = vcs.s('provider_name') === 'github' ? `${base}/commit/${revision}` : `${base}/commits/${revision}`;
+    branch = vcs.at('branch').strOrNull();
+    const subject = vcs.at('commit').at('subject').strOrNull();
+    // A pipeline started by hand has no commit subject: it runs a branch's head, or the latest tag.
+    if (!subject) return branch ? `Triggered on \`${branch}\`'s HEAD on [${id}](${link}).` : `Triggered on the latest tag on [${id}](${link}).`;
+    details = `${id}: ${subject}`;
+    author = vcs.at('commit').at('author').s('name');
+  } else {
+    const gitlab = pipeline.at('trigger_parameters').at('gitlab');
+    const sha = gitlab.s('checkout_sha');
+    details = `${shortSha(sha)}: ${gitlab.s('commit_title')}`;
+    author = gitlab.s('commit_author_name');
+    link = `${gitlab.s('web_url')}/-/commit/${sha}`;
+    branch = gitlab.s('branch');
   }
-  const job = p.at('job');
+  return `Triggered on [\`${details}\`](${link}) on branch \`${branch ?? 'None'}\` by ${author}.`;
+}
+
+/** Webhooks v2: workflow-completed and job-completed, as Zulip's current integration writes them. */
+function v2(p: Wild, type: string): { topic: string; content: string; eventType: string } {
+  const pipeline = p.at('pipeline');
+  const trigger = pipeline.opt('trigger')?.opt('type')?.value;
+  if (pipeline.has('trigger_parameters') && trigger !== 'gitlab') throw new MalformedPayload("Projects using this version control system provider aren't supported");
+  const number = pipeline.i('number');
+  const details = commitDetails(p);
+  if (type === 'job-completed') {
+    const job = p.at('job');
+    return { topic: p.at('project').s('name'), content: `Job \`${job.s('name')}\` within Pipeline #${number} ${V2_STATUS[job.s('status')] ?? 'None'}.\n\n${details}`, eventType: type };
+  }
   const w = p.at('workflow');
-  const status = job.s('status');
-  return { topic: project.s('name'), content: `Job \`${job.s('name')}\` (#${job.i('number')}) of workflow [\`${w.s('name')}\`](${w.s('url')})${on} ${STATUS[status] ?? status}.`, eventType: status };
+  return { topic: p.at('project').s('name'), content: `Workflow [\`${w.s('name')}\`](${w.s('url')}) within Pipeline #${number} ${V2_STATUS[w.s('status')] ?? 'None'}.\n\n${details}`, eventType: type };
 }
 
 export const circleci: Integration = {
@@ -70,7 +101,7 @@ export const circleci: Integration = {
     if (p.has('payload')) return [classic(p.at('payload'))];
     const type = p.s('type');
     if (type === 'workflow-completed' || type === 'job-completed') return [v2(p, type)];
-    if (type === 'ping') return [];
+    if (type === 'ping') return [{ topic: 'Test event', content: `Webhook '${p.at('webhook').s('name')}' test event successful.`, eventType: type }];
     throw new UnsupportedEvent('CircleCI', type);
   },
 };

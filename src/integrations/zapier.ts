@@ -20,5 +20,17 @@ export const zapier: Integration = {
 export const ifttt: Integration = {
   name: 'ifttt',
   displayName: 'IFTTT',
-  handle: (req) => [topicAndContent(new Wild(req.body))],
+  handle(req) {
+    const p = new Wild(req.body);
+    // IFTTT's integration reports any field of the wrong type as one "Malformed payload".
+    const text = (w: Wild | undefined) => {
+      if (w !== undefined && typeof w.value !== 'string') throw new MalformedPayload('Malformed payload');
+      return w?.value as string | undefined;
+    };
+    const topic = text(p.opt('topic')) ?? text(p.opt('subject'));
+    const content = text(p.opt('content'));
+    if (topic === undefined) throw new MalformedPayload("Topic can't be empty");
+    if (content === undefined) throw new MalformedPayload("Content can't be empty");
+    return [{ topic, content }];
+  },
 };
