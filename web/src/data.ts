@@ -37,7 +37,7 @@ async function registerQueue(gen: number): Promise<void> {
         client_gravatar: true,
         slim_presence: true,
         include_subscribers: false,
-        client_capabilities: { notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, empty_topic_name: true, user_settings_object: true, stream_typing_notifications: true, linkifier_url_template: true, include_deactivated_groups: true, archived_channels: true },
+        client_capabilities: { notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, empty_topic_name: true, user_settings_object: true, stream_typing_notifications: true, linkifier_url_template: true },
       });
       if (gen !== generation) return;
       applyRegister(state);
