@@ -97,6 +97,9 @@ function Login() {
         <button type="submit" class="primary" disabled={busy}>
           Log in
         </button>
+        <p class="muted">
+          <a href="/accounts/password/reset/">Forgot your password?</a>
+        </p>
       </form>
     </main>
   );
