@@ -132,3 +132,18 @@ test('the session survives a reload and is shared by tabs; a revoked key and log
     await c.context.close();
   }
 });
+
+test('the login page links to password reset, which answers the same for any address', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(srv.url);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: /reset/i }).waitFor({ timeout: 5000 });
+    await page.getByLabel('Email').fill(alice.email);
+    await page.getByRole('button', { name: 'Send a reset link' }).click();
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor({ timeout: 5000 });
+  } finally {
+    await context.close();
+  }
+});

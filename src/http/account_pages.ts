@@ -28,10 +28,10 @@ const field = (body: unknown, name: string): string => {
   return typeof v[name] === 'string' ? (v[name] as string) : '';
 };
 
-function resetForm(error?: string): string {
+function resetForm(minLength: number, error?: string): string {
   return (
     (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
-    `<form method="post"><p><label>New password <input type="password" name="new_password1" autocomplete="new-password" required minlength="6" maxlength="100"></label></p>` +
+    `<form method="post"><p><label>New password <input type="password" name="new_password1" autocomplete="new-password" required minlength="${minLength}" maxlength="100"></label></p>` +
     `<p><label>Confirm password <input type="password" name="new_password2" autocomplete="new-password" required></label></p>` +
     `<p><button type="submit">Change password</button></p></form>`
   );
@@ -40,15 +40,8 @@ function resetForm(error?: string): string {
 const invalidLink = '<p>This password reset link is invalid, expired or already used.</p><p><a href="/accounts/password/reset/">Request a new one</a></p>';
 
 export function registerAccountPages(app: FastifyInstance, services: Services): void {
-  app.get('/login/', async (_request, reply) =>
-    send(
-      reply,
-      200,
-      'Log in',
-      `<p>Log in with a Zulip app (desktop, mobile or terminal), pointing it at <code>${escapeHtml(services.config.externalUrl)}</code>.</p>` +
-        `<p><a href="/accounts/password/reset/">Forgot your password?</a></p>`,
-    ),
-  );
+  // Zulip's login address: the web client's login page is the app's own first view.
+  app.get('/login/', async (_request, reply) => reply.redirect('/', 302));
 
   app.get('/accounts/password/reset/', async (_request, reply) =>
     send(
@@ -73,7 +66,7 @@ export function registerAccountPages(app: FastifyInstance, services: Services): 
     const { token } = request.params as { token: string };
     const user = await passwordResetUser(services, token);
     if (!user) return send(reply, 404, 'Link not valid', invalidLink);
-    return send(reply, 200, 'Set a new password', `<p>For ${escapeHtml(user.email)}.</p>${resetForm()}`);
+    return send(reply, 200, 'Set a new password', `<p>For ${escapeHtml(user.email)}.</p>${resetForm(services.config.passwordMinLength)}`);
   });
 
   app.post('/accounts/password/reset/:token/', async (request, reply) => {
@@ -81,10 +74,10 @@ export function registerAccountPages(app: FastifyInstance, services: Services): 
     try {
       const user = await completePasswordReset(services, token, field(request.body, 'new_password1'), field(request.body, 'new_password2'));
       if (!user) return send(reply, 404, 'Link not valid', invalidLink);
-      return send(reply, 200, 'Password changed', `<p>The password of ${escapeHtml(user.email)} is changed. You can <a href="/login/">log in</a> with it now.</p>`);
+      return send(reply, 200, 'Password changed', `<p>The password of ${escapeHtml(user.email)} is changed. You can <a href="/">log in</a> with it now.</p>`);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      return send(reply, 400, 'Set a new password', resetForm(e.message));
+      return send(reply, 400, 'Set a new password', resetForm(services.config.passwordMinLength, e.message));
     }
   });
 }
