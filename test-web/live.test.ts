@@ -161,3 +161,28 @@ test('the server restarts mid-session: the page shows it is reconnecting and rec
     await a.context.close();
   }
 });
+
+test('rich content: math with the KaTeX stylesheet loaded on demand, a spoiler that opens, emoji as characters', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const cspErrors: string[] = [];
+  a.page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+  });
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/rich`);
+    await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
+    assert.equal(await a.page.locator('link[href*="katex-"]').count(), 0, 'KaTeX CSS is not part of the first view');
+    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'rich', content: 'Euler: $$e^{i\\pi} + 1 = 0$$ :tada:\n\n```spoiler Plot twist\nthe butler\n```' });
+    const msg = article(a.page, 'Euler');
+    await msg.locator('.katex').first().waitFor({ timeout: 5000 });
+    await a.page.waitForFunction(() => [...document.styleSheets].some((s) => (s.href ?? '').includes('/static/katex-')), undefined, { timeout: 5000 });
+    assert.match((await msg.textContent()) ?? '', /🎉/);
+    const hidden = msg.getByText('the butler');
+    assert.equal(await hidden.isVisible(), false);
+    await msg.getByText('Plot twist').click();
+    await hidden.waitFor({ state: 'visible', timeout: 2000 });
+    assert.deepEqual(cspErrors, []);
+  } finally {
+    await a.context.close();
+  }
+});

@@ -22,7 +22,7 @@ before(async () => {
   general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
   await makeChannel(srv.owner, 'design', [srv.owner, alice, bob]);
   const say = (p: Person, topic: string, content: string) => p.api.post('/messages', { type: 'stream', to: general, topic, content });
-  await say(alice, 'lunch', 'Who is up for **pizza** at noon? :pizza:');
+  await say(alice, 'lunch', 'Who is up for **pizza** at noon?');
   await say(bob, 'lunch', 'Count me in. Here is the menu:\n```python\ndef order(n):\n    return n * "pizza"\n```');
   await say(srv.owner, 'lunch', '> quoting the menu\n\nSounds good @**Alice Anders**');
   await say(alice, 'release', 'The release notes are ready for review.');

@@ -84,6 +84,10 @@ function Sidebar() {
   const sortedSubs = [...subs.value.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
   const dms = [...dmConversations.value.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
   const topics = openChannel !== undefined ? (topicsByStream.value.get(openChannel) ?? []) : [];
+  const people = [...users.value.values()]
+    .filter((u) => u.is_active && !u.is_bot && u.user_id !== me.value.user_id)
+    .sort((a, b) => a.full_name.localeCompare(b.full_name))
+    .slice(0, 50);
   return (
     <nav class={`sidebar${sidebarOpen.value ? ' open' : ''}`} aria-label="Conversations">
       <ul class="views">
@@ -161,21 +165,21 @@ function Sidebar() {
       <button type="button" class="link" onClick={() => composeApi.newDm([])}>
         New direct message
       </button>
-      <h2>People</h2>
-      <ul class="people">
-        {[...users.value.values()]
-          .filter((u) => u.is_active && !u.is_bot && u.user_id !== me.value.user_id)
-          .sort((a, b) => a.full_name.localeCompare(b.full_name))
-          .slice(0, 50)
-          .map((u) => (
-            <li key={u.user_id}>
-              <a href={dmHash([u.user_id], [u.full_name])} title={u.email}>
-                <span class={`presence${presence.value.get(u.user_id)?.active ? ' active' : ''}`} aria-hidden="true" />
-                <span class="name">{u.full_name}</span>
-              </a>
-            </li>
-          ))}
-      </ul>
+      {people.length ? (
+        <>
+          <h2>People</h2>
+          <ul class="people">
+            {people.map((u) => (
+              <li key={u.user_id}>
+                <a href={dmHash([u.user_id], [u.full_name])} title={u.email}>
+                  <span class={`presence${presence.value.get(u.user_id)?.active ? ' active' : ''}`} aria-hidden="true" />
+                  <span class="name">{u.full_name}</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </nav>
   );
 }

@@ -79,9 +79,11 @@ effect(() => {
     if (tp) restoreDraft();
   } else if (!v.search && Array.isArray(dm?.operand)) {
     mode.value = 'dm';
-    to.value = dm.operand.filter((id) => id !== me.value.user_id);
+    const others = dm.operand.filter((id) => id !== me.value.user_id);
+    // A conversation with oneself is addressed to oneself.
+    to.value = others.length ? others : [me.value.user_id];
     composeOpen.value = true;
-    if (to.value.length) restoreDraft();
+    restoreDraft();
   } else {
     composeOpen.value = false;
   }

@@ -1,0 +1,107 @@
+// Message actions and the live state around them: star (and the Starred view), quote and reply,
+// edit history, typing notifications seen by the other person, a subscription added live.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { launch, loggedIn, makeChannel, startWebServer, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+
+before(async () => {
+  srv = await startWebServer();
+  browser = await launch();
+  alice = await srv.makePerson('Alice Anders');
+  bob = await srv.makePerson('Bob Brown');
+  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+});
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+test('star, quote and reply, edit history, typing seen live, a channel added live', async () => {
+  const sent = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'ideas', content: 'Let us plant a garden' });
+  await bob.api.patch(`/messages/${sent.body.id}`, { content: 'Let us plant a vegetable garden' });
+  const a = await loggedIn(browser, srv.url, alice);
+  const b = await loggedIn(browser, srv.url, bob);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/ideas`);
+    const msg = a.page.getByRole('article').filter({ hasText: 'vegetable garden' });
+    await msg.waitFor({ timeout: 5000 });
+
+    // Star it; the Starred view lists it.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Star' }).click();
+    await msg.getByRole('button', { name: 'Unstar' }).waitFor({ timeout: 5000 });
+    await a.page.getByRole('link', { name: 'Starred' }).click();
+    await a.page.getByRole('article').filter({ hasText: 'vegetable garden' }).waitFor({ timeout: 5000 });
+    await a.page.goBack();
+    await msg.waitFor({ timeout: 5000 });
+
+    // The edit history shows the first version.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'View edit history' }).click();
+    await msg.getByRole('region', { name: 'Edit history' }).getByText('Let us plant a garden').waitFor({ timeout: 5000 });
+
+    // Quote and reply fills the Message box with a quote of the original Markdown.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Quote and reply' }).click();
+    const box = a.page.getByRole('textbox', { name: 'Message' });
+    await a.page.waitForFunction(() => /```quote/.test((document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement | null)?.value ?? ''), undefined, { timeout: 5000 });
+    assert.match(await box.inputValue(), /Let us plant a vegetable garden/);
+
+    // Bob starts typing in the topic: Alice sees it.
+    await b.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/ideas`);
+    await b.page.getByRole('textbox', { name: 'Message' }).pressSequentially('Tomatoes');
+    await a.page.getByText('Bob Brown is typing…').waitFor({ timeout: 5000 });
+
+    // An administrator subscribes Alice to a new channel: it appears in her sidebar.
+    await makeChannel(srv.owner, 'gardening', [srv.owner, alice]);
+    await a.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /gardening/ }).waitFor({ timeout: 5000 });
+  } finally {
+    await a.context.close();
+    await b.context.close();
+  }
+});
+
+test('an image dropped on compose is uploaded and sent; its address loads in the page with the key', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/pictures`);
+    await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
+    // A 1×1 PNG dropped on the compose area.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const dataTransfer = await a.page.evaluateHandle((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'dot.png', { type: 'image/png' }));
+      return dt;
+    }, png);
+    await a.page.locator('section.compose').dispatchEvent('drop', { dataTransfer });
+    await a.page.waitForFunction(() => /user_uploads/.test((document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement | null)?.value ?? ''), undefined, { timeout: 5000 });
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    // Confab's renderer writes a link for an uploaded image (no inline preview yet); the client
+    // gives images of uploads the key in their address: that address loads in the page.
+    const link = a.page.getByRole('article').filter({ hasText: 'Alice Anders' }).getByRole('link', { name: 'dot.png' });
+    await link.waitFor({ timeout: 5000 });
+    const href = (await link.getAttribute('href'))!;
+    const loaded = await a.page.evaluate(
+      (path) =>
+        new Promise<number>((resolve) => {
+          const key = JSON.parse(localStorage.getItem('confab.session')!).apiKey as string;
+          const img = new Image();
+          img.onload = () => resolve(img.naturalWidth);
+          img.onerror = () => resolve(-1);
+          img.src = `${path}?api_key=${encodeURIComponent(key)}`;
+        }),
+      href,
+    );
+    assert.equal(loaded, 1);
+  } finally {
+    await a.context.close();
+  }
+});
