@@ -320,6 +320,10 @@ async function main(argv: string[]): Promise<number> {
     if (/internal error|unmapped unique conflict/.test(line)) logged.push(line);
   };
 
+  // Keeps the process alive while requests are out: a request the server never answers (a promise
+  // that never settles) holds no handle of its own, and Node would exit silently instead of
+  // letting the timeout report the hang.
+  const alive = setInterval(() => undefined, 1000);
   const t = await startTestServer({ heartbeatSeconds: 1 });
   const failures: Failure[] = [];
   let sent = 0;
@@ -347,6 +351,7 @@ async function main(argv: string[]): Promise<number> {
       const worker = async () => {
         while (next < requests.length) {
           const req = requests[next++]!;
+          if (process.env.CONFAB_FUZZ_TRACE) (process as unknown as { _rawDebug(s: string): void })._rawDebug(`> ${req.op.method} ${req.path.slice(0, 100)} ${req.role} ${req.mutated.slice(0, 80)}`);
           const res = await send(t.url, req, clients);
           sent++;
           const describe = `${req.op.method} ${req.path.slice(0, 120)} as ${req.role}, mutated ${req.mutated} (seed ${seed})`;
@@ -364,7 +369,11 @@ async function main(argv: string[]): Promise<number> {
     }
   } finally {
     console.error = originalError;
-    await t.close();
+    // A server that cannot shut down after the run (a transaction or hook that never settles) is a
+    // hang too.
+    const closed = await Promise.race([t.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), TIMEOUT_MS))]);
+    if (!closed) failures.push({ what: 'hang', request: 'closing the server after the run', status: 'no close', body: '' });
+    clearInterval(alive);
   }
   const db = process.env.CONFAB_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
   const fives = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
