@@ -88,3 +88,38 @@ test('SIGTERM: while the balancer keeps sending requests, the drain goes on (up 
     await busy.stop('SIGKILL');
   }
 });
+
+test('SIGTERM with Redis: a poll the stopping process relays to another process’s queue is answered, and the queue lives on', async () => {
+  const REDIS_URL = process.env.CONFAB_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+  const prefix = `confab-graceful-${process.pid}`;
+  const home = await startTestServer({ redis: { url: REDIS_URL, prefix } });
+  const relay = await spawnServer(home, { CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix, CONFAB_DRAIN_SECONDS: '1' });
+  try {
+    const reader = await home.createUser({ name: 'Rory Relay' });
+    await home.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'relayed' }], principals: [home.owner.userId, reader.userId] });
+    const reg = await reader.post('/register', { event_types: ['message'] });
+    const queueId = reg.body.queue_id as string;
+    // Parked through the relay, which forwards it to the queue's home (the in-process server).
+    const viaRelay = new Client(relay.url, reader.email, reader.apiKey, reader.userId);
+    const parked = viaRelay.get('/events', { queue_id: queueId, last_event_id: -1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const stoppedAt = Date.now();
+    const exited = new Promise<void>((r) => relay.child.once('exit', () => r()));
+    relay.child.kill('SIGTERM');
+    const answered = await parked;
+    assert.equal(answered.status, 200);
+    assert.equal(answered.body.queue_id, queueId);
+    assert.deepEqual(answered.body.events, []);
+    await exited;
+    // Well before the 50 s heartbeat the relayed poll would otherwise have waited for.
+    assert.ok(Date.now() - stoppedAt < 10_000, `stopped after ${Date.now() - stoppedAt} ms`);
+    // The queue, at its home, still gets its events.
+    const sent = await home.owner.post('/messages', { type: 'stream', to: 'relayed', topic: 't', content: 'after the relay stopped' });
+    const next = await reader.get('/events', { queue_id: queueId, last_event_id: -1 });
+    assert.equal(next.status, 200);
+    assert.deepEqual(next.body.events.map((e: any) => e.message?.id), [sent.body.id]);
+  } finally {
+    await relay.stop('SIGKILL');
+    await home.close();
+  }
+});

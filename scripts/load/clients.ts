@@ -131,6 +131,15 @@ export class World {
   }
 }
 
+/**
+ * The pause before retrying after the n-th failure in a row: doubling from 250 ms to 8 s, with
+ * jitter, as Zulip's clients do, so a crowd that lost its process does not all come back at once.
+ */
+export function backoff(failures: number): number {
+  const ceiling = Math.min(8000, 250 * 2 ** Math.min(failures, 5));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
 const TOKEN = /\b(L[0-9a-z]+-\d+)\b/;
 const EMOJI = ['thumbs_up', 'heart', 'tada', 'smile', 'eyes', 'rocket', 'check', 'octopus'];
 
@@ -173,9 +182,9 @@ export class LoadClient {
 
   /** Registers, retrying (with a pause) until it works. */
   async register(): Promise<void> {
-    while (!(await this.registerOnce())) {
+    for (let failures = 0; !(await this.registerOnce()); failures++) {
       if (this.world.stopping) return;
-      await sleep(250);
+      await sleep(backoff(failures));
     }
   }
 
@@ -190,6 +199,7 @@ export class LoadClient {
   }
 
   private async pollLoop(): Promise<void> {
+    let failures = 0;
     while (!this.world.stopping) {
       let a: Answer;
       try {
@@ -197,10 +207,11 @@ export class LoadClient {
       } catch (err) {
         if (this.world.stopping) return;
         this.world.stats.error('poll', (err as NodeJS.ErrnoException).code ?? (err as Error).message);
-        await sleep(250);
+        await sleep(backoff(failures++));
         continue;
       }
       if (a.status === 200) {
+        failures = 0;
         for (const e of a.body.events as any[]) {
           this.lastEventId = Math.max(this.lastEventId, e.id);
           if (e.type === 'message') this.receive(e.message);
@@ -219,7 +230,7 @@ export class LoadClient {
       }
       if (this.world.stopping) return;
       this.world.stats.error('poll', describe(a));
-      await sleep(250);
+      await sleep(backoff(failures++));
     }
   }
 
@@ -239,6 +250,7 @@ export class LoadClient {
   /** Messages with ids in (from, to], through GET /messages, as a client catches up after a lost queue. */
   private async catchUp(from: number, to: number): Promise<void> {
     let anchor = Math.max(from, 0);
+    let failures = 0;
     while (anchor < to && !this.world.stopping) {
       const a = await this.world.timed('catch-up', this.user, 'GET', '/messages', {
         anchor: String(anchor),
@@ -248,7 +260,7 @@ export class LoadClient {
         apply_markdown: 'false',
       });
       if (!a || a.status !== 200) {
-        await sleep(250);
+        await sleep(backoff(failures++));
         continue;
       }
       const msgs = a.body.messages as { id: number }[];

@@ -156,6 +156,8 @@ export class QueueManager {
   private byUser = new Map<number, Set<EventQueue>>();
   private byRealmPublic = new Map<number, Set<EventQueue>>();
   private gcTimer: NodeJS.Timeout;
+  /** Set by close(): no poll parks any more (a stopping process must not wait a heartbeat for one). */
+  private closed = false;
 
   constructor(
     bus: EventBus,
@@ -211,7 +213,7 @@ export class QueueManager {
   poll(queue: EventQueue, lastEventId: number | null, dontBlock: boolean): Promise<QueuedEvent[]> {
     queue.lastActivity = Date.now();
     if (lastEventId !== null) queue.acknowledge(lastEventId);
-    if (queue.events.length || dontBlock) return Promise.resolve(queue.events.slice());
+    if (queue.events.length || dontBlock || this.closed) return Promise.resolve(queue.events.slice());
     queue.releaseWaiter();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -298,6 +300,7 @@ export class QueueManager {
   }
 
   close(): void {
+    this.closed = true;
     clearInterval(this.gcTimer);
     for (const q of this.queues.values()) q.releaseWaiter();
     this.queues.clear();

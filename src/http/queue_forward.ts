@@ -17,7 +17,15 @@ const SHUTDOWN = 'process stopping';
  * could hold the shutdown for a whole heartbeat interval.)
  */
 export function endForwardedPolls(services: Services): void {
+  stopped.add(services);
   for (const abort of inFlight.get(services) ?? []) abort.abort(SHUTDOWN);
+}
+
+/** Processes past endForwardedPolls: a poll that still reaches them is answered the same way at once. */
+const stopped = new WeakSet<Services>();
+
+function answerEmpty(reply: FastifyReply, queueId: string): void {
+  reply.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":[],"queue_id":${JSON.stringify(queueId)}}`);
 }
 
 /** Header names passed on to the home process. */
@@ -32,6 +40,10 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
   if (!services.cluster || request.headers[FORWARDED_HEADER]) return false;
   const home = await services.cluster.homeOf(queueId);
   if (!home) return false;
+  if (stopped.has(services) && request.method === 'GET') {
+    answerEmpty(reply, queueId);
+    return true;
+  }
   const headers: Record<string, string> = { [FORWARDED_HEADER]: '1' };
   for (const name of PASSED_HEADERS) {
     const v = request.headers[name];
@@ -59,7 +71,7 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
     return true;
   } catch {
     if (abort.signal.reason === SHUTDOWN && request.method === 'GET' && !reply.raw.destroyed) {
-      reply.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":[],"queue_id":${JSON.stringify(queueId)}}`);
+      answerEmpty(reply, queueId);
       return true;
     }
     // The home died between its last announcement and now (or the client left): its queues are gone.
