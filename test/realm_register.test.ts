@@ -159,3 +159,27 @@ test('message flags: validation and access', async () => {
   const m = await member.get(`/messages/${old.body.id}`);
   assert.deepEqual(m.body.message.flags.sort(), ['historical', 'read', 'starred']);
 });
+
+test('recent_private_conversations: every direct conversation of the user, newest first, without the user', async () => {
+  const x = await t.createUser({ name: 'Xena Recent' });
+  const y = await t.createUser({ name: 'Yuri Recent' });
+  const outsider = await t.createUser({ name: 'Olga Outsider' });
+  const send = async (from: Client, to: number[], content: string) => {
+    const r = await from.post('/messages', { type: 'direct', to, content });
+    assert.equal(r.status, 200);
+    return r.body.id as number;
+  };
+  const toY = await send(x, [y.userId], 'one to one');
+  const group = await send(y, [x.userId, outsider.userId], 'a group');
+  const self = await send(x, [x.userId], 'a note to self');
+  await send(outsider, [y.userId], 'not for Xena');
+  const lastToY = await send(y, [x.userId], 'answer');
+  const res = await x.post('/register', { fetch_event_types: JSON.stringify(['recent_private_conversations']) });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.recent_private_conversations, [
+    { max_message_id: lastToY, user_ids: [y.userId] },
+    { max_message_id: self, user_ids: [] },
+    { max_message_id: group, user_ids: [y.userId, outsider.userId].sort((a, b) => a - b) },
+  ]);
+  assert.ok(toY < lastToY);
+});

@@ -10,7 +10,7 @@ import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unr
 import { defaultStreamIds, subscriptionsOf } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
 import { isTopicMuted, listUserTopics, mutedTopicsOf, VISIBILITY } from '../store/user_topics.js';
-import { FLAG_BITS } from '../store/messages.js';
+import { FLAG_BITS, recentDmConversations } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
 import { formatBot, usersVisibleTo } from './users.js';
@@ -142,7 +142,13 @@ export async function initialState(services: Services, user: User, realm: Realm,
   // The API description (level 469) gives /register's reminders the scheduled-message shape,
   // while GET /reminders and reminders events use the reminder shape; each follows its schema.
   if (want('reminders')) state.reminders = await listPendingReminders(services, user);
-  if (want('recent_private_conversations')) state.recent_private_conversations = [];
+  if (want('recent_private_conversations')) {
+    // Zulip's "recent" is its 1000 newest direct messages; here, the 1000 newest conversations.
+    state.recent_private_conversations = (await recentDmConversations(db, user.id, 1000)).map((c) => ({
+      max_message_id: c.maxMessageId,
+      user_ids: c.participants.filter((id) => id !== user.id).sort((a, b) => a - b),
+    }));
+  }
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (want('stop_words')) state.stop_words = [];
   // Who a restricted guest may see: read once, for the user lists and the statuses alike.

@@ -220,3 +220,21 @@ export interface EditEntry {
   prev_stream?: number;
   stream?: number;
 }
+
+/**
+ * The user's direct-message conversations with their newest message id, newest first: one
+ * index lookup per conversation the user belongs to (messages_dm_group), however long the history.
+ */
+export async function recentDmConversations(db: Executor, userId: number, limit: number): Promise<Array<{ participants: number[]; maxMessageId: number }>> {
+  const rows = await db
+    .selectFrom('messages')
+    .innerJoin('direct_message_groups', 'direct_message_groups.id', 'messages.dm_group_id')
+    .select(['direct_message_groups.user_ids_key as key', (eb) => eb.fn.max('messages.id').as('max_id')])
+    .where('messages.dm_group_id', 'in', (eb) => eb.selectFrom('direct_message_group_members').select('group_id').where('user_id', '=', userId))
+    .groupBy('direct_message_groups.user_ids_key')
+    .execute();
+  return rows
+    .map((r) => ({ participants: r.key.split(',').map(Number), maxMessageId: Number(r.max_id) }))
+    .sort((a, b) => b.maxMessageId - a.maxMessageId)
+    .slice(0, limit);
+}
