@@ -177,6 +177,8 @@ async function serve(): Promise<number> {
     );
   }
   const server = await startServer(config, { database });
+  // With CONFAB_PORT=0 the port is known only now; links the server writes must carry it.
+  if (!process.env.CONFAB_EXTERNAL_URL && config.port === 0) config.externalUrl = server.url;
   if (firstOrg) {
     const realm = await server.services.cache.realm(firstOrg.realm_id);
     const owner = await server.services.cache.user(firstOrg.realm_id, firstOrg.user_id);
