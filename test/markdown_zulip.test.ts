@@ -110,6 +110,13 @@ test('previews: images and videos after their paragraph, in list items, not in q
     '<p><audio controls data-original-url="https://a.example.com/song.mp3" preload="metadata" src="https://a.example.com/song.mp3" title="tune"></audio></p>',
   );
   assert.equal(html('javascript:alert(1).png'), '<p>javascript:alert(1).png</p>');
+  // An uploaded image (the link the compose box writes) previews from this server, never via camo.
+  const upload = '/user_uploads/2/ab/cdef/cat.png';
+  assert.equal(
+    html(`[cat.png](${upload})`, { camo }),
+    `<p><a href="${upload}">cat.png</a></p>\n<div class="message_inline_image"><a href="${upload}" title="cat.png"><img src="${upload}"></a></div>`,
+  );
+  assert.equal(html('[notes.txt](/user_uploads/2/ab/cdef/notes.txt)'), '<p><a href="/user_uploads/2/ab/cdef/notes.txt">notes.txt</a></p>');
 });
 
 test('quirks Zulip keeps: empty quotes, bold within one line, trailing spaces, bare-scheme links', () => {

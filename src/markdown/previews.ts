@@ -15,10 +15,16 @@ const MAX_PREVIEWS = 24;
 
 type MediaKind = 'image' | 'video' | 'audio';
 
+/** A file uploaded to this organization, as the renderer writes its link (relative). */
+function isUpload(href: string): boolean {
+  return href.startsWith('/user_uploads/') || href.startsWith('user_uploads/');
+}
+
 function mediaKind(href: string): MediaKind | null {
   let url: URL;
   try {
-    url = new URL(href);
+    // Uploads are linked relative to the organization; their names still tell the kind.
+    url = new URL(href, isUpload(href) ? 'http://uploads.invalid/' : undefined);
   } catch {
     return null;
   }
@@ -39,7 +45,8 @@ export function camoUrl(env: Pick<RenderEnv, 'camo'>, url: string): string {
 
 function previewHtml(env: RenderEnv, kind: MediaKind, href: string, title: string | null): string {
   const titleAttr = title ? ` title="${escapeHtml(title)}"` : '';
-  const src = escapeHtml(camoUrl(env, href));
+  // Uploads are served by this server (to those who may read them), never through camo.
+  const src = escapeHtml(isUpload(href) ? href : camoUrl(env, href));
   if (kind === 'video') {
     return `<div class="message_inline_image message_inline_video"><a href="${escapeHtml(href)}"${titleAttr}><video preload="metadata" src="${src}"></video></a></div>`;
   }
