@@ -5,7 +5,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
@@ -136,7 +136,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
       if (id !== stream[key]) groupChanges[key] = id;
     }
     const all = { ...changes, ...groupChanges };
-    if (Object.keys(all).length) await tx.updateTable('streams').set(all).where('id', '=', stream.id).execute();
+    await updateStream(tx, stream.id, all);
     if (defaultChange) await setDefaultStream(tx, realm.id, stream.id, u.isDefaultStream!);
     const after: Stream = { ...stream, ...all };
     // Events go to everyone who could see the channel before or after the change.
@@ -184,7 +184,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   if (stream.is_archived) throw new BadRequest('Channel is already archived');
   const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
-    await tx.updateTable('streams').set({ is_archived: true }).where('id', '=', stream.id).execute();
+    await updateStream(tx, stream.id, { is_archived: true });
     await setDefaultStream(tx, realm.id, stream.id, false);
     const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
     publishAfterCommit(services, onCommit, {

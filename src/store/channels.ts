@@ -96,7 +96,7 @@ export type Subscription = Row<SubscriptionTable>;
 
 const nullableBool = (v: unknown) => (v === null || v === undefined ? null : !!v);
 
-export function subscriptionFromRow(r: Record<string, any>): Subscription {
+function subscriptionFromRow(r: Record<string, any>): Subscription {
   return {
     ...(r as Subscription),
     active: !!r.active,
@@ -119,12 +119,6 @@ export async function subscriptionsOf(db: Executor, userId: number, streamIds?: 
   }
   const rows = await q.execute();
   return new Map(rows.map((r) => [r.stream_id, subscriptionFromRow(r)]));
-}
-
-/** Active subscriptions of a user, in channel-id order. */
-export async function activeSubscriptions(db: Executor, userId: number): Promise<Subscription[]> {
-  const rows = await db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('active', '=', true).orderBy('stream_id').execute();
-  return rows.map(subscriptionFromRow);
 }
 
 /** User ids of the active subscribers of one channel. */
@@ -186,21 +180,6 @@ export async function upsertSubscriptions(
 export async function deactivateSubscriptions(db: Executor, streamId: number, userIds: readonly number[]): Promise<void> {
   if (userIds.length === 0) return;
   await db.updateTable('subscriptions').set({ active: false }).where('stream_id', '=', streamId).where('user_id', 'in', userIds).execute();
-}
-
-/** Active subscriber counts of many channels at once, by channel id. */
-export async function subscriberCounts(db: Executor, streamIds: readonly number[]): Promise<Map<number, number>> {
-  const out = new Map<number, number>(streamIds.map((id) => [id, 0]));
-  if (streamIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('subscriptions')
-    .select((eb) => ['stream_id', eb.fn.countAll<number>().as('n')])
-    .where('stream_id', 'in', streamIds)
-    .where('active', '=', true)
-    .groupBy('stream_id')
-    .execute();
-  for (const r of rows) out.set(r.stream_id, Number(r.n));
-  return out;
 }
 
 /** Every subscription row (active or not) of a user, with the channel ids, for /register. */

@@ -95,7 +95,7 @@ export async function getSystemGroupIds(db: Executor, realmId: number): Promise<
 }
 
 /** Names of the system groups a holder of this role is a direct member of. */
-export function systemGroupsForRole(role: number, isFullMember = true): SystemGroupName[] {
+function systemGroupsForRole(role: number, isFullMember = true): SystemGroupName[] {
   if (role === ROLE.member) return isFullMember ? ['role:members', 'role:fullmembers'] : ['role:members'];
   return SYSTEM_GROUPS.filter((g) => (g.roles as readonly number[]).includes(role)).map((g) => g.name);
 }
@@ -155,28 +155,6 @@ export async function listGroups(db: Executor, realmId: number, opts: { named?: 
   if (opts.named !== undefined) q = q.where('named', '=', opts.named);
   const rows = await q.orderBy('id').execute();
   return rows.map(groupFromRow);
-}
-
-export async function getGroup(db: Executor, id: number): Promise<UserGroupRow | undefined> {
-  const row = await db.selectFrom('user_groups').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? groupFromRow(row) : undefined;
-}
-
-/** Direct members and direct subgroups of the given groups, keyed by group id. */
-export async function groupMembership(
-  db: Executor,
-  groupIds: readonly number[],
-): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
-  const out = new Map<number, { members: number[]; subgroups: number[] }>();
-  for (const id of groupIds) out.set(id, { members: [], subgroups: [] });
-  if (groupIds.length === 0) return out;
-  const [members, subs] = await Promise.all([
-    db.selectFrom('group_members').select(['group_id', 'user_id']).where('group_id', 'in', groupIds).orderBy('user_id').execute(),
-    db.selectFrom('group_subgroups').select(['group_id', 'subgroup_id']).where('group_id', 'in', groupIds).orderBy('subgroup_id').execute(),
-  ]);
-  for (const m of members) out.get(m.group_id)!.members.push(m.user_id);
-  for (const s of subs) out.get(s.group_id)!.subgroups.push(s.subgroup_id);
-  return out;
 }
 
 /** Every group membership row of an organization, for building the in-memory group cache. */

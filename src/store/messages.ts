@@ -39,7 +39,7 @@ export function messageFromRow(r: Record<string, any>): MessageRow {
   };
 }
 
-export function dmKey(userIds: Iterable<number>): string {
+function dmKey(userIds: Iterable<number>): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
 }
 
@@ -129,27 +129,6 @@ export async function topicParticipants(db: Executor, streamId: number, topic: s
 
 export async function setFirstMessageIdIfUnset(db: Executor, streamId: number, messageId: number): Promise<void> {
   await db.updateTable('streams').set({ first_message_id: messageId }).where('id', '=', streamId).where('first_message_id', 'is', null).execute();
-}
-
-/** Sets or clears a flag bit on existing rows; returns the ids whose flags changed. */
-export async function updateFlag(db: Executor, userId: number, messageIds: readonly number[], bit: number, add: boolean): Promise<number[]> {
-  if (messageIds.length === 0) return [];
-  const changed = await db
-    .selectFrom('user_messages')
-    .select('message_id')
-    .where('user_id', '=', userId)
-    .where('message_id', 'in', messageIds)
-    .where(add ? sql<boolean>`(flags & ${bit}) = 0` : sql<boolean>`(flags & ${bit}) <> 0`)
-    .execute();
-  const ids = changed.map((r) => r.message_id);
-  if (ids.length === 0) return [];
-  await db
-    .updateTable('user_messages')
-    .set({ flags: add ? sql<number>`flags | ${bit}` : sql<number>`flags & ${~bit}` })
-    .where('user_id', '=', userId)
-    .where('message_id', 'in', ids)
-    .execute();
-  return ids;
 }
 
 /**

@@ -118,8 +118,3 @@ export async function deleteNotices(db: Executor, ids: readonly number[]): Promi
   for (let i = 0; i < ids.length; i += 500) await db.deleteFrom('missed_message_notices').where('id', 'in', ids.slice(i, i + 500)).execute();
 }
 
-/** Drops a user's notices for messages they have read (their email would only repeat what they saw). */
-export async function deleteNoticesOfMessages(db: Executor, userId: number, messageIds: readonly number[]): Promise<void> {
-  if (messageIds.length === 0) return;
-  await db.deleteFrom('missed_message_notices').where('user_id', '=', userId).where('message_id', 'in', messageIds).execute();
-}

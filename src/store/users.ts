@@ -96,12 +96,6 @@ export async function getUser(db: Executor, id: number): Promise<User | undefine
   return row ? userFromRow(row) : undefined;
 }
 
-export async function getUsersByIds(db: Executor, ids: readonly number[]): Promise<User[]> {
-  if (ids.length === 0) return [];
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
-  return rows.map(userFromRow);
-}
-
 /** Every account with this email, in any organization (emails compare case-insensitively). */
 export async function getUsersByEmail(db: Executor, email: string): Promise<User[]> {
   const rows = await db
