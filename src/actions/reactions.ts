@@ -40,7 +40,7 @@ const ON_PARTICIPATION = 1;
  * The topic visibility a reaction gives the reactor by their automatic settings: subscribers whose
  * policy is "on participation" follow the topic, or unmute it in a muted channel.
  */
-export async function participationPolicy(tx: Executor, user: User, m: MessageRow): Promise<number | undefined> {
+async function participationPolicy(tx: Executor, user: User, m: MessageRow): Promise<number | undefined> {
   if (m.stream_id === null) return undefined;
   const settings = userSettingsOf(user.settings);
   const follow = settings.automatically_follow_topics_policy === ON_PARTICIPATION;
@@ -51,6 +51,24 @@ export async function participationPolicy(tx: Executor, user: User, m: MessageRo
   const current = (await topicPolicies(tx, [user.id], m.stream_id, m.topic)).get(user.id) ?? VISIBILITY.inherit;
   if (follow) return current === VISIBILITY.followed ? undefined : VISIBILITY.followed;
   return sub.is_muted && current === VISIBILITY.inherit ? VISIBILITY.unmuted : undefined;
+}
+
+/**
+ * What taking part in a message (a reaction, a widget vote) does besides itself: a message read
+ * through channel history becomes the user's own row (historical), so later changes to it reach
+ * them, and the topic is followed or unmuted as the user's "on participation" settings say.
+ */
+export async function takePart(services: Services, tx: Executor, onCommit: OnCommit, realm: Realm, user: User, message: MessageRow): Promise<void> {
+  await insertUserMessages(tx, [{ user_id: user.id, message_id: message.id, flags: FLAG_BITS.read | FLAG_BITS.historical }], true);
+  const policy = await participationPolicy(tx, user, message);
+  if (policy === undefined) return;
+  const now = nowSeconds();
+  await setTopicPolicy(tx, user.id, message.stream_id!, message.topic, policy, now);
+  publishAfterCommit(services, onCommit, {
+    realmId: realm.id,
+    userIds: [user.id],
+    event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
+  });
 }
 
 /** The message, if the user may read it and it is not in an archived channel (Zulip refuses changes there). */
@@ -117,19 +135,7 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
       .onConflict((oc) => oc.columns(['message_id', 'user_id', 'reaction_type', 'emoji_code']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new ReactionAlreadyExists();
-    // Reacting to a message read through channel history gives the user its row (historical), so
-    // later changes to the message reach them.
-    await insertUserMessages(tx, [{ user_id: user.id, message_id: message.id, flags: FLAG_BITS.read | FLAG_BITS.historical }], true);
-    const policy = await participationPolicy(tx, user, message);
-    if (policy !== undefined) {
-      const now = nowSeconds();
-      await setTopicPolicy(tx, user.id, message.stream_id!, message.topic, policy, now);
-      publishAfterCommit(services, onCommit, {
-        realmId: realm.id,
-        userIds: [user.id],
-        event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
-      });
-    }
+    await takePart(services, tx, onCommit, realm, user, message);
     const userIds = await audience(tx, realm.id, message);
     publishReaction(services, onCommit, realm, user, userIds, 'add', message.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
   });

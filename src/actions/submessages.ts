@@ -4,17 +4,14 @@
 // submessage; the content is JSON; in a poll or to-do list it has one of the shapes Zulip's clients
 // send, and only the widget's author may change its question or title.
 import type { Services } from '../services.js';
-import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { FLAG_BITS, insertUserMessages } from '../store/messages.js';
 import { hasSubmessageFrom, insertSubmessage, widgetSubmessage } from '../store/submessages.js';
-import { setTopicPolicy } from '../store/user_topics.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { accessibleMessage } from '../queries/message_access.js';
 import { pollDataError, todoDataError, widgetTypeOf } from '../lib/widgets.js';
-import { audience, participationPolicy } from './reactions.js';
+import { audience, takePart } from './reactions.js';
 
 export async function addSubmessage(services: Services, user: User, realm: Realm, messageId: number, msgType: string, content: string): Promise<void> {
   const message = await accessibleMessage(services, user, messageId);
@@ -34,19 +31,8 @@ export async function addSubmessage(services: Services, user: User, realm: Realm
     const error = widgetType === 'poll' ? pollDataError(data, isAuthor) : widgetType === 'todo' ? todoDataError(data, isAuthor) : null;
     if (error) throw new BadRequest(error);
     const id = await insertSubmessage(tx, { message_id: message.id, sender_id: user.id, msg_type: msgType, content });
-    // Taking part through channel history gives the user the message's row, as a reaction does,
-    // so later changes to it reach them.
-    await insertUserMessages(tx, [{ user_id: user.id, message_id: message.id, flags: FLAG_BITS.read | FLAG_BITS.historical }], true);
-    const policy = await participationPolicy(tx, user, message);
-    if (policy !== undefined) {
-      const now = nowSeconds();
-      await setTopicPolicy(tx, user.id, message.stream_id!, message.topic, policy, now);
-      publishAfterCommit(services, onCommit, {
-        realmId: realm.id,
-        userIds: [user.id],
-        event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
-      });
-    }
+    // A vote takes part in the message as a reaction does.
+    await takePart(services, tx, onCommit, realm, user, message);
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
       userIds: await audience(tx, realm.id, message),
