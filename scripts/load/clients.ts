@@ -6,7 +6,9 @@ import { Agent, request } from 'node:http';
 import type { LoadUser } from './seed.js';
 import { sleep } from './cluster.js';
 
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+// Idle kept-alive sockets are dropped after 20 s, well before HAProxy closes them (its client
+// timeout, 75 s), so a request never goes out on a socket the balancer is closing.
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity, timeout: 20_000 });
 
 export interface Answer {
   status: number;
