@@ -266,6 +266,9 @@ async function runScenario(sc: Scenario): Promise<string[]> {
       const n = [...m.values()].reduce((a, b) => a + b, 0);
       if (n) failures.push(`${sc.name}: ${n} errors during ${phase}`);
     }
+    // A server error is a bug to chase: show what the processes logged.
+    const serverErrors = [...stats.errors.values()].some((m) => [...m.keys()].some((k) => /INTERNAL_SERVER_ERROR|HTTP 500/.test(k)));
+    if (serverErrors) for (const p of procs) if (p.stderrTail.length) out(`   ${p.name} stderr (last lines):\n     ${p.stderrTail.join('\n     ')}`);
     out(failures.length ? `   FAILED: ${failures.join('; ')}` : '   OK: nothing lost, nothing duplicated');
     return failures;
   } catch (err) {
