@@ -52,7 +52,7 @@ export interface StartOptions {
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
-  const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema }));
+  const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema, poolSize: config.databasePoolSize }));
   const redisUrl = opts.redisUrl === undefined ? config.redisUrl : opts.redisUrl;
   let bus = opts.bus;
   if (!bus && redisUrl) {

@@ -36,6 +36,8 @@ export interface Config {
    * http://10.0.0.5:9991; by default this process's own listening address.
    */
   internalUrl: string | null;
+  /** PostgreSQL connections per process (CONFAB_DATABASE_POOL_SIZE, default 20). */
+  databasePoolSize: number;
   /** An image proxy (camo) for previews of external images: CONFAB_CAMO_URL and CONFAB_CAMO_KEY. */
   camo: { url: string; key: string } | null;
   /** null: rate limits off (CONFAB_RATE_LIMITS=off). */
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.CONFAB_REDIS_URL || null,
     camo: env.CONFAB_CAMO_URL && env.CONFAB_CAMO_KEY ? { url: env.CONFAB_CAMO_URL.replace(/\/*$/, '/'), key: env.CONFAB_CAMO_KEY } : null,
     redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
+    databasePoolSize: Math.max(1, intFromEnv(env, 'CONFAB_DATABASE_POOL_SIZE', 20)),
     internalUrl: env.CONFAB_INTERNAL_URL ? env.CONFAB_INTERNAL_URL.replace(/\/+$/, '') : null,
     bigBlueButton:
       env.CONFAB_BIGBLUEBUTTON_URL && env.CONFAB_BIGBLUEBUTTON_SECRET

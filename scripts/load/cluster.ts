@@ -44,7 +44,7 @@ export class ConfabProcess {
   async start(): Promise<void> {
     this.starts++;
     const child = spawn(process.execPath, [join(this.root, 'bin', 'confab.js'), 'serve'], {
-      env: { ...process.env, CONFAB_PORT: String(this.port), CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off', ...this.env },
+      env: { ...process.env, CONFAB_PORT: String(this.port), CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off', CONFAB_DATABASE_POOL_SIZE: '10', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

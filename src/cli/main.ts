@@ -99,7 +99,7 @@ async function createOrg(args: string[]): Promise<number> {
     },
   });
   const config = loadConfig();
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     const created = await createOrganization(database, {
       name: required(values, 'name'),
@@ -127,7 +127,7 @@ async function createUser(args: string[]): Promise<number> {
     },
   });
   const config = loadConfig();
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     const created = await createAccountFromCli(database, {
       email: required(values, 'email'),
@@ -163,7 +163,7 @@ async function setOrgDeactivated(args: string[], deactivated: boolean): Promise<
 
 async function serve(): Promise<number> {
   const config = loadConfig();
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   let firstOrg: { realm_id: number; user_id: number } | undefined;
   if ((await countRealms(database.db)) === 0) {
     const password = generatePassword();

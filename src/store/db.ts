@@ -83,6 +83,8 @@ function preparedStatements(client: pg.PoolClient): void {
 export interface OpenOptions {
   /** PostgreSQL only: the schema to use (created if missing); tests give each server its own. */
   schema?: string;
+  /** PostgreSQL only: the most connections this process opens (CONFAB_DATABASE_POOL_SIZE). */
+  poolSize?: number;
 }
 
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
@@ -103,7 +105,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     }
     const pool = new pg.Pool({
       connectionString: url,
-      max: 20,
+      max: opts.poolSize ?? 20,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     pool.on('connect', preparedStatements);
