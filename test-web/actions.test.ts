@@ -84,10 +84,14 @@ test('an image dropped on compose is uploaded and sent; its address loads in the
     await a.page.locator('section.compose').dispatchEvent('drop', { dataTransfer });
     await a.page.waitForFunction(() => /user_uploads/.test((document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement | null)?.value ?? ''), undefined, { timeout: 5000 });
     await a.page.getByRole('button', { name: 'Send' }).click();
-    // Confab's renderer writes a link for an uploaded image (no inline preview yet); the client
-    // gives images of uploads the key in their address: that address loads in the page.
-    const link = a.page.getByRole('article').filter({ hasText: 'Alice Anders' }).getByRole('link', { name: 'dot.png' });
+    // The renderer writes a link and an inline preview for an uploaded image; the client gives
+    // images of uploads the key in their address, so the preview shows and the address loads.
+    const article = a.page.getByRole('article').filter({ hasText: 'Alice Anders' });
+    const link = article.getByRole('link', { name: 'dot.png', exact: true }).first();
     await link.waitFor({ timeout: 5000 });
+    const preview = article.locator('.message_inline_image img');
+    await preview.waitFor({ timeout: 5000 });
+    await a.page.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 1, await preview.elementHandle(), { timeout: 5000 });
     const href = (await link.getAttribute('href'))!;
     const loaded = await a.page.evaluate(
       (path) =>
