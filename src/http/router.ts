@@ -42,22 +42,27 @@ const LOGIN = Symbol('login');
 type WithLogin = { [LOGIN]?: { user: User; realm: Realm } };
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-/** Every registered path, for telling 405 (wrong method) from 404 (no such route). */
-const knownPaths: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+/**
+ * The registered paths of one server and their methods, for telling 405 (wrong method) from 404
+ * (no such route).
+ */
+export class PathRegistry {
+  private readonly paths: Array<{ pattern: RegExp; methods: Set<string> }> = [];
 
-export function methodsForPath(url: string): Set<string> | undefined {
-  const path = url.split('?')[0]!;
-  for (const p of knownPaths) if (p.pattern.test(path)) return p.methods;
-  return undefined;
-}
+  methodsFor(url: string): Set<string> | undefined {
+    const path = url.split('?')[0]!;
+    for (const p of this.paths) if (p.pattern.test(path)) return p.methods;
+    return undefined;
+  }
 
-function trackPath(fastifyPath: string, method: string): void {
-  const escape = (seg: string) => seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
-  const parts = fastifyPath.split('/').map((seg) => (seg === '*' ? '.+' : seg.startsWith(':') ? '[^/]+' : escape(seg)));
-  const source = '^' + parts.join('/') + '/?$';
-  let entry = knownPaths.find((p) => p.pattern.source === source);
-  if (!entry) knownPaths.push((entry = { pattern: new RegExp(source), methods: new Set() }));
-  entry.methods.add(method);
+  add(fastifyPath: string, method: string): void {
+    const escape = (seg: string) => seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+    const parts = fastifyPath.split('/').map((seg) => (seg === '*' ? '.+' : seg.startsWith(':') ? '[^/]+' : escape(seg)));
+    const source = '^' + parts.join('/') + '/?$';
+    let entry = this.paths.find((p) => p.pattern.source === source);
+    if (!entry) this.paths.push((entry = { pattern: new RegExp(source), methods: new Set() }));
+    entry.methods.add(method);
+  }
 }
 
 export function clientNameOf(request: FastifyRequest, params: Params): string {
@@ -85,6 +90,9 @@ export class Router {
   /** Organizations whose placeholder-address domain is registered (see shapes/users.ts apiEmail). */
   private readonly knownRealms = new Set<number>();
 
+  /** This server's API paths (404 or 405 for what matches none). */
+  readonly paths = new PathRegistry();
+
   constructor(
     private readonly app: FastifyInstance,
     readonly services: Services,
@@ -94,7 +102,7 @@ export class Router {
     // Zulip paths write parameters as {name}; the last one may span slashes (navigation views).
     const fastifyPath = API_PREFIX + path.replace(/\{(\w+)\*\}/g, '*').replace(/\{(\w+)\}/g, ':$1');
     const wildcardName = /\{(\w+)\*\}/.exec(path)?.[1];
-    trackPath(fastifyPath, method);
+    this.paths.add(fastifyPath, method);
     this.app.route({
       method,
       url: fastifyPath,

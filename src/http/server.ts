@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
 import { UniqueConflict } from '../store/conflicts.js';
 import type { Services } from '../services.js';
-import { API_PREFIX, methodsForPath, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
+import { API_PREFIX, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerHealth } from './health.js';
@@ -126,8 +126,9 @@ export function buildHttpServer(services: Services): FastifyInstance {
     return reply.status([401, 403, 404, 405, 413, 429].includes(status) ? status : 400).send({ result: 'error', msg, code: 'BAD_REQUEST' });
   });
 
+  const router = new Router(app, services);
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
-    const methods = request.url.startsWith(API_PREFIX) ? methodsForPath(request.url) : undefined;
+    const methods = request.url.startsWith(API_PREFIX) ? router.paths.methodsFor(request.url) : undefined;
     const err = methods && !methods.has(request.method) ? new MethodNotAllowed() : new NotFound();
     if (err instanceof MethodNotAllowed) reply.header('Allow', [...methods!].join(', '));
     closeWithoutReading(request, reply);
@@ -139,7 +140,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
   });
   app.setNotFoundHandler(notFound);
 
-  registerAllRoutes(new Router(app, services));
+  registerAllRoutes(router);
   registerPages(app, services);
   registerHealth(app, services);
   registerUserUploads(app, services);
