@@ -65,3 +65,27 @@ test('idempotent writes racing (alert words) all succeed and store the word once
   assert.equal(tally(answers, ''), answers.length);
   assert.deepEqual((await t.owner.get('/users/me/alert_words')).body.alert_words, ['racing']);
 });
+
+test('linkifiers: one per pattern, sequentially and when racing; a pattern longer than a b-tree entry fits the index', async () => {
+  const add = (pattern: string) => t.owner.post('/realm/filters', { pattern, url_template: 'https://tracker.example.com/{id}' });
+  const duplicate = 'Realm filter with this Realm and Pattern already exists.';
+  const first = await add('RACE-(?P<id>[0-9]+)');
+  assert.equal(first.status, 200);
+  const again = await add('RACE-(?P<id>[0-9]+)');
+  assert.deepEqual([again.status, again.body.msg], [400, duplicate]);
+  // Changing another linkifier to an existing pattern is refused the same way.
+  const other = await add('OTHER-(?P<id>[0-9]+)');
+  const moved = await t.owner.patch(`/realm/filters/${other.body.id}`, { pattern: 'RACE-(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' });
+  assert.deepEqual([moved.status, moved.body.msg], [400, duplicate]);
+
+  const answers = await Promise.all(Array.from({ length: 20 }, () => add('RACING-(?P<id>[0-9]+)')));
+  assert.equal(tally(answers, duplicate), 1);
+
+  const long = `${'€'.repeat(980)}(?P<id>[0-9]+)`; // 2,940 bytes: past a PostgreSQL b-tree entry
+  const stored = await add(long);
+  assert.equal(stored.status, 200, JSON.stringify(stored.body));
+  assert.deepEqual([(await add(long)).body.msg], [duplicate]);
+  const list = (await t.owner.get('/realm/linkifiers')).body.linkifiers.map((l: any) => l.pattern);
+  assert.equal(list.filter((p: string) => p === 'RACING-(?P<id>[0-9]+)').length, 1);
+  assert.ok(list.includes(long));
+});

@@ -3,7 +3,8 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { linkifierForClient, listLinkifiers, type Linkifier } from '../store/linkifiers.js';
+import { insertLinkifier, linkifierForClient, linkifierWithPattern, listLinkifiers, updateLinkifierFields, type Linkifier } from '../store/linkifiers.js';
+import { onConflict } from '../store/conflicts.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
@@ -86,36 +87,37 @@ async function audienceOf(services: Services, realmId: number): Promise<number[]
   return [...(await services.cache.users(realmId)).values()].filter((u) => u.is_active).map((u) => u.id);
 }
 
+/** Zulip's answer (Django's unique-together text for its RealmFilter model) to a second linkifier of one pattern. */
+const duplicatePattern = () => new BadRequest('Realm filter with this Realm and Pattern already exists.');
+
 export async function addLinkifier(services: Services, caller: User, realm: Realm, l: LinkifierInput): Promise<{ id: number }> {
   requireAdmin(caller);
   validateLinkifier(l);
   const audience = await audienceOf(services, realm.id);
-  return services.database.transaction(async (tx, onCommit) => {
-    const max = await tx.selectFrom('linkifiers').select((eb) => eb.fn.max('order_index').as('m')).where('realm_id', '=', realm.id).executeTakeFirst();
-    const row = await tx
-      .insertInto('linkifiers')
-      .values({ realm_id: realm.id, ...l, alternative_url_templates: JSON.stringify(l.alternative_url_templates), order_index: Number(max?.m ?? -1) + 1 })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await announce(services, tx, onCommit, realm.id, audience);
-    return { id: row.id };
-  });
+  // Checked in the transaction; of two requests racing with one pattern, the index refuses the second.
+  return onConflict(
+    services.database.transaction(async (tx, onCommit) => {
+      if ((await linkifierWithPattern(tx, realm.id, l.pattern)) !== undefined) throw duplicatePattern();
+      const id = await insertLinkifier(tx, realm.id, l);
+      await announce(services, tx, onCommit, realm.id, audience);
+      return { id };
+    }),
+    duplicatePattern,
+  );
 }
 
 export async function updateLinkifier(services: Services, caller: User, realm: Realm, id: number, l: LinkifierInput): Promise<void> {
   requireAdmin(caller);
   validateLinkifier(l);
   const audience = await audienceOf(services, realm.id);
-  await services.database.transaction(async (tx, onCommit) => {
-    const res = await tx
-      .updateTable('linkifiers')
-      .set({ ...l, alternative_url_templates: JSON.stringify(l.alternative_url_templates) })
-      .where('realm_id', '=', realm.id)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) throw new BadRequest('Linkifier not found.');
-    await announce(services, tx, onCommit, realm.id, audience);
-  });
+  await onConflict(
+    services.database.transaction(async (tx, onCommit) => {
+      if ((await linkifierWithPattern(tx, realm.id, l.pattern, id)) !== undefined) throw duplicatePattern();
+      if (!(await updateLinkifierFields(tx, realm.id, id, l))) throw new BadRequest('Linkifier not found.');
+      await announce(services, tx, onCommit, realm.id, audience);
+    }),
+    duplicatePattern,
+  );
 }
 
 export async function removeLinkifier(services: Services, caller: User, realm: Realm, id: number): Promise<void> {

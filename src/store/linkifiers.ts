@@ -33,3 +33,41 @@ export function linkifierForClient(l: Linkifier) {
     alternative_url_templates: l.alternative_url_templates,
   };
 }
+
+/** The fields a request sets on a linkifier (the order is the store's). */
+export interface LinkifierFields {
+  pattern: string;
+  url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: string[];
+}
+
+/** Another linkifier of the organization with exactly this pattern, if any. */
+export async function linkifierWithPattern(db: Executor, realmId: number, pattern: string, exceptId?: number): Promise<number | undefined> {
+  let q = db.selectFrom('linkifiers').select('id').where('realm_id', '=', realmId).where('pattern', '=', pattern);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst())?.id;
+}
+
+/** Adds a linkifier after the organization's last one. */
+export async function insertLinkifier(db: Executor, realmId: number, l: LinkifierFields): Promise<number> {
+  const max = await db.selectFrom('linkifiers').select((eb) => eb.fn.max('order_index').as('m')).where('realm_id', '=', realmId).executeTakeFirst();
+  const row = await db
+    .insertInto('linkifiers')
+    .values({ realm_id: realmId, ...l, alternative_url_templates: JSON.stringify(l.alternative_url_templates), order_index: Number(max?.m ?? -1) + 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Replaces a linkifier's fields; false when the organization has no such linkifier. */
+export async function updateLinkifierFields(db: Executor, realmId: number, id: number, l: LinkifierFields): Promise<boolean> {
+  const res = await db
+    .updateTable('linkifiers')
+    .set({ ...l, alternative_url_templates: JSON.stringify(l.alternative_url_templates) })
+    .where('realm_id', '=', realmId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

@@ -26,6 +26,7 @@ import { digestSent, emailOutbox, missedMessageNotices, passwordResets, pushQueu
 import { submessages } from './migrations/v40_submessages.js';
 import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
 import { uniqueNames } from './migrations/v50_hardening.js';
+import { uniqueLinkifierPatterns } from './migrations/v51_linkifier_patterns.js';
 import { legacySystemBots } from './migrations/v30_system_bots.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
@@ -57,6 +58,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0030_system_bots': legacySystemBots(),
     '0040_submessages': submessages(dialect),
     '0050_unique_names': uniqueNames(dialect),
+    '0051_linkifier_patterns': uniqueLinkifierPatterns(dialect),
     '0070_outgoing_webhooks': outgoingWebhooks(dialect),
     '0080_password_resets': passwordResets(dialect),
     '0081_email_outbox': emailOutbox(dialect),
