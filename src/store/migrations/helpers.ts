@@ -10,6 +10,11 @@ export function idColumn(dialect: DialectName) {
   return dialect === 'postgres' ? ('bigserial' as const) : ('integer' as const);
 }
 
+/** A 64-bit integer column (ids that point at rows, timestamps in milliseconds). */
+export function intColumn(dialect: DialectName) {
+  return dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+}
+
 export function createTable(db: Db, dialect: DialectName, name: string) {
   return db.schema
     .createTable(name)

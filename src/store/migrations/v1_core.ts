@@ -1,12 +1,12 @@
 // Migration 0001: the core schema (organizations, users, groups, channels, messages, flags).
 import { sql, type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 export function initial(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'realms')
         .addColumn('string_id', 'text', (c) => c.notNull().unique())
         .addColumn('name', 'text', (c) => c.notNull())

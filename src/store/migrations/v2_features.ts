@@ -1,13 +1,13 @@
 // Migrations 0002–0014: drafts, scheduled messages, topics, muting, views, folders, email changes, push tokens, playgrounds, linkifiers, presence, alert words, edit history.
 import { sql, type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 /** Drafts and saved snippets: per-user, synchronized across a user's clients. */
 export function draftsAndSnippets(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'drafts')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('type', 'text', (c) => c.notNull())
@@ -33,7 +33,7 @@ export function draftsAndSnippets(dialect: DialectName): Migration {
 export function scheduledMessages(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'scheduled_messages')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('sender_id', int, (c) => c.notNull().references('users.id'))
@@ -60,7 +60,7 @@ export function scheduledMessages(dialect: DialectName): Migration {
 export function userTopics(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'user_topics')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('stream_id', int, (c) => c.notNull().references('streams.id'))
@@ -77,7 +77,7 @@ export function userTopics(dialect: DialectName): Migration {
 export function mutedUsers(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await db.schema
         .createTable('muted_users')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
@@ -94,7 +94,7 @@ export function mutedUsers(dialect: DialectName): Migration {
 export function navigationViews(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'navigation_views')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('fragment', 'text', (c) => c.notNull())
@@ -110,7 +110,7 @@ export function navigationViews(dialect: DialectName): Migration {
 export function channelFolders(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'channel_folders')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('name', 'text', (c) => c.notNull())
@@ -130,7 +130,7 @@ export function channelFolders(dialect: DialectName): Migration {
 export function emailChanges(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'email_changes')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('new_email', 'text', (c) => c.notNull())
@@ -146,7 +146,7 @@ export function emailChanges(dialect: DialectName): Migration {
 export function pushTokens(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'push_device_tokens')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('kind', int, (c) => c.notNull())
@@ -163,7 +163,7 @@ export function pushTokens(dialect: DialectName): Migration {
 export function playgrounds(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'realm_playgrounds')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('name', 'text', (c) => c.notNull())
@@ -179,7 +179,7 @@ export function playgrounds(dialect: DialectName): Migration {
 export function linkifiers(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'linkifiers')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('pattern', 'text', (c) => c.notNull())
@@ -198,7 +198,7 @@ export function linkifiers(dialect: DialectName): Migration {
 export function presence(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await db.schema
         .createTable('user_presence')
         .addColumn('user_id', int, (c) => c.primaryKey().references('users.id'))
@@ -216,7 +216,7 @@ export function presence(dialect: DialectName): Migration {
 export function alertWords(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'alert_words')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))

@@ -1,7 +1,7 @@
 // Migrations 0015–0019: reactions and custom emoji, uploads, search, reminders, default channels and profile fields.
 import { sql, type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 /**
  * Channel email addresses (one token per channel and sender), organization defaults for new
@@ -10,7 +10,7 @@ import { createTable, type Db } from './helpers.js';
 export function defaultChannelsProfileFields(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'channel_email_tokens')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('stream_id', int, (c) => c.notNull().references('streams.id'))
@@ -60,7 +60,7 @@ export function defaultChannelsProfileFields(dialect: DialectName): Migration {
 export function reminders(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await db.schema.alterTable('scheduled_messages').addColumn('reminder_target_message_id', int).execute();
       await sql`CREATE INDEX user_topics_stream_topic ON user_topics (stream_id, lower(topic_name))`.execute(db);
     },
@@ -105,7 +105,7 @@ export function messageSearch(dialect: DialectName): Migration {
 export function attachments(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'attachments')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('owner_id', int, (c) => c.notNull().references('users.id'))
@@ -134,7 +134,7 @@ export function attachments(dialect: DialectName): Migration {
 export function emojiReactionsStatus(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'realm_emoji')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('name', 'text', (c) => c.notNull())

@@ -2,12 +2,12 @@
 // and every vote, option, task or title change made in it), read back in the order they came.
 import { type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 export function submessages(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'submessages')
         .addColumn('message_id', int, (c) => c.notNull().references('messages.id'))
         .addColumn('sender_id', int, (c) => c.notNull().references('users.id'))

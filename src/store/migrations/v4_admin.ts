@@ -1,7 +1,7 @@
 // Administration: invitations (email invitations and reusable invitation links).
 import type { Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 /**
  * One table for both kinds of invitation: an email invitation has an address and is used once; a
@@ -10,7 +10,7 @@ import { createTable, type Db } from './helpers.js';
 export function invites(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'invites')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('referrer_id', int, (c) => c.notNull().references('users.id'))

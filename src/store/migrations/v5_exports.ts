@@ -1,12 +1,12 @@
 // Migration 0021: organization data exports and the logged-in devices of POST /register_client_device.
 import type { Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 export function exportsDevices(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'realm_exports')
         .addColumn('realm_id', int, (c) => c.notNull().references('realms.id'))
         .addColumn('acting_user_id', int, (c) => c.references('users.id'))

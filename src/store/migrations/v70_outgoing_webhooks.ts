@@ -4,12 +4,12 @@
 // survives a restart and several processes can share the work.
 import type { Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 export function outgoingWebhooks(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'bot_services')
         .addColumn('bot_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('name', 'text', (c) => c.notNull())

@@ -2,12 +2,12 @@
 // direct messages with" (what restricted guests may see) is an index lookup, not a key scan.
 import { type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import type { Db } from './helpers.js';
+import { intColumn, type Db } from './helpers.js';
 
 export function dmGroupMembers(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await db.schema
         .createTable('direct_message_group_members')
         .addColumn('group_id', int, (c) => c.notNull().references('direct_message_groups.id'))

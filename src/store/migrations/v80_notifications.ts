@@ -1,13 +1,13 @@
 // Migrations 0080–0089: what notifications keep between a request and the mail or push it causes.
 import { type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
-import { createTable, type Db } from './helpers.js';
+import { createTable, type Db, intColumn } from './helpers.js';
 
 /** 0080: one-time password reset links; only a hash of the token is stored. */
 export function passwordResets(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'password_resets')
         .addColumn('user_id', int, (c) => c.notNull().references('users.id'))
         .addColumn('token_hash', 'text', (c) => c.notNull().unique())
@@ -27,7 +27,7 @@ export function passwordResets(dialect: DialectName): Migration {
 export function emailOutbox(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'email_outbox')
         .addColumn('realm_id', int)
         .addColumn('kind', 'text', (c) => c.notNull())
@@ -58,7 +58,7 @@ export function emailOutbox(dialect: DialectName): Migration {
 export function missedMessageNotices(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'missed_message_notices')
         .addColumn('realm_id', int, (c) => c.notNull())
         .addColumn('user_id', int, (c) => c.notNull())
@@ -85,7 +85,7 @@ export function missedMessageNotices(dialect: DialectName): Migration {
 export function pushQueue(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await createTable(db, dialect, 'push_queue')
         .addColumn('realm_id', int, (c) => c.notNull())
         .addColumn('user_id', int, (c) => c.notNull())
@@ -111,7 +111,7 @@ export function pushQueue(dialect: DialectName): Migration {
 export function digestSent(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
-      const int = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+      const int = intColumn(dialect);
       await db.schema
         .createTable('digest_sent')
         .addColumn('user_id', int, (c) => c.primaryKey())
