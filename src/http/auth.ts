@@ -4,7 +4,7 @@ import { InvalidApiKey, RealmDeactivated, Unauthorized, UserDeactivated } from '
 import { constantTimeEqual } from '../lib/secrets.js';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import type { User } from '../store/users.js';
+import { getUserByApiKey, type User } from '../store/users.js';
 
 export function parseBasicAuth(header: string | undefined): { email: string; apiKey: string } | undefined {
   if (!header) return undefined;
@@ -42,4 +42,19 @@ export async function authenticate(services: Services, request: FastifyRequest):
   if (!match.is_active) throw new Unauthorized(new UserDeactivated().message);
   const current = await services.cache.user(realm.id, match.id);
   return { user: current ?? match, realm };
+}
+
+/**
+ * An API key given outside the Authorization header (`?api_key=` on downloads and incoming
+ * webhooks): as in Zulip, its failures keep their own codes (INVALID_API_KEY, deactivated).
+ */
+export async function authenticateApiKey(services: Services, apiKey: string): Promise<{ user: User; realm: Realm }> {
+  if (!apiKey || apiKey.includes('\u0000')) throw new InvalidApiKey();
+  const user = await getUserByApiKey(services.database.db, apiKey);
+  if (!user) throw new InvalidApiKey();
+  const realm = await services.cache.realm(user.realm_id);
+  if (!realm) throw new InvalidApiKey();
+  if (realm.deactivated) throw new RealmDeactivated();
+  if (!user.is_active) throw new UserDeactivated();
+  return { user: (await services.cache.user(realm.id, user.id)) ?? user, realm };
 }

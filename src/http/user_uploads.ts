@@ -7,9 +7,9 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
-import { BadRequest, InvalidApiKey, RealmDeactivated, Unauthorized, UserDeactivated } from '../errors.js';
-import { authenticate } from './auth.js';
-import { getUserByApiKey, type User } from '../store/users.js';
+import { BadRequest, Unauthorized } from '../errors.js';
+import { authenticate, authenticateApiKey } from './auth.js';
+import type { User } from '../store/users.js';
 import { attachmentByPath, type Attachment } from '../store/attachments.js';
 import { mayAccessAttachment } from '../actions/attachments.js';
 import { bareType, contentDisposition, filePath, parseTemporaryToken, servedInline, temporaryTokenValid } from '../lib/uploads.js';
@@ -19,14 +19,7 @@ export async function requestUser(services: Services, request: FastifyRequest): 
   if (request.headers.authorization) return (await authenticate(services, request)).user;
   const apiKey = (request.query as Record<string, unknown> | undefined)?.api_key;
   if (typeof apiKey !== 'string') throw new Unauthorized();
-  if (!apiKey || apiKey.includes('\u0000')) throw new InvalidApiKey();
-  const user = await getUserByApiKey(services.database.db, apiKey);
-  if (!user) throw new InvalidApiKey();
-  const realm = await services.cache.realm(user.realm_id);
-  if (!realm) throw new InvalidApiKey();
-  if (realm.deactivated) throw new RealmDeactivated();
-  if (!user.is_active) throw new UserDeactivated();
-  return user;
+  return (await authenticateApiKey(services, apiKey)).user;
 }
 
 function notFound(reply: FastifyReply): FastifyReply {

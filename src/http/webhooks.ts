@@ -4,11 +4,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseQuery } from 'node:querystring';
 import type { Services } from '../services.js';
-import { ApiError, InvalidApiKey, MissingArgument, NotFound, RealmDeactivated, UserDeactivated } from '../errors.js';
-import { authenticate } from './auth.js';
+import { ApiError, MissingArgument, NotFound } from '../errors.js';
+import { authenticate, authenticateApiKey } from './auth.js';
 import { API_PREFIX, AUTHED_BODY_LIMIT, setRateLimitHeaders, success } from './router.js';
 import { Params, check } from '../lib/params.js';
-import { getUserByApiKey, type User } from '../store/users.js';
+import type { User } from '../store/users.js';
 import { externalAccountNames } from '../queries/external_accounts.js';
 import type { Realm } from '../store/realms.js';
 import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
@@ -86,15 +86,7 @@ async function webhookUser(services: Services, request: FastifyRequest, apiKey: 
     if (request.headers.authorization) return authenticate(services, request);
     throw new MissingArgument('api_key');
   }
-  const key = apiKey.trim();
-  if (!key || key.includes('\u0000')) throw new InvalidApiKey();
-  const user = await getUserByApiKey(services.database.db, key);
-  if (!user) throw new InvalidApiKey();
-  const realm = await services.cache.realm(user.realm_id);
-  if (!realm) throw new InvalidApiKey();
-  if (realm.deactivated) throw new RealmDeactivated();
-  if (!user.is_active) throw new UserDeactivated();
-  return { user: (await services.cache.user(realm.id, user.id)) ?? user, realm };
+  return authenticateApiKey(services, apiKey.trim());
 }
 
 /** The mistakes of configuration Zulip tells a bot's owner about: a missing event header, a body that is not JSON, a payload without the configured fields. */
