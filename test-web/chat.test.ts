@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launch, loggedIn, makeChannel, screenshot, startWebServer, type Person, type WebServer } from './harness.js';
+import { closeScene, openScene, loggedIn, screenshot, type Person, type WebServer } from './harness.js';
 
 let srv: WebServer;
 let browser: Browser;
@@ -12,16 +12,9 @@ let bob: Person;
 let general: number;
 
 before(async () => {
-  srv = await startWebServer();
-  browser = await launch();
-  alice = await srv.makePerson('Alice Anders');
-  bob = await srv.makePerson('Bob Brown');
-  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  ({ srv, browser, alice, bob, general } = await openScene());
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+after(() => closeScene({ srv, browser }));
 
 test('the page is served with a strict CSP; a wrong password shows an error, no browser prompt', async () => {
   const res = await fetch(`${srv.url}/`, { headers: { 'Accept-Encoding': 'br' } });

@@ -122,3 +122,27 @@ export async function makeChannel(owner: Person, name: string, people: Person[])
   const id = await owner.api.get('/get_stream_id', { stream: name });
   return id.body.stream_id as number;
 }
+
+/** Where most browser tests start: a server, a browser, Alice and Bob, and #general with them and the owner. */
+export interface Scene {
+  srv: WebServer;
+  browser: Browser;
+  alice: Person;
+  bob: Person;
+  general: number;
+}
+
+export async function openScene(): Promise<Scene> {
+  const srv = await startWebServer();
+  const browser = await launch();
+  const alice = await srv.makePerson('Alice Anders');
+  const bob = await srv.makePerson('Bob Brown');
+  const general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  return { srv, browser, alice, bob, general };
+}
+
+/** Closes what openScene started (either may be missing when it failed half-way). */
+export async function closeScene(s: { srv?: WebServer; browser?: Browser }): Promise<void> {
+  await s.browser?.close();
+  await s.srv?.close();
+}

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launch, loggedIn, makeChannel, startWebServer, type Person, type WebServer } from './harness.js';
+import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
 
 let srv: WebServer;
 let browser: Browser;
@@ -13,11 +13,7 @@ let general: number;
 const ids: number[] = [];
 
 before(async () => {
-  srv = await startWebServer();
-  browser = await launch();
-  alice = await srv.makePerson('Alice Anders');
-  bob = await srv.makePerson('Bob Brown');
-  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  ({ srv, browser, alice, bob, general } = await openScene());
   for (let i = 0; i < 120; i++) {
     const r = await bob.api.post('/messages', { type: 'stream', to: general, topic: i < 100 ? 'history' : 'unread topic', content: `numbered message ${i}` });
     ids.push(r.body.id);
@@ -25,10 +21,7 @@ before(async () => {
   // Alice has read the history; the last 20 (another topic) stay unread.
   await alice.api.post('/messages/flags', { messages: ids.slice(0, 100), op: 'add', flag: 'read' });
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+after(() => closeScene({ srv, browser }));
 
 test('shortcuts, near links and the back button', async () => {
   const a = await loggedIn(browser, srv.url, alice);

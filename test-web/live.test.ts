@@ -6,7 +6,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Browser, Page } from 'playwright-core';
-import { launch, loggedIn, makeChannel, startWebServer, type Person, type WebServer } from './harness.js';
+import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
 
 let srv: WebServer;
 let browser: Browser;
@@ -15,16 +15,9 @@ let bob: Person;
 let general: number;
 
 before(async () => {
-  srv = await startWebServer();
-  browser = await launch();
-  alice = await srv.makePerson('Alice Anders');
-  bob = await srv.makePerson('Bob Brown');
-  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  ({ srv, browser, alice, bob, general } = await openScene());
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+after(() => closeScene({ srv, browser }));
 
 const article = (page: Page, text: string) => page.getByRole('article').filter({ hasText: text });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { launch, loggedIn, makeChannel, screenshot, startWebServer, type Person, type WebServer } from './harness.js';
+import { closeScene, openScene, loggedIn, makeChannel, screenshot, type Person, type WebServer } from './harness.js';
 
 let srv: WebServer;
 let browser: Browser;
@@ -15,11 +15,7 @@ let bob: Person;
 let general: number;
 
 before(async () => {
-  srv = await startWebServer();
-  browser = await launch();
-  alice = await srv.makePerson('Alice Anders');
-  bob = await srv.makePerson('Bob Brown');
-  general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
+  ({ srv, browser, alice, bob, general } = await openScene());
   await makeChannel(srv.owner, 'design', [srv.owner, alice, bob]);
   const say = (p: Person, topic: string, content: string) => p.api.post('/messages', { type: 'stream', to: general, topic, content });
   await say(alice, 'lunch', 'Who is up for **pizza** at noon?');
@@ -28,10 +24,7 @@ before(async () => {
   await say(alice, 'release', 'The release notes are ready for review.');
   await bob.api.post('/messages', { type: 'direct', to: [alice.api.userId], content: 'Can you look at my draft?' });
 });
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+after(() => closeScene({ srv, browser }));
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
