@@ -8,7 +8,7 @@ import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
 import { buildHttpServer } from './http/server.js';
-import { endForwardedPolls, FORWARDED_HEADER } from './http/queue_forward.js';
+import { endForwardedPolls, isForwardedByPeer } from './http/queue_forward.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
@@ -112,7 +112,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // our queues aside): a stopping process keeps serving until that has gone quiet.
   let lastBalancedAt = 0;
   http.addHook('onRequest', async (request) => {
-    if (services.draining && request.url !== '/health' && !request.headers[FORWARDED_HEADER]) lastBalancedAt = Date.now();
+    if (services.draining && request.url !== '/health' && !isForwardedByPeer(services, request)) lastBalancedAt = Date.now();
   });
   await http.listen({ host: config.host, port: config.port });
   const address = http.server.address();

@@ -22,6 +22,10 @@ const haproxyFound = spawnSync('haproxy', ['-v']).status === 0;
 const requireHaproxy = process.env.CONFAB_REQUIRE_HAPROXY === '1';
 if (requireHaproxy && !haproxyFound) throw new Error('HAProxy is required (CONFAB_REQUIRE_HAPROXY=1) but `haproxy` was not found');
 
+// Rate limits on (shared through Redis), high enough that only the test that reads them notices.
+const LIMITS = { user: { limit: 10_000, windowSeconds: 60 }, anonymous: { limit: 10_000, windowSeconds: 60 }, password: { limit: 1_000, windowSeconds: 1800 } };
+const LIMITS_ENV = 'user=10000/60,anonymous=10000/60,password=1000/1800';
+
 let a: TestServer;
 const children: ChildProcess[] = [];
 const childUrls: string[] = [];
@@ -42,7 +46,7 @@ function freePort(): Promise<number> {
 
 function spawnProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [join(repo, 'bin', 'confab.js'), 'serve'], {
-    env: { ...process.env, CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix },
+    env: { ...process.env, CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix, CONFAB_RATE_LIMITS: LIMITS_ENV },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -66,7 +70,7 @@ async function waitFor(check: () => Promise<boolean>, what: string, ms = 10_000)
 }
 
 before(async () => {
-  a = await startTestServer({ redis: { url: REDIS_URL, prefix } });
+  a = await startTestServer({ redis: { url: REDIS_URL, prefix }, rateLimits: LIMITS });
   for (let i = 0; i < 2; i++) {
     const { child, url } = await spawnProcess(a.databaseUrl);
     children.push(child);
@@ -131,6 +135,38 @@ test('another user cannot read a queue through a forwarding process', async () =
   assert.equal(res.body.code, 'BAD_EVENT_QUEUE_ID');
 });
 
+/** A dont_block poll sent with fetch, for its rate-limit headers; `extra` adds request headers. */
+async function pollRemaining(c: Client, url: string, queueId: string, extra: Record<string, string> = {}): Promise<number> {
+  const qs = new URLSearchParams({ queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
+  const res = await fetch(`${url}/api/v1/events?${qs}`, {
+    headers: { Authorization: 'Basic ' + Buffer.from(`${c.email}:${c.apiKey}`).toString('base64'), ...extra },
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const remaining = res.headers.get('x-ratelimit-remaining');
+  assert.ok(remaining !== null, 'rate limits are on');
+  return Number(remaining);
+}
+
+test('a poll relayed to its queue’s process counts once against the rate limit, and a client cannot claim to be a peer', async () => {
+  const poller = await a.createUser({ name: 'Rory Ratelimit' });
+  const reg = await on(poller, childUrls[0]!).post('/register', { event_types: ['message'] });
+  const queueId = reg.body.queue_id as string;
+  // Relayed by the in-process server to child 0, then straight to the home with a forged
+  // forwarding header: each request one hit (a relayed one was two). A reading that rises means
+  // the limiter's window started over between two requests: measure again.
+  for (let attempt = 0; ; attempt++) {
+    const relayed = [await pollRemaining(poller, a.url, queueId), await pollRemaining(poller, a.url, queueId)];
+    const forged = [
+      await pollRemaining(poller, childUrls[0]!, queueId, { 'x-confab-forwarded': '1' }),
+      await pollRemaining(poller, childUrls[0]!, queueId, { 'x-confab-forwarded': '1' }),
+    ];
+    const readings = [...relayed, ...forged];
+    if (attempt < 2 && readings.some((r, i) => i > 0 && r > readings[i - 1]!)) continue;
+    assert.deepEqual(readings.map((r) => readings[0]! - r), [0, 1, 2, 3]);
+    break;
+  }
+});
+
 test('health: 200 from every process', async () => {
   for (const url of [a.url, ...childUrls]) {
     const res = await fetch(`${url}/health`);
@@ -155,7 +191,8 @@ test('behind round-robin HAProxy: every event once and in order, and a killed pr
     assert.equal(reg.status, 200);
     const node = /^([0-9a-f]{16})-/.exec(reg.body.queue_id)?.[1];
     assert.ok(node, `clustered queue ids name their process: ${reg.body.queue_id}`);
-    const url = await redis.get(`${prefix}:node:${node}`);
+    // The announcement is "<peer token> <internal address>".
+    const url = (await redis.get(`${prefix}:node:${node}`))?.split(' ')[1];
     if (url && childUrls.includes(url)) {
       queueId = reg.body.queue_id;
       home = url;

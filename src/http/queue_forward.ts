@@ -7,8 +7,6 @@ import type { Services } from '../services.js';
 
 export const FORWARDED_HEADER = 'x-confab-forwarded';
 
-/** Forwarded long-polls in flight, per process, so a stopping process can answer them at once. */
-const inFlight = new WeakMap<Services, Set<AbortController>>();
 const SHUTDOWN = 'process stopping';
 
 /**
@@ -17,12 +15,19 @@ const SHUTDOWN = 'process stopping';
  * could hold the shutdown for a whole heartbeat interval.)
  */
 export function endForwardedPolls(services: Services): void {
-  stopped.add(services);
-  for (const abort of inFlight.get(services) ?? []) abort.abort(SHUTDOWN);
+  if (!services.cluster) return;
+  services.cluster.relayingStopped = true;
+  for (const abort of services.cluster.relaying) abort.abort(SHUTDOWN);
 }
 
-/** Processes past endForwardedPolls: a poll that still reaches them is answered the same way at once. */
-const stopped = new WeakSet<Services>();
+/**
+ * Whether a peer process forwarded this request to us (and so has counted it against the sender's
+ * rate limit already): its header carries the token this process announced.
+ */
+export function isForwardedByPeer(services: Services, request: FastifyRequest): boolean {
+  const value = request.headers[FORWARDED_HEADER];
+  return typeof value === 'string' && !!services.cluster?.isPeerToken(value);
+}
 
 function answerEmpty(reply: FastifyReply, queueId: string): void {
   reply.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":[],"queue_id":${JSON.stringify(queueId)}}`);
@@ -37,14 +42,17 @@ const PASSED_HEADERS = ['authorization', 'user-agent', 'x-forwarded-for'];
  * queue does not exist.
  */
 export async function forwardToQueueHome(services: Services, queueId: string, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-  if (!services.cluster || request.headers[FORWARDED_HEADER]) return false;
-  const home = await services.cluster.homeOf(queueId);
+  const cluster = services.cluster;
+  // A request that already carries the header is never forwarded again, whatever its value: two
+  // processes can never bounce one between them.
+  if (!cluster || request.headers[FORWARDED_HEADER] !== undefined) return false;
+  const home = await cluster.homeOf(queueId);
   if (!home) return false;
-  if (stopped.has(services) && request.method === 'GET') {
+  if (cluster.relayingStopped && request.method === 'GET') {
     answerEmpty(reply, queueId);
     return true;
   }
-  const headers: Record<string, string> = { [FORWARDED_HEADER]: '1' };
+  const headers: Record<string, string> = { [FORWARDED_HEADER]: home.token };
   for (const name of PASSED_HEADERS) {
     const v = request.headers[name];
     if (typeof v === 'string') headers[name] = v;
@@ -59,11 +67,9 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
   reply.raw.once('close', onClose);
   // A parked poll answers within the heartbeat interval; allow that plus a margin.
   const timer = setTimeout(() => abort.abort(), (services.config.heartbeatSeconds + 15) * 1000);
-  let active = inFlight.get(services);
-  if (!active) inFlight.set(services, (active = new Set()));
-  active.add(abort);
+  cluster.relaying.add(abort);
   try {
-    const res = await fetch(`${home}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
+    const res = await fetch(`${home.url}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
     const text = await res.text();
     if (!reply.raw.destroyed) {
       reply.code(res.status).type(res.headers.get('content-type') ?? 'application/json; charset=utf-8').send(text);
@@ -78,7 +84,7 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
     return reply.raw.destroyed;
   } finally {
     clearTimeout(timer);
-    active.delete(abort);
+    cluster.relaying.delete(abort);
     reply.raw.off('close', onClose);
   }
 }

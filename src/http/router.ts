@@ -12,6 +12,7 @@ import { BOT_TYPE } from '../store/users.js';
 import { registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import type { FileRouteSpec } from './multipart.js';
+import { isForwardedByPeer } from './queue_forward.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -125,7 +126,9 @@ export class Router {
           (request as WithLogin)[LOGIN] = { user, realm };
         }
         const limiter = this.services.rateLimiter;
-        if (limiter) {
+        // A poll a peer process relays here was counted where it arrived; counting it again would
+        // charge a clustered client twice for each long-poll.
+        if (limiter && !isForwardedByPeer(this.services, request)) {
           const login = (request as WithLogin)[LOGIN];
           const verdict = login ? await limiter.hit(`user:${login.user.id}`, limiter.config.user) : await limiter.hit(`ip:${request.ip}`, limiter.config.anonymous);
           setRateLimitHeaders(reply, verdict);
