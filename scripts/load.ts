@@ -261,6 +261,9 @@ async function runScenario(sc: Scenario): Promise<string[]> {
     if (msgDup) failures.push(`${sc.name}: ${msgDup} messages stored more than once`);
     if (eventsLost) failures.push(`${sc.name}: ${eventsLost} message events never reached their queue`);
     if (eventsDup) failures.push(`${sc.name}: ${eventsDup} message events delivered twice to one queue`);
+    // A graceful stop hands its queues to a running process: no client should have to register again.
+    const afterSigterm = stats.reRegistered.get('SIGTERM') ?? 0;
+    if (afterSigterm) failures.push(`${sc.name}: ${afterSigterm} clients told BAD_EVENT_QUEUE_ID after the SIGTERM restart`);
     for (const [phase, m] of stats.errors) {
       if (phase === 'kill -9') continue;
       const n = [...m.values()].reduce((a, b) => a + b, 0);

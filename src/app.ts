@@ -7,8 +7,10 @@ import { Cache, type CacheInvalidation } from './store/cache.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
+import { QueueHandover } from './events/handover.js';
 import { buildHttpServer } from './http/server.js';
 import { endForwardedPolls, isForwardedByPeer } from './http/queue_forward.js';
+import { handOverQueues } from './http/queue_handover.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
@@ -71,6 +73,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     cluster = new QueueDirectory(redisUrl, config.redisPrefix, origin);
   }
   const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000, cluster ? `${origin}-` : '');
+  const handover = cluster ? new QueueHandover(bus, queues, origin) : null;
   const cache = new Cache(database);
   bus.subscribe((e) => {
     if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);
@@ -89,7 +92,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   } else if (config.rateLimits) {
     rateLimiter = new RateLimiter(config.rateLimits);
   }
-  return { config, database, cache, bus, queues, rateLimiter, cluster, draining: false };
+  return { config, database, cache, bus, queues, rateLimiter, cluster, handover, draining: false };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -142,7 +145,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       // passed without one, up to three times the drain period in all.
       while (!cut && Date.now() - lastBalancedAt < 1000 && Date.now() - drainStart < 3 * drainMs) await pause(100);
     }
-    // Other processes stop forwarding long-polls here before our queues go away.
+    // Our queues go to another process if one takes them (their ids then lead there); otherwise
+    // other processes stop forwarding long-polls here before our queues go away.
+    // Polls parked here are answered at once with nothing; clients poll again and reach the adopter.
+    if (await handOverQueues(services)) services.queues.close();
     await services.cluster?.withdraw();
     await delivery.stop();
     await retention.stop();

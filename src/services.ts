@@ -5,6 +5,7 @@ import type { Cache } from './store/cache.js';
 import type { EventBus } from './events/bus.js';
 import type { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
+import type { QueueHandover } from './events/handover.js';
 import type { Limiter } from './lib/rate_limit.js';
 
 export interface Services {
@@ -17,6 +18,8 @@ export interface Services {
   rateLimiter: Limiter | null;
   /** Where other processes' queues live; null for a single process. */
   cluster: QueueDirectory | null;
+  /** Hands this process's queues to another on a graceful stop, and adopts others'; with `cluster`. */
+  handover: QueueHandover | null;
   /** Set once the process is shutting down: the health check fails so balancers move on. */
   draining: boolean;
 }

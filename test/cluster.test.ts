@@ -191,8 +191,8 @@ test('behind round-robin HAProxy: every event once and in order, and a killed pr
     assert.equal(reg.status, 200);
     const node = /^([0-9a-f]{16})-/.exec(reg.body.queue_id)?.[1];
     assert.ok(node, `clustered queue ids name their process: ${reg.body.queue_id}`);
-    // The announcement is "<peer token> <internal address>".
-    const url = (await redis.get(`${prefix}:node:${node}`))?.split(' ')[1];
+    // The announcement is "<peer token> <node id> <internal address>".
+    const url = (await redis.get(`${prefix}:node:${node}`))?.split(' ')[2];
     if (url && childUrls.includes(url)) {
       queueId = reg.body.queue_id;
       home = url;

@@ -2,9 +2,10 @@
 // process that registered it (its events are delivered there, in order, exactly once); every
 // process announces in Redis the address at which the others can reach it, and a queue's id
 // begins with its home process's id. A GET /events that a round-robin balancer sends elsewhere is
-// forwarded to the home process (http/queue_forward.ts); when the home is gone, the queue is gone,
-// and the client gets BAD_EVENT_QUEUE_ID and registers again, as Zulip's contract for a lost
-// queue says.
+// forwarded to the home process (http/queue_forward.ts). A process that stops gracefully hands its
+// queues to another (events/handover.ts), which then answers for its id too; when a home dies
+// outright, its queues are gone, and the client gets BAD_EVENT_QUEUE_ID and registers again, as
+// Zulip's contract for a lost queue says.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Redis } from 'ioredis';
 
@@ -23,6 +24,18 @@ export function homeNodeOf(queueId: string): string | undefined {
 export interface QueueHome {
   url: string;
   token: string;
+  /** The id of the process that answers (not always the queue's: it may have adopted the queue). */
+  nodeId: string;
+}
+
+/** An announcement is "<token> <node id> <internal address>". */
+function announcement(home: QueueHome): string {
+  return `${home.token} ${home.nodeId} ${home.url}`;
+}
+
+function parseAnnouncement(value: string | null | undefined): QueueHome | undefined {
+  const m = value ? /^(\S+) (\S+) (\S+)$/.exec(value) : null;
+  return m ? { token: m[1]!, nodeId: m[2]!, url: m[3]! } : undefined;
 }
 
 export class QueueDirectory {
@@ -37,6 +50,10 @@ export class QueueDirectory {
   readonly relaying = new Set<AbortController>();
   /** Set once this process stops relaying: a poll that still arrives for another home is answered empty. */
   relayingStopped = false;
+  /** Other processes' ids whose queues this process adopted: announced with our address too. */
+  private readonly aliases = new Set<string>();
+  /** Set once this process's queues (and its aliases') went to another process, which now answers for them. */
+  private handedOver = false;
   private timer: NodeJS.Timeout | null = null;
   private announced: string | null = null;
 
@@ -59,7 +76,11 @@ export class QueueDirectory {
   /** Publishes this process's internal address and keeps it fresh until withdraw(). */
   async announce(internalUrl: string): Promise<void> {
     this.announced = internalUrl;
-    const write = () => this.redis.set(this.key(this.nodeId), `${this.token} ${internalUrl}`, 'EX', ANNOUNCE_TTL_SECONDS);
+    const value = announcement({ token: this.token, nodeId: this.nodeId, url: internalUrl });
+    const write = async () => {
+      await this.redis.set(this.key(this.nodeId), value, 'EX', ANNOUNCE_TTL_SECONDS);
+      for (const node of this.aliases) await this.redis.set(this.key(node), value, 'EX', ANNOUNCE_TTL_SECONDS);
+    };
     await write();
     this.timer = setInterval(() => {
       write().catch((err: unknown) => console.error('cluster: could not refresh this process in Redis:', err));
@@ -70,16 +91,63 @@ export class QueueDirectory {
   /** A queue's home process, or undefined when it is gone or unknown. */
   async homeOf(queueId: string): Promise<QueueHome | undefined> {
     const node = homeNodeOf(queueId);
-    if (!node || node === this.nodeId) return undefined;
+    if (!node || (node === this.nodeId && !this.handedOver)) return undefined;
     let value: string | null;
     try {
       value = await this.redis.get(this.key(node));
     } catch {
       return undefined;
     }
-    const space = value?.indexOf(' ') ?? -1;
-    if (!value || space < 0) return undefined;
-    return { token: value.slice(0, space), url: value.slice(space + 1) };
+    const home = parseAnnouncement(value);
+    // Our own address (a queue we adopted and have since collected): nobody else has it.
+    return home && home.token !== this.token ? home : undefined;
+  }
+
+  /** The other live processes (each once, however many ids it answers for). */
+  async peers(): Promise<QueueHome[]> {
+    const found = new Map<string, QueueHome>();
+    let cursor = '0';
+    try {
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.key('*'), 'COUNT', 100);
+        cursor = next;
+        const values = keys.length ? await this.redis.mget(...keys) : [];
+        for (const value of values) {
+          const home = parseAnnouncement(value);
+          if (home && home.token !== this.token) found.set(home.token, home);
+        }
+      } while (cursor !== '0');
+    } catch {
+      return [];
+    }
+    return [...found.values()];
+  }
+
+  /** This process's id and those it answers for, which an adopter of its queues must answer for. */
+  answersFor(): string[] {
+    return [this.nodeId, ...this.aliases];
+  }
+
+  /** After adopting another process's queues: its ids now lead here. */
+  async addAliases(nodeIds: string[]): Promise<void> {
+    if (this.announced === null) return;
+    const value = announcement({ token: this.token, nodeId: this.nodeId, url: this.announced });
+    for (const node of nodeIds) {
+      if (node === this.nodeId) continue;
+      this.aliases.add(node);
+      await this.redis.set(this.key(node), value, 'EX', ANNOUNCE_TTL_SECONDS);
+    }
+  }
+
+  /** Stops refreshing our entries: an adopter is about to take them over. */
+  stopAnnouncing(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Our queues went to another process: its entries for our ids stay when we withdraw. */
+  markHandedOver(): void {
+    this.handedOver = true;
   }
 
   /** Whether a request's forwarding header is this process's own token (compared in constant time). */
@@ -96,8 +164,9 @@ export class QueueDirectory {
     this.timer = null;
     if (this.announced === null) return;
     this.announced = null;
-    // Only our own entry: a restarted process never shares an id with an earlier one.
-    await this.redis.del(this.key(this.nodeId)).catch(() => undefined);
+    if (this.handedOver) return;
+    // Only our own entries: a restarted process never shares an id with an earlier one.
+    await this.redis.del(...this.answersFor().map((n) => this.key(n))).catch(() => undefined);
   }
 
   async close(): Promise<void> {

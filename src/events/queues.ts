@@ -2,6 +2,7 @@
 // Events arrive from the bus; GET /events long-polls a queue; idle queues are collected.
 import { randomBytes } from 'node:crypto';
 import type { BusEvent, EventBus } from './bus.js';
+import { queueNarrowFilter, type QueueNarrowTerm } from './narrow_filter.js';
 
 export interface QueueOptions {
   userId: number;
@@ -30,8 +31,16 @@ export interface QueueOptions {
   includeDeactivatedGroups?: boolean;
   /** The linkifier_url_template capability: without it, no realm_linkifiers events. */
   linkifierUrlTemplate?: boolean;
-  /** Extra per-queue filter, e.g. a narrow; returns false to skip an event. */
-  filter?: (event: Record<string, unknown>, flags: readonly string[]) => boolean;
+  /** The register request's narrow: only matching message events are queued. */
+  narrow?: QueueNarrowTerm[];
+}
+
+/** A queue as one process hands it to another (a graceful stop in a cluster): plain JSON. */
+export interface QueueSnapshot {
+  id: string;
+  opts: QueueOptions;
+  events: QueuedEvent[];
+  nextEventId: number;
 }
 
 /**
@@ -66,10 +75,13 @@ export class EventQueue {
   nextEventId = 0;
   lastActivity = Date.now();
   waiter: Waiter | null = null;
+  /** Built from opts.narrow: false skips an event. */
+  readonly filter: ((event: Record<string, unknown>, flags: readonly string[]) => boolean) | undefined;
 
-  constructor(opts: QueueOptions, idPrefix = '') {
-    this.id = `${idPrefix}${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`;
+  constructor(opts: QueueOptions, id: string) {
+    this.id = id;
     this.opts = opts;
+    this.filter = opts.narrow?.length ? queueNarrowFilter(opts.narrow) : undefined;
   }
 
   wants(type: string): boolean {
@@ -158,6 +170,12 @@ export class QueueManager {
   private gcTimer: NodeJS.Timeout;
   /** Set by close(): no poll parks any more (a stopping process must not wait a heartbeat for one). */
   private closed = false;
+  /**
+   * Set while this process hands its queues to another (beginHandover): from the snapshot on, the
+   * adopting process applies the same events in the same order and so gives them the same ids; a
+   * heartbeat is the one event only this process would add, so none is queued any more.
+   */
+  private handingOver = false;
 
   constructor(
     bus: EventBus,
@@ -175,7 +193,11 @@ export class QueueManager {
   }
 
   register(opts: QueueOptions): EventQueue {
-    const q = new EventQueue(opts, this.idPrefix);
+    return this.add(new EventQueue(opts, `${this.idPrefix}${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`));
+  }
+
+  private add(q: EventQueue): EventQueue {
+    const opts = q.opts;
     this.queues.set(q.id, q);
     let set = this.byUser.get(opts.userId);
     if (!set) this.byUser.set(opts.userId, (set = new Set()));
@@ -217,6 +239,7 @@ export class QueueManager {
     queue.releaseWaiter();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
+        if (this.handingOver) return; // answered (with nothing) when the hand-over ends
         queue.waiter = null;
         queue.push({ type: 'heartbeat' });
         resolve(queue.events.slice());
@@ -237,12 +260,13 @@ export class QueueManager {
     queue.lastActivity = Date.now();
   }
 
-  private deliver(e: BusEvent): void {
+  /** Queues the event for the queues it is for (among `only`, when given). */
+  private deliver(e: BusEvent, only?: ReadonlySet<EventQueue>): void {
     const type = String(e.event.type);
     if (type.startsWith('__')) return;
     const targets = new Set<EventQueue>();
-    for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) targets.add(q);
-    if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) targets.add(q);
+    for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) if (!only || only.has(q)) targets.add(q);
+    if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) if (!only || only.has(q)) targets.add(q);
     // The event's JSON for each variant queues ask for (Markdown or source, gravatar URLs or not),
     // made once however many queues receive it.
     const variants = new Map<string, string>();
@@ -265,7 +289,7 @@ export class QueueManager {
       const perQueue = e.perQueue?.[q.id];
       let extra: Record<string, unknown> | undefined = own && !perQueue ? own : { ...own, ...perQueue };
       if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra = { ...extra, flags: ['read', 'historical'] };
-      if (q.opts.filter && !q.opts.filter(e.event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
+      if (q.filter && !q.filter(e.event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
       if (type === 'delete_message' && q.opts.bulkMessageDeletion === false && Array.isArray(e.event.message_ids)) {
         // Zulip's form for clients without bulk_message_deletion: one event per message.
         const { message_ids: ids, ...rest } = e.event;
@@ -287,6 +311,40 @@ export class QueueManager {
         q.pushFieldsJson(json, fieldsJson(extra));
       }
     }
+  }
+
+  /**
+   * Starts handing this process's queues to another: parked polls stay parked without their
+   * heartbeat (they are answered with nothing when close() ends the hand-over), new polls park the
+   * same way. Events keep arriving until snapshot().
+   */
+  beginHandover(): void {
+    this.handingOver = true;
+    for (const q of this.queues.values()) if (q.waiter) clearTimeout(q.waiter.timer);
+  }
+
+  /** Every queue as plain JSON, for adopt() in another process. */
+  snapshot(): QueueSnapshot[] {
+    // Copies: events keep arriving (and being acknowledged) here until the process stops.
+    return [...this.queues.values()].map((q) => ({ id: q.id, opts: q.opts, events: q.events.slice(), nextEventId: q.nextEventId }));
+  }
+
+  /**
+   * Takes over queues another process snapshotted, then applies the bus events that came after
+   * its snapshot (`since`, in bus order) to them alone; events after that reach them like any
+   * queue's. Runs in one turn of the event loop, so no event falls between the two.
+   */
+  adopt(snapshots: QueueSnapshot[], since: BusEvent[]): number {
+    const adopted = new Set<EventQueue>();
+    for (const s of snapshots) {
+      if (this.queues.has(s.id)) continue;
+      const q = new EventQueue(s.opts, s.id);
+      q.events = s.events;
+      q.nextEventId = s.nextEventId;
+      adopted.add(this.add(q));
+    }
+    for (const e of since) this.deliver(e, adopted);
+    return adopted.size;
   }
 
   /** Drops every queue of this process (their events can no longer be trusted complete). */

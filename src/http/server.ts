@@ -11,6 +11,7 @@ import { API_PREFIX, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './ro
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerHealth } from './health.js';
+import { registerQueueHandover } from './queue_handover.js';
 import { registerPages } from './pages.js';
 import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
@@ -143,6 +144,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerAllRoutes(router);
   registerPages(app, services);
   registerHealth(app, services);
+  registerQueueHandover(app, services);
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);

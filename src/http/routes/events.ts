@@ -5,7 +5,7 @@ import { check } from '../../lib/params.js';
 import { BadEventQueueId, BadRequest } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
-import { queueNarrowFilter, parseQueueNarrow } from '../../events/narrow_filter.js';
+import { parseQueueNarrow } from '../../events/narrow_filter.js';
 import { forwardToQueueHome } from '../queue_forward.js';
 
 function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
@@ -48,7 +48,7 @@ export function registerEventRoutes(r: Router): void {
       bulkMessageDeletion: capabilities.bulk_message_deletion === true,
       linkifierUrlTemplate: capabilities.linkifier_url_template === true,
       includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
-      filter: narrow.length ? queueNarrowFilter(narrow) : undefined,
+      ...(narrow.length ? { narrow } : {}),
     });
     try {
       const state = await initialState(services, user, realm, {
