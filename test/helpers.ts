@@ -1,6 +1,7 @@
 // Test harness: a real server on a real port over a fresh database (a temporary SQLite file, or a
 // fresh schema in the PostgreSQL named by CONFAB_TEST_DATABASE_URL), and an HTTP client that speaks
 // the API the way Zulip clients do and can record every exchange for the conformance checker.
+import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -233,6 +234,20 @@ export async function startTestServer(
 }
 
 /** Registers an event queue for these event types (the initial state is kept small). */
+/** Sends a channel message and returns its id; fails the test unless the send succeeded. */
+export async function sendToChannel(c: Client, to: string, topic: string, content: string): Promise<number> {
+  const res = await c.post('/messages', { type: 'stream', to, topic, content });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id as number;
+}
+
+/** Sends a message with the given parameters and returns its id; fails the test unless it succeeded. */
+export async function sendMessage(c: Client, params: Record<string, Value | undefined>): Promise<number> {
+  const res = await c.post('/messages', params);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id as number;
+}
+
 export async function openQueue(c: Client, eventTypes: string[], fetchEventTypes: string[] = ['message']): Promise<string> {
   // As Zulip's current clients do, it declares the capabilities that change event formats.
   const client_capabilities = { bulk_message_deletion: true, stream_typing_notifications: true, linkifier_url_template: true, include_deactivated_groups: true };

@@ -2,7 +2,7 @@
 // channel history, marking unread only in subscribed channels, and the update_message_flags events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { Client, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -31,11 +31,7 @@ async function subscribe(name: string, principals: number[], extra: Record<strin
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
-async function send(c: Client, to: string, topic: string, content: string): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to, topic, content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
+const send = sendToChannel;
 
 const flags = (c: Client, messages: number[], op: string, flag: string) => c.post('/messages/flags', { messages, op, flag });
 

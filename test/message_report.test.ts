@@ -2,7 +2,7 @@
 // channel) and POST /realm/test_welcome_bot_custom_message (the Welcome Bot's direct message).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, queuedEvents, startTestServer, type Client, type TestServer, sendMessage } from './helpers.js';
 
 let t: TestServer;
 let member: Client;
@@ -26,11 +26,7 @@ after(async () => {
   await t.close();
 });
 
-async function send(c: Client, params: Record<string, any>): Promise<number> {
-  const res = await c.post('/messages', params);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
+const send = sendMessage;
 
 test('reporting needs a moderation request channel; validation of the report', async () => {
   const id = await send(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'You are all **terrible**.' });

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -27,11 +27,7 @@ after(async () => {
   await t.close();
 });
 
-async function send(c: Client, to: string, topic: string, content: string): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to, topic, content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
+const send = sendToChannel;
 
 async function dm(c: Client, to: number[], content: string): Promise<number> {
   const res = await c.post('/messages', { type: 'private', to, content });

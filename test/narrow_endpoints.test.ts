@@ -1,7 +1,7 @@
 // GET /messages/matches_narrow, POST /messages/flags/narrow and GET /messages/{id}/read_receipts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -24,11 +24,7 @@ after(async () => {
   await t.close();
 });
 
-async function send(c: Client, to: string, topic: string, content: string): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to, topic, content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
+const send = sendToChannel;
 
 test('matches_narrow: which of the given messages match, with search highlighting', async () => {
   const a = await send(bob, 'general', 'Lunch plans', 'Pizza at noon?');
