@@ -5,7 +5,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
@@ -13,9 +13,10 @@ import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from
 import { storeGroupSettingValue } from './group_settings.js';
 import { validateChannelDescription, validateChannelName } from './channels.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
-import { publishAfterCommit } from '../events/publish.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
-import { sql } from 'kysely';
 import { getChannelFolder } from './channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 
@@ -38,7 +39,36 @@ export interface ChannelUpdate {
 /** Settings that only need metadata access to change (the founding document's exception). */
 const METADATA_ONLY: ReadonlySet<StreamGroupSetting> = new Set(['can_remove_subscribers_group']);
 
+type GroupSettingUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
+type GroupGraph = Awaited<ReturnType<Services['cache']['groupGraph']>>;
+
+/** What the checks found: the channel, its subscribers and the caller's view of it. */
+interface UpdateContext {
+  stream: Stream;
+  graph: GroupGraph;
+  subscribers: number[];
+}
+
+/** The planned change: new column values (group settings are stored at write time) and the default-channel flip. */
+interface UpdatePlan {
+  changes: Partial<Stream>;
+  defaultChange: boolean;
+}
+
 export async function updateChannel(services: Services, caller: User, realm: Realm, streamId: number, u: ChannelUpdate): Promise<void> {
+  const context = await checkChannelUpdate(services, caller, realm, streamId, u);
+  const plan = await planChannelUpdate(services, caller, realm, context, u);
+  const users = await services.cache.users(realm.id);
+  const renamedTo = plan.changes.name;
+  // Another rename to the same name may commit first: the index refuses this one, as the check in the plan would have.
+  await onConflict(
+    services.database.transaction((tx, onCommit) => writeChannelUpdate(services, tx, onCommit, realm, users, context, plan, u)),
+    () => (renamedTo !== undefined ? new BadRequest(`Channel '${renamedTo}' already exists`) : undefined),
+  );
+}
+
+/** Check: the channel exists for the caller, who may administer it (with content access where the settings need it). */
+async function checkChannelUpdate(services: Services, caller: User, realm: Realm, streamId: number, u: ChannelUpdate): Promise<UpdateContext> {
   const db = services.database.db;
   const stream = await getStream(db, realm.id, streamId);
   if (!stream) throw new InvalidStreamId();
@@ -59,7 +89,13 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
     u.topicsPolicy !== undefined ||
     Object.keys(u.groupSettings).some((k) => !METADATA_ONLY.has(k as StreamGroupSetting));
   if (needsContent && !access.content) throw new NotAllowed('You do not have permission to administer this channel.');
+  return { stream, graph, subscribers };
+}
 
+/** Plan: validates every value and computes the columns that change (in the order Zulip reports errors). */
+async function planChannelUpdate(services: Services, caller: User, realm: Realm, context: UpdateContext, u: ChannelUpdate): Promise<UpdatePlan> {
+  const db = services.database.db;
+  const { stream, graph } = context;
   const changes: Partial<Stream> = {};
   if (u.isArchived !== undefined) {
     if (u.isArchived) throw new BadRequest('Channels are archived with DELETE /streams/{stream_id}.');
@@ -75,6 +111,38 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
     if (clash && clash.id !== stream.id) throw new BadRequest(`Channel '${name}' already exists`);
     if (name !== stream.name) changes.name = name;
   }
+  const inviteOnly = planPrivacy(caller, realm, context, u, changes);
+  if (u.messageRetentionDays !== undefined) {
+    if (caller.role !== ROLE.owner) throw new OwnerRequired();
+    if (u.messageRetentionDays !== stream.message_retention_days) changes.message_retention_days = u.messageRetentionDays;
+  }
+  if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
+    if (u.topicsPolicy === 'empty_topic_only' && (await channelHasNamedTopic(db, stream.id))) {
+      throw new BadRequest('To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.');
+    }
+    changes.topics_policy = u.topicsPolicy;
+  }
+  if (u.folderId !== undefined && u.folderId !== stream.folder_id) {
+    if (u.folderId !== null) {
+      const folder = await getChannelFolder(db, realm.id, u.folderId);
+      if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+    }
+    changes.folder_id = u.folderId;
+  }
+  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
+    if (update.old !== undefined && !sameGroupSettingValue(update.old, groupSettingValue(graph, stream[key]))) {
+      throw new BadRequest("'old' value does not match the expected value.");
+    }
+  }
+  const defaults = new Set(await defaultStreamIds(db, realm.id));
+  const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
+  if (defaultChange && !isRealmAdmin(caller)) throw new AdminRequired();
+  if (u.isDefaultStream && inviteOnly) throw new BadRequest('Private channels cannot be made default.');
+  return { changes, defaultChange };
+}
+
+/** Plans invite_only, is_web_public and history_public_to_subscribers together (each constrains the others); returns invite_only after the change. */
+function planPrivacy(caller: User, realm: Realm, { stream, graph }: UpdateContext, u: ChannelUpdate, changes: Partial<Stream>): boolean {
   const inviteOnly = u.isPrivate ?? stream.invite_only;
   const webPublic = u.isWebPublic ?? (u.isPrivate ? false : stream.is_web_public);
   if (u.isWebPublic) {
@@ -97,77 +165,58 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   if (inviteOnly !== stream.invite_only) changes.invite_only = inviteOnly;
   if (webPublic !== stream.is_web_public) changes.is_web_public = webPublic;
   if (history !== stream.history_public_to_subscribers) changes.history_public_to_subscribers = history;
-  if (u.messageRetentionDays !== undefined) {
-    if (caller.role !== ROLE.owner) throw new OwnerRequired();
-    if (u.messageRetentionDays !== stream.message_retention_days) changes.message_retention_days = u.messageRetentionDays;
-  }
-  if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
-    if (u.topicsPolicy === 'empty_topic_only') {
-      const named = await db.selectFrom('messages').select('id').where('stream_id', '=', stream.id).where(sql<boolean>`topic <> ''`).limit(1).executeTakeFirst();
-      if (named) throw new BadRequest('To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.');
-    }
-    changes.topics_policy = u.topicsPolicy;
-  }
-  if (u.folderId !== undefined && u.folderId !== stream.folder_id) {
-    if (u.folderId !== null) {
-      const folder = await getChannelFolder(db, realm.id, u.folderId);
-      if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
-    }
-    changes.folder_id = u.folderId;
-  }
-  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }]>) {
-    if (update.old !== undefined && !sameGroupSettingValue(update.old, groupSettingValue(graph, stream[key]))) {
-      throw new BadRequest("'old' value does not match the expected value.");
-    }
-  }
-  const defaults = new Set(await defaultStreamIds(db, realm.id));
-  const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
-  if (defaultChange && !isRealmAdmin(caller)) throw new AdminRequired();
-  if (u.isDefaultStream && inviteOnly) throw new BadRequest('Private channels cannot be made default.');
+  return inviteOnly;
+}
 
-  const users = await services.cache.users(realm.id);
+/** Write: stores the group settings and the planned columns in the caller's transaction, events after commit. */
+async function writeChannelUpdate(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: OnCommit,
+  realm: Realm,
+  users: Map<number, User>,
+  { stream, graph, subscribers }: UpdateContext,
+  { changes, defaultChange }: UpdatePlan,
+  u: ChannelUpdate,
+): Promise<void> {
   const now = nowSeconds();
-  const renamedTo = changes.name;
-  // Another rename to the same name may commit first: the index refuses this one, as the check above would have.
-  await onConflict(services.database.transaction(async (tx, onCommit) => {
-    const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
-    for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue }]>) {
-      const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
-      if (id !== stream[key]) groupChanges[key] = id;
-    }
-    const all = { ...changes, ...groupChanges };
-    await updateStream(tx, stream.id, all);
-    if (defaultChange) await setDefaultStream(tx, realm.id, stream.id, u.isDefaultStream!);
-    const after: Stream = { ...stream, ...all };
-    // Events go to everyone who could see the channel before or after the change.
-    const subs = new Set(subscribers);
-    const audience = [...new Set([...usersWhoCanSee(graph, users.values(), stream, subs), ...usersWhoCanSee(graph, users.values(), after, subs)])];
-    const emit = (property: string, value: unknown, extra: Record<string, unknown> = {}) =>
-      publishAfterCommit(services, onCommit, {
-        realmId: realm.id,
-        userIds: audience,
-        event: { type: 'stream', op: 'update', stream_id: stream.id, name: after.name, property, value, ...extra },
-      });
-    if (changes.name !== undefined) emit('name', changes.name);
-    if (changes.description !== undefined) emit('description', changes.description, { rendered_description: changes.rendered_description });
-    if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
-      emit('invite_only', after.invite_only, { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public });
-    }
-    if (changes.message_retention_days !== undefined) emit('message_retention_days', changes.message_retention_days);
-    if (changes.topics_policy !== undefined) emit('topics_policy', changes.topics_policy);
-    if (changes.folder_id !== undefined) emit('folder_id', changes.folder_id);
-    if (changes.is_archived === false) emit('is_archived', false);
-    for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue }]>) {
-      if (groupChanges[key] !== undefined) emit(key, update.new);
-    }
-    if (defaultChange) {
-      const ids = await defaultStreamIds(tx, realm.id);
-      // Like Zulip, only non-guests hear about the default channels.
-      const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: ids } });
-    }
-    onCommit(() => services.cache.invalidateGroups(realm.id));
-  }), () => (renamedTo !== undefined ? new BadRequest(`Channel '${renamedTo}' already exists`) : undefined));
+  const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
+  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
+    const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
+    if (id !== stream[key]) groupChanges[key] = id;
+  }
+  const all = { ...changes, ...groupChanges };
+  await updateStream(tx, stream.id, all);
+  if (defaultChange) await setDefaultStream(tx, realm.id, stream.id, u.isDefaultStream!);
+  const after: Stream = { ...stream, ...all };
+  // Events go to everyone who could see the channel before or after the change.
+  const subs = new Set(subscribers);
+  const audience = [...new Set([...usersWhoCanSee(graph, users.values(), stream, subs), ...usersWhoCanSee(graph, users.values(), after, subs)])];
+  const emit = (property: string, value: unknown, extra: Record<string, unknown> = {}) =>
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: audience,
+      event: { type: 'stream', op: 'update', stream_id: stream.id, name: after.name, property, value, ...extra },
+    });
+  if (changes.name !== undefined) emit('name', changes.name);
+  if (changes.description !== undefined) emit('description', changes.description, { rendered_description: changes.rendered_description });
+  if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
+    emit('invite_only', after.invite_only, { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public });
+  }
+  if (changes.message_retention_days !== undefined) emit('message_retention_days', changes.message_retention_days);
+  if (changes.topics_policy !== undefined) emit('topics_policy', changes.topics_policy);
+  if (changes.folder_id !== undefined) emit('folder_id', changes.folder_id);
+  if (changes.is_archived === false) emit('is_archived', false);
+  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
+    if (groupChanges[key] !== undefined) emit(key, update.new);
+  }
+  if (defaultChange) {
+    const ids = await defaultStreamIds(tx, realm.id);
+    // Like Zulip, only non-guests hear about the default channels.
+    const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: ids } });
+  }
+  onCommit(() => services.cache.invalidateGroups(realm.id));
 }
 
 /** DELETE /streams/{stream_id}: archives the channel (its messages stay readable). */

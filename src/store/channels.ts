@@ -294,3 +294,9 @@ export async function channelSettingsUseGroup(db: Executor, realmId: number, gro
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Whether any message in the channel has a topic other than the empty ("general chat") one. */
+export async function channelHasNamedTopic(db: Executor, streamId: number): Promise<boolean> {
+  const row = await db.selectFrom('messages').select('id').where('stream_id', '=', streamId).where(sql<boolean>`topic <> ''`).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
