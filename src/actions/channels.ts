@@ -265,21 +265,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
   }
 
-  const { keys, byKey: found } = await getStreamsByNames(database.db, realm.id, named.map((s) => s.name));
-  // One entry per channel, whatever the case of the names asked for: the first spelling wins.
-  const specs = new Map<string, ChannelSpec>();
-  named.forEach((spec, i) => specs.has(keys[i]!) || specs.set(keys[i]!, spec));
-  const existing: Stream[] = [];
-  const toCreate: ChannelSpec[] = [];
-  const specOf = new Map<number, ChannelSpec>();
-  for (const [key, spec] of specs) {
-    const stream = found.get(key);
-    if (!stream) toCreate.push(spec);
-    else {
-      existing.push(stream);
-      specOf.set(stream.id, spec);
-    }
-  }
+  const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, named);
   // Zulip forces shared history on public channels and protects it by default on private ones.
   const history = o.inviteOnly ? (o.historyPublicToSubscribers ?? false) : true;
   if (toCreate.length) {
@@ -345,19 +331,45 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     return outcome;
   };
 
-  const respond = (result: SubscriptionOutcome): SubscribeResult => {
-    const out: SubscribeResult = { subscribed: {}, already_subscribed: {} };
-    for (const p of principals) {
-      for (const stream of result.targets) {
-        const bucket = result.added.get(stream.id)?.has(p.id) ? out.subscribed : out.already_subscribed;
-        (bucket[String(p.id)] ??= []).push(stream.name);
-      }
+  return { write, respond: (result) => subscribeResponse(req, principals, unauthorized, result) };
+}
+
+/** The names asked for, split into channels that exist and specs of channels to create (one per channel, whatever the case). */
+async function existingAndNewChannels(
+  db: Executor,
+  realmId: number,
+  named: ChannelSpec[],
+): Promise<{ existing: Stream[]; toCreate: ChannelSpec[]; specOf: Map<number, ChannelSpec> }> {
+  const { keys, byKey: found } = await getStreamsByNames(db, realmId, named.map((s) => s.name));
+  // One entry per channel, whatever the case of the names asked for: the first spelling wins.
+  const specs = new Map<string, ChannelSpec>();
+  named.forEach((spec, i) => specs.has(keys[i]!) || specs.set(keys[i]!, spec));
+  const existing: Stream[] = [];
+  const toCreate: ChannelSpec[] = [];
+  const specOf = new Map<number, ChannelSpec>();
+  for (const [key, spec] of specs) {
+    const stream = found.get(key);
+    if (!stream) toCreate.push(spec);
+    else {
+      existing.push(stream);
+      specOf.set(stream.id, spec);
     }
-    if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized.map((s) => s.name);
-    if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = false;
-    return out;
-  };
-  return { write, respond };
+  }
+  return { existing, toCreate, specOf };
+}
+
+/** Zulip's response body: channel names by user id, subscribed now or already. */
+function subscribeResponse(req: SubscribeRequest, principals: User[], unauthorized: Stream[], result: SubscriptionOutcome): SubscribeResult {
+  const out: SubscribeResult = { subscribed: {}, already_subscribed: {} };
+  for (const p of principals) {
+    for (const stream of result.targets) {
+      const bucket = result.added.get(stream.id)?.has(p.id) ? out.subscribed : out.already_subscribed;
+      (bucket[String(p.id)] ??= []).push(stream.name);
+    }
+  }
+  if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized.map((s) => s.name);
+  if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = false;
+  return out;
 }
 
 /** A copy of the group graph that can take the anonymous groups a transaction creates. */
