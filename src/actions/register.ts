@@ -104,14 +104,56 @@ function inaccessibleUser(userId: number, realm: Realm, externalUrl: string): Re
   };
 }
 
-export async function initialState(services: Services, user: User, realm: Realm, o: RegisterOptions): Promise<Record<string, unknown>> {
-  const want = (t: string) => o.fetchEventTypes.has(t);
-  const { database, cache, config } = services;
-  const db = database.db;
-  const state: Record<string, unknown> = {};
-  const graph = await cache.groupGraph(realm.id);
-  const users = await cache.users(realm.id);
+/** What every section of the initial state reads, and the state it fills in. */
+interface StateContext {
+  services: Services;
+  user: User;
+  realm: Realm;
+  o: RegisterOptions;
+  graph: Awaited<ReturnType<Services['cache']['groupGraph']>>;
+  users: Map<number, User>;
+  state: Record<string, unknown>;
+  want: (eventType: string) => boolean;
+  /** Who a restricted guest may see (null: everyone): read once, for the user lists and the statuses alike. */
+  visibleToViewer: () => Promise<Set<number> | null>;
+  /** Clients without empty_topic_name see the empty topic by its display name wherever topics appear. */
+  topicName: (topic: string) => string;
+}
 
+/** The state /register returns, one section per family of event types the client fetches (in Zulip's order). */
+export async function initialState(services: Services, user: User, realm: Realm, o: RegisterOptions): Promise<Record<string, unknown>> {
+  const graph = await services.cache.groupGraph(realm.id);
+  const users = await services.cache.users(realm.id);
+  let visibleUsers: Promise<Set<number> | null> | undefined;
+  const context: StateContext = {
+    services,
+    user,
+    realm,
+    o,
+    graph,
+    users,
+    state: {},
+    want: (t) => o.fetchEventTypes.has(t),
+    visibleToViewer: () => (visibleUsers ??= usersVisibleTo(services, user, realm)),
+    topicName: (t) => (t === '' && !o.emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : t),
+  };
+  await personalState(context);
+  await personalListsState(context);
+  await statusAndTopicsState(context);
+  realmState(context);
+  await realmUserState(context);
+  await botsGroupsAndDefaultsState(context);
+  await subscriptionState(context);
+  await unreadState(context);
+  userSettingsState(context);
+  return context.state;
+}
+
+/** alert_words, custom_profile_fields, drafts, onboarding_steps, message, muted_topics, muted_users, presence. */
+async function personalState(c: StateContext): Promise<void> {
+  const { services, user, realm, o, users, state, want } = c;
+  const { database, cache } = services;
+  const db = database.db;
   if (want('alert_words')) state.alert_words = await alertWordsOf(db, user.id);
   if (want('custom_profile_fields')) {
     state.custom_profile_fields = (await listProfileFields(db, realm.id)).map(formatProfileField);
@@ -136,6 +178,12 @@ export async function initialState(services: Services, user: User, realm: Realm,
     state.presence_last_update_id = await lastPresenceUpdateId(db, realm.id);
     state.server_timestamp = Date.now() / 1000;
   }
+}
+
+/** navigation_views, saved_snippets, scheduled_messages, reminders, recent_private_conversations, starred_messages, stop_words. */
+async function personalListsState(c: StateContext): Promise<void> {
+  const { services, user, state, want } = c;
+  const db = services.database.db;
   if (want('navigation_views')) state.navigation_views = await listNavigationViews(services, user);
   if (want('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
   if (want('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(services, user);
@@ -151,12 +199,13 @@ export async function initialState(services: Services, user: User, realm: Realm,
   }
   if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (want('stop_words')) state.stop_words = [];
-  // Who a restricted guest may see: read once, for the user lists and the statuses alike.
-  let visibleUsers: Promise<Set<number> | null> | undefined;
-  const visibleToViewer = () => (visibleUsers ??= usersVisibleTo(services, user, realm));
-  if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await visibleToViewer());
-  // Clients without empty_topic_name see the empty topic by its display name wherever topics appear.
-  const topicName = (t: string) => (t === '' && !o.emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : t);
+}
+
+/** user_status, user_topic, video_calls, giphy, tenor, device and the realm's lists (folders, emoji, linkifiers, playgrounds, defaults). */
+async function statusAndTopicsState(c: StateContext): Promise<void> {
+  const { services, user, realm, o, state, want, topicName } = c;
+  const db = services.database.db;
+  if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await c.visibleToViewer());
   if (want('user_topic')) state.user_topics = (await listUserTopics(db, user.id)).map((t) => ({ ...t, topic_name: topicName(t.topic_name) }));
   if (want('video_calls')) {
     // No configured provider needs a per-user OAuth token (Jitsi needs none, BigBlueButton and
@@ -183,7 +232,12 @@ export async function initialState(services: Services, user: User, realm: Realm,
     const defaults = await realmUserDefaults(db, realm.id);
     state.realm_user_settings_defaults = { ...defaults, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
   }
+}
 
+/** realm: the organization's settings and the server's limits. */
+function realmState(c: StateContext): void {
+  const { realm, graph, state, want } = c;
+  const config = c.services.config;
   if (want('realm')) {
     Object.assign(state, realmStateFields(realm, graph, config.externalUrl, { bigBlueButton: config.bigBlueButton !== null, pushNotifications: config.pushBouncer !== null }), LIMITS, {
       server_min_deactivated_realm_deletion_days: 14,
@@ -225,11 +279,16 @@ export async function initialState(services: Services, user: User, realm: Realm,
     });
     delete state.demo_organization_scheduled_deletion_date;
   }
+}
 
+/** realm_user: the users the viewer may see, and the viewer's own fields and abilities. */
+async function realmUserState(c: StateContext): Promise<void> {
+  const { services, user, realm, o, graph, users, state, want } = c;
+  const config = services.config;
   if (want('realm_user')) {
     const viewerIsAdmin = isRealmAdmin(user);
     // A guest the organization restricts sees only some users (can_access_all_users_group).
-    const visible = await visibleToViewer();
+    const visible = await c.visibleToViewer();
     const active: unknown[] = [];
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);
@@ -275,7 +334,12 @@ export async function initialState(services: Services, user: User, realm: Realm,
         .map((u) => ({ ...formatUser(u, { clientGravatar: o.clientGravatar }), is_system_bot: true })),
     });
   }
+}
 
+/** realm_bot, realm_user_groups, default_streams. */
+async function botsGroupsAndDefaultsState(c: StateContext): Promise<void> {
+  const { services, user, realm, o, graph, users, state, want } = c;
+  const db = services.database.db;
   if (want('realm_bot')) {
     const admin = isRealmAdmin(user);
     const bots = [...users.values()].filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id));
@@ -288,7 +352,11 @@ export async function initialState(services: Services, user: User, realm: Realm,
 
   // Guests are not told which channels new users join.
   if (want('default_streams')) state.realm_default_streams = user.role === ROLE.guest ? [] : await defaultStreamIds(db, realm.id);
+}
 
+/** subscription and stream. */
+async function subscriptionState(c: StateContext): Promise<void> {
+  const { services, user, o, state, want } = c;
   if (want('subscription') || want('stream')) {
     const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false, includeArchived: o.archivedChannels === true });
     // Clients without notification_settings_null read a channel's notification settings as
@@ -313,13 +381,21 @@ export async function initialState(services: Services, user: User, realm: Realm,
     }
     if (want('stream')) state.streams = subs.streams;
   }
+}
 
+/** unread_msgs (needs both message and update_message_flags). */
+async function unreadState(c: StateContext): Promise<void> {
+  const { services, user, state, want, topicName } = c;
   if (want('message') && want('update_message_flags')) {
     const unread = await unreadSummary(services, user);
     for (const s of unread.streams) s.topic = topicName(s.topic);
     state.unread_msgs = unread;
   }
+}
 
+/** user_settings, and the legacy top-level settings for clients without user_settings_object. */
+function userSettingsState(c: StateContext): void {
+  const { user, o, state, want } = c;
   if (want('user_settings')) {
     state.user_settings = {
       ...userSettingsOf(user.settings),
@@ -344,7 +420,6 @@ export async function initialState(services: Services, user: User, realm: Realm,
   if (want('user_settings') || want('realm_user')) {
     state.receives_typing_notifications = userSettingsOf(user.settings).receives_typing_notifications;
   }
-  return state;
 }
 
 /**
