@@ -38,6 +38,7 @@ interface ScaleSeed {
   owner: Account;
   historyChannelId: number;
   fanoutChannelName: string;
+  fanoutMembers: Account[];
   seedSeconds: number;
 }
 
@@ -66,7 +67,7 @@ async function seedSize(file: string, size: ScaleSize): Promise<ScaleSeed> {
     recipientId = (await streamRecipientIds(database.db, [historyChannelId])).get(historyChannelId)!;
     const fanoutId = await channel(database, org.realm_id, 'fanout', owner.id);
     await subscribe(database, org.realm_id, fanoutId, everyone.slice(0, size.fanout));
-    seeded = { member, owner, historyChannelId, fanoutChannelName: 'fanout' };
+    seeded = { member, owner, historyChannelId, fanoutChannelName: 'fanout', fanoutMembers: [owner, ...members].slice(0, size.fanout) };
   } finally {
     await database.close();
   }
@@ -179,7 +180,92 @@ interface SizeFigures {
   sendP50: number;
   sendP99: number;
   sendFloor: number;
+  queues: number;
+  lastEventP50: number;
+  lastEventP99: number;
+  rssQueues: number;
   rssAfter: number;
+}
+
+function rawCall(pollAgent: Agent, base: string, auth: string, method: string, path: string, params: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const qs = `?${new URLSearchParams(params)}`;
+    const req = request(`${base}/api/v1${path}${qs}`, { method, agent: pollAgent, headers: { Authorization: auth } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Every member of the fan-out channel registers a queue and long-polls it; then messages are sent
+ * one at a time and each is timed from the send's start to its arrival in the LAST queue. Pollers
+ * do not parse JSON: they read the last event id and the message markers off the raw body.
+ */
+async function fanoutToQueues(base: string, s: ScaleSeed, sendAuth: string, serverPid: number) {
+  // Long-polls hold one socket each for as long as they wait.
+  const pollAgent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const queues: Array<{ auth: string; queueId: string; last: number }> = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < s.fanoutMembers.length) {
+        const a = s.fanoutMembers[next++]!;
+        const auth = basic(a);
+        const reg = await call(base, auth, 'POST', '/register', { event_types: '["message"]', fetch_event_types: '["message"]' });
+        if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body).slice(0, 300)}`);
+        queues.push({ auth, queueId: reg.body.queue_id, last: -1 });
+      }
+    }),
+  );
+  const arrivals = new Map<number, number>(); // marker -> arrivals so far
+  const lastArrival = new Map<number, number>();
+  let polling = true;
+  const pollers = queues.map(async (q) => {
+    while (polling) {
+      const res = await rawCall(pollAgent, base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }).catch(() => undefined);
+      if (!res || res.status !== 200) return;
+      const now = performance.now();
+      const last = /"id":(\d+)\}\],"queue_id"/.exec(res.text);
+      if (last) q.last = Number(last[1]);
+      for (const m of res.text.matchAll(/fanout-marker (\d+)/g)) {
+        const k = Number(m[1]);
+        arrivals.set(k, (arrivals.get(k) ?? 0) + 1);
+        lastArrival.set(k, now);
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  // Server memory with every queue registered and its long-poll held open.
+  const rssQueues = rssMb(serverPid);
+  const times: number[] = [];
+  for (let k = 0; k < 10; k++) {
+    const t0 = performance.now();
+    const res = await call(base, sendAuth, 'POST', '/messages', { type: 'stream', to: s.fanoutChannelName, topic: 'fanout', content: `fanout-marker ${k}` });
+    if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+    const deadline = performance.now() + 30_000;
+    while ((arrivals.get(k) ?? 0) < queues.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    if ((arrivals.get(k) ?? 0) < queues.length) throw new Error(`message ${k} reached ${arrivals.get(k) ?? 0} of ${queues.length} queues in 30 s`);
+    times.push(lastArrival.get(k)! - t0);
+  }
+  polling = false;
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (i < queues.length) {
+        const q = queues[i++]!;
+        await call(base, q.auth, 'DELETE', '/events', { queue_id: q.queueId }).catch(() => undefined);
+      }
+    }),
+  );
+  await Promise.allSettled(pollers);
+  pollAgent.destroy();
+  times.sort((a, b) => a - b);
+  return { queues: queues.length, p50: percentile(times, 50), p99: percentile(times, 99), rssQueues };
 }
 
 async function measureSize(size: ScaleSize): Promise<SizeFigures> {
@@ -210,6 +296,7 @@ async function measureSize(size: ScaleSize): Promise<SizeFigures> {
         const res = await call(server.base, ownerAuth, 'POST', '/messages', { type: 'stream', to: s.fanoutChannelName, topic: 'fanout', content: `fan-out ${i}` });
         if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body).slice(0, 300)}`);
       });
+      const fan = await fanoutToQueues(server.base, s, ownerAuth, server.child.pid!);
       const rssAfter = rssMb(server.child.pid!);
       const floor = sqliteTopicQueryFloor(file, s.member.id, s.historyChannelId, TOPICS, 300);
       return {
@@ -223,6 +310,10 @@ async function measureSize(size: ScaleSize): Promise<SizeFigures> {
         sendP99: percentile(send, 99),
         // Raw SQLite: one message plus its subscriber rows, committed each (synchronous=FULL).
         sendFloor: 1000 / sqliteFloor(size.fanout, 30, 1),
+        queues: fan.queues,
+        lastEventP50: fan.p50,
+        lastEventP99: fan.p99,
+        rssQueues: fan.rssQueues,
         rssAfter,
       };
     } finally {
@@ -252,6 +343,9 @@ export async function scaleFigures(line: Line) {
   line('GET /messages topic narrow p99 (ms)', both((x) => x.getP99, 2), `${both((x) => x.getFloorP99, 3)} ms raw SQLite query; target < 20 ms`);
   line(`send into ${sizes(SMALL.fanout, LARGE.fanout)}-subscriber channel p50 (ms)`, both((x) => x.sendP50, 1), `${both((x) => x.sendFloor, 1)} ms raw SQLite insert+commit (no queues registered)`);
   line('send into fan-out channel p99 (ms)', both((x) => x.sendP99, 1));
+  line(`send to last of ${sizes(SMALL.fanout, LARGE.fanout)} long-polls p50 (ms)`, both((x) => x.lastEventP50, 1), 'every member of the channel polling its own queue');
+  line('send to last long-poll p99 (ms)', both((x) => x.lastEventP99, 1));
+  line(`server RSS, ${sizes(SMALL.fanout, LARGE.fanout)} queues long-polling (MB)`, both((x) => x.rssQueues, 1));
   line('server RSS after these figures (MB)', both((x) => x.rssAfter, 1));
 }
 
