@@ -20,8 +20,8 @@ const PG_URL = process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127
 const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
 /** Concurrent senders in the message-throughput figure. */
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
-/** Comma-separated subset of figures to measure: rss,me,send,get,register,render (default: all). */
-const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render,web').split(','));
+/** Comma-separated subset of figures to measure: rss,me,send,get,register,render,web,scale (default: all). */
+const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render,web,scale').split(','));
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
 const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
 
@@ -283,6 +283,11 @@ async function main() {
       await admin.end();
     }
     agent.destroy();
+  }
+  // Growth figures at two sizes, each on its own SQLite database and server (bench/scale.ts).
+  if (ONLY.has('scale') && !usePostgres) {
+    const { scaleFigures } = await import('./scale.js');
+    await scaleFigures(line);
   }
 }
 

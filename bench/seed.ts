@@ -29,7 +29,7 @@ export interface Seeded {
   bigOrgChannels: number;
 }
 
-async function users(database: Database, realmId: number, n: number, prefix: string): Promise<Account[]> {
+export async function users(database: Database, realmId: number, n: number, prefix: string): Promise<Account[]> {
   const out: Account[] = [];
   await database.transaction(async (tx) => {
     for (let i = 0; i < n; i++) {
@@ -40,7 +40,7 @@ async function users(database: Database, realmId: number, n: number, prefix: str
   return out;
 }
 
-async function channel(database: Database, realmId: number, name: string, creatorId: number): Promise<number> {
+export async function channel(database: Database, realmId: number, name: string, creatorId: number): Promise<number> {
   const groups = await getSystemGroupIds(database.db, realmId);
   const settings = Object.fromEntries(STREAM_GROUP_SETTINGS.map((k) => [k, groups['role:nobody']])) as Record<(typeof STREAM_GROUP_SETTINGS)[number], number>;
   settings.can_send_message_group = groups['role:everyone'];
@@ -65,7 +65,7 @@ async function channel(database: Database, realmId: number, name: string, creato
   return database.transaction((tx) => insertStream(tx, s));
 }
 
-async function subscribe(database: Database, realmId: number, streamId: number, userIds: number[]) {
+export async function subscribe(database: Database, realmId: number, streamId: number, userIds: number[]) {
   await database.transaction((tx) => upsertSubscriptions(tx, realmId, streamId, userIds, () => '#76ce90'));
 }
 

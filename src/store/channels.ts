@@ -169,10 +169,10 @@ export async function upsertSubscriptions(
   const fresh = userIds.filter((u) => !byUser.has(u));
   if (reactivate.length)
     await db.updateTable('subscriptions').set({ active: true }).where('stream_id', '=', streamId).where('user_id', 'in', reactivate).execute();
-  if (fresh.length)
+  for (let i = 0; i < fresh.length; i += SUBSCRIPTIONS_PER_INSERT)
     await db
       .insertInto('subscriptions')
-      .values(fresh.map((user_id) => ({ realm_id: realmId, user_id, stream_id: streamId, active: true, color: colorFor(user_id), is_muted: false, pin_to_top: false })))
+      .values(fresh.slice(i, i + SUBSCRIPTIONS_PER_INSERT).map((user_id) => ({ realm_id: realmId, user_id, stream_id: streamId, active: true, color: colorFor(user_id), is_muted: false, pin_to_top: false })))
       .execute();
   return [...reactivate, ...fresh];
 }
@@ -234,18 +234,25 @@ export async function subscriptionRows(db: Executor, userIds: readonly number[],
   return rows.map(subscriptionFromRow);
 }
 
-/** Creates the given subscriptions and re-activates the given inactive ones, in two statements. */
+/** Subscription rows per insert: seven values a row stays under SQLite's 32,766 bound parameters. */
+const SUBSCRIPTIONS_PER_INSERT = 4000;
+
+/**
+ * Creates the given subscriptions and re-activates the given inactive ones: one statement each,
+ * or a few for very many rows (5,000 users into one channel used to fail with "too many SQL variables").
+ */
 export async function addSubscriptionRows(
   db: Executor,
   realmId: number,
   fresh: ReadonlyArray<{ userId: number; streamId: number; color: string }>,
   reactivateIds: readonly number[],
 ): Promise<void> {
-  if (reactivateIds.length) await db.updateTable('subscriptions').set({ active: true }).where('id', 'in', reactivateIds).execute();
-  if (fresh.length) {
+  for (let i = 0; i < reactivateIds.length; i += 30_000)
+    await db.updateTable('subscriptions').set({ active: true }).where('id', 'in', reactivateIds.slice(i, i + 30_000)).execute();
+  for (let i = 0; i < fresh.length; i += SUBSCRIPTIONS_PER_INSERT) {
     await db
       .insertInto('subscriptions')
-      .values(fresh.map((f) => ({ realm_id: realmId, user_id: f.userId, stream_id: f.streamId, active: true, color: f.color, is_muted: false, pin_to_top: false })))
+      .values(fresh.slice(i, i + SUBSCRIPTIONS_PER_INSERT).map((f) => ({ realm_id: realmId, user_id: f.userId, stream_id: f.streamId, active: true, color: f.color, is_muted: false, pin_to_top: false })))
       .execute();
   }
 }
