@@ -9,6 +9,11 @@ import { App, applyHash } from './app';
 import './style.css';
 
 const KEY = 'confab.session';
+/**
+ * Why the last session of this tab ended, kept through a reload: a page that learns its key was
+ * revoked may be reloading at that moment, and the login page must still say why.
+ */
+const ENDED = 'confab.sessionEnded';
 
 function readSession(): Session | null {
   try {
@@ -20,9 +25,10 @@ function readSession(): Session | null {
 }
 
 export const session = signal<Session | null>(readSession());
-const loginError = signal('');
+const loginError = signal(session.value ? '' : (sessionStorage.getItem(ENDED) ?? ''));
 
 function begin(s: Session): void {
+  sessionStorage.removeItem(ENDED);
   setSession(s);
   session.value = s;
   connection.value = 'loading';
@@ -38,6 +44,8 @@ export function logout(message = ''): void {
   setSession(null);
   session.value = null;
   loginError.value = message;
+  if (message) sessionStorage.setItem(ENDED, message);
+  else sessionStorage.removeItem(ENDED);
 }
 
 setUnauthorizedHandler(() => logout('Your session has ended. Please log in again.'));
