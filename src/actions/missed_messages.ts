@@ -14,6 +14,7 @@ import type { Realm } from '../store/realms.js';
 import type { Stream } from '../store/channels.js';
 import { getStreamsByIds } from '../store/channels.js';
 import type { User } from '../store/users.js';
+import type { GroupGraph } from '../store/cache.js';
 import { FLAG_BITS, flagsFor, getMessages, dmGroupMembers, type MessageRow } from '../store/messages.js';
 import { VISIBILITY } from '../store/user_topics.js';
 import { emailTrigger, pushTrigger, type TriggerInput } from './notify_triggers.js';
@@ -199,6 +200,90 @@ function reasonLine(trigger: string, channel: string, topic: string, groupName: 
   }
 }
 
+/** One conversation's unread messages in a batch, what made them notify, and the group mentioned. */
+interface Conversation {
+  messages: MessageRow[];
+  triggers: Set<string>;
+  groupId: number | null;
+}
+
+/** What one conversation's email needs besides its messages: the reader, the organization, names. */
+interface MailContext {
+  user: User;
+  realm: Realm;
+  streams: Map<number, { name: string }>;
+  dmMembers: Map<number, number[]>;
+  graph: GroupGraph;
+  showContent: boolean;
+  realmInSubject: boolean;
+  base: string;
+  name: (id: number) => string;
+}
+
+/** The email for one conversation's unread messages: subject, link back, content (or why not). */
+function conversationMail(ctx: MailContext, c: Conversation) {
+  const { user, realm, streams, dmMembers, graph, showContent, realmInSubject, base, name } = ctx;
+  c.messages.sort((a, b) => a.id - b.id);
+  const head = c.messages[0]!;
+  const trigger = TRIGGER_ORDER.find((t) => c.triggers.has(t)) ?? [...c.triggers][0]!;
+  let subject: string;
+  let narrow: string;
+  let channel = '';
+  let topic = '';
+  if (head.stream_id !== null) {
+    const stream = streams.get(head.stream_id);
+    channel = stream?.name ?? 'unknown channel';
+    topic = head.topic;
+    const resolved = topic.startsWith(RESOLVED_PREFIX);
+    subject = resolved ? `[resolved] #${channel} > ${topic.slice(RESOLVED_PREFIX.length)}` : `#${channel} > ${topic}`;
+    narrow = `${base}/${topicNarrow(head.stream_id, channel, topic)}/near/${head.id}`;
+  } else {
+    const others = (dmMembers.get(head.dm_group_id!) ?? []).filter((id) => id !== user.id);
+    if (others.length <= 1) {
+      const other = others[0] ?? head.sender_id;
+      subject = `DMs with ${name(head.sender_id === user.id ? other : head.sender_id)}`;
+      narrow = `${base}/#narrow/dm/${other}-${encodeHashComponent(name(other).replace(/ /g, '-'))}/near/${head.id}`;
+    } else {
+      subject = `Group DMs with ${groupDmDisplayName(others.map(name))}`;
+      narrow = `${base}/#narrow/dm/${[...others].sort((a, b) => a - b).join(',')}-group/near/${head.id}`;
+    }
+  }
+  if (!showContent) subject = 'New messages';
+  if (realmInSubject) subject = `${subject} [${realm.name}]`;
+
+  const blocks: Parameters<typeof composeEmail>[1] = [];
+  if (showContent) {
+    // Consecutive messages of one sender under one name, as Zulip lays them out.
+    let i = 0;
+    while (i < c.messages.length) {
+      const sender = c.messages[i]!.sender_id;
+      const run: MessageRow[] = [];
+      while (i < c.messages.length && c.messages[i]!.sender_id === sender) run.push(c.messages[i++]!);
+      blocks.push({
+        html:
+          `<div class="sender"><b>${escapeHtml(name(sender))}</b>` +
+          run.map((msg) => `<div class="message_content">${absoluteLinks(msg.rendered_content, base)}</div>`).join('') +
+          '</div>',
+        text: `${name(sender)}:\n${run.map((msg) => msg.content).join('\n\n')}`,
+      });
+    }
+  } else {
+    const byRealm = realm.settings.message_content_allowed_in_email_notifications === false;
+    blocks.push({
+      p: byRealm
+        ? 'This email does not include the message content: your organization hides message content in email notifications.'
+        : 'This email does not include the message content, as your notification settings ask.',
+    });
+  }
+  const groupName = c.groupId !== null ? graph.groups.get(c.groupId)?.name : undefined;
+  const reason = reasonLine(trigger, channel, topic, groupName);
+  if (reason) blocks.push({ p: reason });
+  blocks.push({ link: narrow, label: `Reply in ${realm.name}` });
+  blocks.push({ p: `Manage email preferences: ${base}/#settings/notifications` });
+  const mail = composeEmail(subject, blocks, 'Do not reply to this email: this server does not accept incoming email.');
+  return mail;
+}
+
 /** Builds and queues the emails of one person's claimed notices; deletes the notices in the same transaction. */
 async function handleUserNotices(services: Services, notices: Notice[]): Promise<void> {
   const db = services.database.db;
@@ -218,7 +303,7 @@ async function handleUserNotices(services: Services, notices: Notice[]): Promise
   const flags = await flagsFor(db, user.id, ids);
   // Messages deleted, no longer received, or read meanwhile: dropped from the batch.
   const unread = notices.filter((n) => messages.has(n.message_id) && flags.has(n.message_id) && !(flags.get(n.message_id)! & FLAG_BITS.read));
-  const conversations = new Map<string, { messages: MessageRow[]; triggers: Set<string>; groupId: number | null }>();
+  const conversations = new Map<string, Conversation>();
   for (const n of unread) {
     const msg = messages.get(n.message_id)!;
     const key = msg.stream_id !== null ? `s:${msg.stream_id}:${msg.topic.toLowerCase()}` : `d:${msg.dm_group_id}`;
@@ -241,68 +326,13 @@ async function handleUserNotices(services: Services, notices: Notice[]): Promise
   const base = realmUrl(realm, services.config.externalUrl);
   const name = (id: number) => users.get(id)?.full_name ?? 'Unknown user';
 
-  const mails: Parameters<typeof queueMails>[3] = [];
-  for (const c of conversations.values()) {
-    c.messages.sort((a, b) => a.id - b.id);
-    const head = c.messages[0]!;
-    const trigger = TRIGGER_ORDER.find((t) => c.triggers.has(t)) ?? [...c.triggers][0]!;
-    let subject: string;
-    let narrow: string;
-    let channel = '';
-    let topic = '';
-    if (head.stream_id !== null) {
-      const stream = streams.get(head.stream_id);
-      channel = stream?.name ?? 'unknown channel';
-      topic = head.topic;
-      const resolved = topic.startsWith(RESOLVED_PREFIX);
-      subject = resolved ? `[resolved] #${channel} > ${topic.slice(RESOLVED_PREFIX.length)}` : `#${channel} > ${topic}`;
-      narrow = `${base}/${topicNarrow(head.stream_id, channel, topic)}/near/${head.id}`;
-    } else {
-      const others = (dmMembers.get(head.dm_group_id!) ?? []).filter((id) => id !== user.id);
-      if (others.length <= 1) {
-        const other = others[0] ?? head.sender_id;
-        subject = `DMs with ${name(head.sender_id === user.id ? other : head.sender_id)}`;
-        narrow = `${base}/#narrow/dm/${other}-${encodeHashComponent(name(other).replace(/ /g, '-'))}/near/${head.id}`;
-      } else {
-        subject = `Group DMs with ${groupDmDisplayName(others.map(name))}`;
-        narrow = `${base}/#narrow/dm/${[...others].sort((a, b) => a - b).join(',')}-group/near/${head.id}`;
-      }
-    }
-    if (!showContent) subject = 'New messages';
-    if (realmInSubject) subject = `${subject} [${realm.name}]`;
-
-    const blocks: Parameters<typeof composeEmail>[1] = [];
-    if (showContent) {
-      // Consecutive messages of one sender under one name, as Zulip lays them out.
-      let i = 0;
-      while (i < c.messages.length) {
-        const sender = c.messages[i]!.sender_id;
-        const run: MessageRow[] = [];
-        while (i < c.messages.length && c.messages[i]!.sender_id === sender) run.push(c.messages[i++]!);
-        blocks.push({
-          html:
-            `<div class="sender"><b>${escapeHtml(name(sender))}</b>` +
-            run.map((msg) => `<div class="message_content">${absoluteLinks(msg.rendered_content, base)}</div>`).join('') +
-            '</div>',
-          text: `${name(sender)}:\n${run.map((msg) => msg.content).join('\n\n')}`,
-        });
-      }
-    } else {
-      const byRealm = realm.settings.message_content_allowed_in_email_notifications === false;
-      blocks.push({
-        p: byRealm
-          ? 'This email does not include the message content: your organization hides message content in email notifications.'
-          : 'This email does not include the message content, as your notification settings ask.',
-      });
-    }
-    const groupName = c.groupId !== null ? graph.groups.get(c.groupId)?.name : undefined;
-    const reason = reasonLine(trigger, channel, topic, groupName);
-    if (reason) blocks.push({ p: reason });
-    blocks.push({ link: narrow, label: `Reply in ${realm.name}` });
-    blocks.push({ p: `Manage email preferences: ${base}/#settings/notifications` });
-    const mail = composeEmail(subject, blocks, 'Do not reply to this email: this server does not accept incoming email.');
-    mails.push({ realmId: realm.id, kind: 'missed_message', to: user.email, ...mail });
-  }
+  const ctx: MailContext = { user, realm, streams, dmMembers, graph, showContent, realmInSubject, base, name };
+  const mails: Parameters<typeof queueMails>[3] = [...conversations.values()].map((c) => ({
+    realmId: realm.id,
+    kind: 'missed_message',
+    to: user.email,
+    ...conversationMail(ctx, c),
+  }));
   await finish(mails);
 }
 

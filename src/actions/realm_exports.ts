@@ -182,9 +182,10 @@ async function inChunks<T, R>(items: T[], fn: (chunk: T[]) => Promise<R[]>): Pro
 }
 
 /** The JSON files of an export: what the export type allows, never a secret. */
-export async function exportFiles(services: Services, realmId: number, type: number, mtime: number): Promise<TarEntry[]> {
-  const db = services.database.db;
-  const realm = await db.selectFrom('realms').selectAll().where('id', '=', realmId).executeTakeFirstOrThrow();
+type Db = Services['database']['db'];
+
+/** The organization's users; settings only of those whose private data goes in (`consenting`). */
+async function exportUsers(db: Db, realmId: number, type: number) {
   const userRows = await db
     .selectFrom('users')
     .select(['id', 'email', 'full_name', 'role', 'is_bot', 'bot_type', 'bot_owner_id', 'is_active', 'date_joined', 'timezone', 'avatar_version', 'settings'])
@@ -202,6 +203,11 @@ export async function exportFiles(services: Services, realmId: number, type: num
     return consenting.has(u.id) ? { ...base, settings: userSettingsOf(JSON.parse(settings)) } : base;
   });
 
+  return { users, consenting, everyone };
+}
+
+/** The channels and subscriptions that go in, and which channels' messages do. */
+async function exportChannels(db: Db, realmId: number, consenting: ReadonlySet<number>, everyone: boolean) {
   const streams = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
   const publicStreams = new Set(streams.filter((s) => !s.invite_only).map((s) => s.id));
   const subs = await db
@@ -232,6 +238,11 @@ export async function exportFiles(services: Services, realmId: number, type: num
     .filter((s) => included(s.stream_id))
     .map((s) => ({ ...s, active: !!s.active, is_muted: !!s.is_muted, pin_to_top: !!s.pin_to_top }));
 
+  return { channels, subscriptions, included };
+}
+
+/** The ids of the direct messages that go in. */
+async function exportedDirectIds(db: Db, realmId: number, type: number, consenting: ReadonlySet<number>, everyone: boolean): Promise<Set<number>> {
   // Direct messages a consenting user sent or received (every one without consent).
   const directIds = new Set<number>();
   if (type !== EXPORT_TYPES.public) {
@@ -245,6 +256,11 @@ export async function exportFiles(services: Services, realmId: number, type: num
     }
   }
 
+  return directIds;
+}
+
+/** The messages that go in, read in id order a batch at a time, and the direct-message groups they name. */
+async function exportMessages(db: Db, realmId: number, included: (id: number | null) => boolean, directIds: ReadonlySet<number>) {
   const messages: Record<string, unknown>[] = [];
   const dmGroups = new Set<number>();
   let after = 0;
@@ -266,13 +282,30 @@ export async function exportFiles(services: Services, realmId: number, type: num
       }
     }
   }
+  return { messages, dmGroups };
+}
+
+export async function exportFiles(services: Services, realmId: number, type: number, mtime: number): Promise<TarEntry[]> {
+  const db = services.database.db;
+  const realm = await db.selectFrom('realms').selectAll().where('id', '=', realmId).executeTakeFirstOrThrow();
+  const { users, consenting, everyone } = await exportUsers(db, realmId, type);
+  const { channels, subscriptions, included } = await exportChannels(db, realmId, consenting, everyone);
+  const directIds = await exportedDirectIds(db, realmId, type, consenting, everyone);
+  const { messages, dmGroups } = await exportMessages(db, realmId, included, directIds);
   const messageIds = messages.map((m) => m.id as number);
   const reactions = await inChunks(messageIds, (ids) =>
     db.selectFrom('reactions').select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type']).where('message_id', 'in', ids).orderBy('id').execute(),
   );
   const groups = await inChunks([...dmGroups], (ids) => db.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('id', 'in', ids).execute());
   const attachmentLinks = await inChunks(messageIds, (ids) => db.selectFrom('attachment_messages').select(['attachment_id', 'message_id']).where('message_id', 'in', ids).execute());
-  const attachmentIds = [...new Set(attachmentLinks.map((l) => l.attachment_id))];
+  // Each upload's messages, grouped once (not one scan of every link per upload).
+  const messagesByAttachment = new Map<number, number[]>();
+  for (const l of attachmentLinks) {
+    const list = messagesByAttachment.get(l.attachment_id);
+    if (list) list.push(l.message_id);
+    else messagesByAttachment.set(l.attachment_id, [l.message_id]);
+  }
+  const attachmentIds = [...messagesByAttachment.keys()];
   const attachments = await inChunks(attachmentIds, (ids) =>
     db.selectFrom('attachments').select(['id', 'owner_id', 'path_id', 'file_name', 'content_type', 'size', 'create_time']).where('id', 'in', ids).execute(),
   );
@@ -287,7 +320,7 @@ export async function exportFiles(services: Services, realmId: number, type: num
     json('direct_message_groups.json', groups.map((g) => ({ id: g.id, user_ids: g.user_ids_key.split(',').map(Number) })), mtime),
     json('reactions.json', reactions, mtime),
     json('custom_emoji.json', emoji.map((e) => ({ ...e, is_animated: !!e.is_animated, deactivated: !!e.deactivated })), mtime),
-    json('uploads.json', attachments.map((a) => ({ ...a, message_ids: attachmentLinks.filter((l) => l.attachment_id === a.id).map((l) => l.message_id) })), mtime),
+    json('uploads.json', attachments.map((a) => ({ ...a, message_ids: messagesByAttachment.get(a.id) ?? [] })), mtime),
   ];
 }
 
