@@ -16,6 +16,15 @@ before(async () => {
 });
 after(() => closeScene({ srv, browser }));
 
+// A 1×1 PNG, as a browser hands a dropped or pasted file to the page.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+function pngTransfer({ b64, name }: { b64: string; name: string }): DataTransfer {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], name, { type: 'image/png' }));
+  return dt;
+}
+
 test('star, quote and reply, edit history, typing seen live, a channel added live', async () => {
   const sent = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'ideas', content: 'Let us plant a garden' });
   await bob.api.patch(`/messages/${sent.body.id}`, { content: 'Let us plant a vegetable garden' });
@@ -61,43 +70,48 @@ test('star, quote and reply, edit history, typing seen live, a channel added liv
   }
 });
 
-test('an image dropped on compose is uploaded and sent; its address loads in the page with the key', async () => {
+test('an image dropped on compose is uploaded and sent; it shows through a temporary URL, never with the key in an address', async () => {
   const a = await loggedIn(browser, srv.url, alice);
   try {
     await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/pictures`);
     await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
-    // A 1×1 PNG dropped on the compose area.
-    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-    const dataTransfer = await a.page.evaluateHandle((b64) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], 'dot.png', { type: 'image/png' }));
-      return dt;
-    }, png);
+    const dataTransfer = await a.page.evaluateHandle(pngTransfer, { b64: PNG, name: 'dot.png' });
     await a.page.locator('section.compose').dispatchEvent('drop', { dataTransfer });
     await a.page.waitForFunction(() => /user_uploads/.test((document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement | null)?.value ?? ''), undefined, { timeout: 5000 });
     await a.page.getByRole('button', { name: 'Send' }).click();
-    // The renderer writes a link and an inline preview for an uploaded image; the client gives
-    // images of uploads the key in their address, so the preview shows and the address loads.
+    // The renderer writes a link and an inline preview for an uploaded image; the client swaps the
+    // preview's source for the temporary URL the API hands out, so the image shows.
     const article = a.page.getByRole('article').filter({ hasText: 'Alice Anders' });
-    const link = article.getByRole('link', { name: 'dot.png', exact: true }).first();
-    await link.waitFor({ timeout: 5000 });
+    await article.getByRole('link', { name: 'dot.png', exact: true }).first().waitFor({ timeout: 5000 });
     const preview = article.locator('.message_inline_image img');
     await preview.waitFor({ timeout: 5000 });
     await a.page.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 1, await preview.elementHandle(), { timeout: 5000 });
-    const href = (await link.getAttribute('href'))!;
-    const loaded = await a.page.evaluate(
-      (path) =>
-        new Promise<number>((resolve) => {
-          const key = JSON.parse(localStorage.getItem('confab.session')!).apiKey as string;
-          const img = new Image();
-          img.onload = () => resolve(img.naturalWidth);
-          img.onerror = () => resolve(-1);
-          img.src = `${path}?api_key=${encodeURIComponent(key)}`;
-        }),
-      href,
-    );
-    assert.equal(loaded, 1);
+    assert.match((await preview.getAttribute('src'))!, /^\/user_uploads\/temporary\/[^/]+\/dot\.png$/);
+    // The API key appears in no address of the page: not in the markup, not in a request's URL.
+    const key = await a.page.evaluate(() => JSON.parse(localStorage.getItem('confab.session')!).apiKey as string);
+    assert.ok(!(await a.page.content()).includes(key));
+    const urls = await a.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(urls.some((u) => u.includes('/user_uploads/temporary/')));
+    assert.ok(!urls.some((u) => u.includes(key) || u.includes('api_key=')), urls.join('\n'));
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('an image pasted into the message box is uploaded and its link written where the cursor was', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/pasted`);
+    const box = a.page.getByRole('textbox', { name: 'Message' });
+    await box.fill('look: ');
+    // What the browser dispatches when an image on the clipboard is pasted into the box.
+    const clipboardData = await a.page.evaluateHandle(pngTransfer, { b64: PNG, name: 'pasted.png' });
+    await box.evaluate((el, data) => el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true })), clipboardData);
+    await a.page.waitForFunction(() => /^look: .*\[pasted\.png\]\(\/user_uploads\/[^)]+\)/.test((document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement | null)?.value ?? ''), undefined, { timeout: 5000 });
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    const preview = a.page.getByRole('article').filter({ hasText: 'look:' }).locator('.message_inline_image img');
+    await preview.waitFor({ timeout: 5000 });
+    await a.page.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 1, await preview.elementHandle(), { timeout: 5000 });
   } finally {
     await a.context.close();
   }

@@ -6,6 +6,7 @@ import { effect, signal } from '@preact/signals';
 import { api, upload } from './api';
 import { channelName, composeOpen, drafts, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
 import { fetchTopics } from './data';
+import { deferUploadSources } from './uploads';
 
 type Mode = 'stream' | 'dm';
 const mode = signal<Mode>('stream');
@@ -446,7 +447,7 @@ export function Compose() {
         )}
       </div>
       {preview !== null ? (
-        <div class="preview rendered" aria-label="Preview" role="region" dangerouslySetInnerHTML={{ __html: preview }} />
+        <div class="preview rendered" aria-label="Preview" role="region" dangerouslySetInnerHTML={{ __html: deferUploadSources(preview) }} />
       ) : (
         <div class="message-box">
           <textarea

@@ -4,7 +4,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Component } from 'preact';
 import type { ComponentType } from 'preact';
 import { signal } from '@preact/signals';
-import { api, currentSession } from './api';
+import { api } from './api';
+import { deferUploadSources } from './uploads';
 import { loadMore, markRead } from './data';
 import { channelHash, dmHash, topicHash } from './narrow';
 import { channelName, feed, feedState, me, Message, Reaction, realm, selectedId, showToast, unread, userName, view } from './state';
@@ -54,7 +55,7 @@ export function messageLink(m: Message): string {
   return `${location.origin}${location.pathname}${base}/near/${m.id}`;
 }
 
-// Uploaded files need the API key: images get it in their address (the browser loads them itself).
+// Uploaded files load through temporary URLs (uploads.ts), never with the key in their address.
 // Unicode emoji come as <span class="emoji emoji-1f355">:pizza:</span> (Zulip's sprite classes):
 // show the character itself instead of the name.
 function prepareHtml(html: string): string {
@@ -62,9 +63,7 @@ function prepareHtml(html: string): string {
   if (html.includes('class="emoji emoji-')) {
     html = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>):[^<:]*:(<\/span>)/g, (_all, open: string, code: string, close: string) => `${open}${emojiChar(code)}${close}`);
   }
-  const s = currentSession();
-  if (!s || !html.includes('/user_uploads/')) return html;
-  return html.replace(/(<img[^>]*?\ssrc=")(\/user_uploads\/[^"?]+)"/g, (_all, pre: string, path: string) => `${pre}${path}?api_key=${encodeURIComponent(s.apiKey)}"`);
+  return deferUploadSources(html);
 }
 
 // KaTeX's stylesheet, linked the first time a message shows math (its name comes from the page).
@@ -182,7 +181,7 @@ function History({ m, onClose }: { m: Message; onClose: () => void }) {
   }, [m.id]);
   return (
     <div class="history" role="region" aria-label="Edit history">
-      {rows === null ? <p>Loading…</p> : rows.map((h, i) => <div key={i} class="rendered" dangerouslySetInnerHTML={{ __html: h.rendered_content ?? h.topic ?? '' }} />)}
+      {rows === null ? <p>Loading…</p> : rows.map((h, i) => <div key={i} class="rendered" dangerouslySetInnerHTML={{ __html: deferUploadSources(h.rendered_content ?? h.topic ?? '') }} />)}
       <button type="button" onClick={onClose}>
         Close history
       </button>

@@ -6,6 +6,7 @@ import { api, ApiError, setSession, setUnauthorizedHandler, type Session } from 
 import { startClient, stopClient } from './data';
 import { connection, ready } from './state';
 import { App, applyHash } from './app';
+import { watchUploads } from './uploads';
 import './style.css';
 
 const KEY = 'confab.session';
@@ -126,4 +127,6 @@ function Root() {
 
 const initial = session.value;
 if (initial) begin(initial);
-render(<Root />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+watchUploads(root);
+render(<Root />, root);
