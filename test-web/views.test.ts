@@ -134,3 +134,27 @@ test('no serious or critical axe-core violation on the login page, a channel, di
     await context.close();
   }
 });
+
+test('the address without a view opens the home view chosen in settings (web_home_view)', async () => {
+  await bob.api.patch('/settings', { web_home_view: 'recent' });
+  const b = await loggedIn(browser, srv.url, bob);
+  try {
+    await b.page.getByRole('heading', { name: 'Recent conversations', level: 1 }).waitFor({ timeout: 5000 });
+    await b.page.getByRole('link', { name: 'Settings' }).click();
+    await b.page.getByRole('link', { name: 'Display' }).click();
+    await b.page.getByLabel('Home view').selectOption('all_messages');
+    await b.page.getByText('Saved').waitFor({ timeout: 5000 });
+    const state = await bob.api.post('/register', { fetch_event_types: JSON.stringify(['user_settings']) });
+    assert.equal(state.body.user_settings.web_home_view, 'all_messages');
+    await b.page.goto(`${srv.url}/`);
+    await b.page.getByRole('heading', { name: 'Combined feed', level: 1 }).waitFor({ timeout: 5000 });
+    await b.page.getByRole('article').filter({ hasText: 'Can you look at my draft?' }).waitFor({ timeout: 5000 });
+    // A change made elsewhere (another client) applies to the next visit of the bare address.
+    await bob.api.patch('/settings', { web_home_view: 'inbox' });
+    await b.page.reload();
+    await b.page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor({ timeout: 5000 });
+  } finally {
+    await b.context.close();
+    await bob.api.patch('/settings', { web_home_view: 'inbox' });
+  }
+});

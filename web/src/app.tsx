@@ -25,16 +25,39 @@ export function navigate(v: View): void {
 }
 setNavigator(navigate);
 
+// The view an address without a hash opens: the user's web_home_view, remembered in the browser so
+// the view can load beside /register instead of after it.
+const HOME_VIEW_KEY = 'confab.home_view';
+function homeView(): View {
+  const pref = String(userSettings.value.web_home_view ?? localStorage.getItem(HOME_VIEW_KEY) ?? 'inbox');
+  if (pref === 'all_messages') return { kind: 'narrow', terms: [] };
+  if (pref === 'recent' || pref === 'recent_topics') return { kind: 'recent' };
+  return { kind: 'inbox' };
+}
+const isHome = () => location.hash.replace(/^#/, '') === '';
+
 let appliedHash: string | null = null;
 /** The view of the address's hash; also called at login, so messages load beside /register. */
 export function applyHash(): void {
   appliedHash = location.hash;
-  const v = parseHash(location.hash, channelIdByName);
+  const v = isHome() ? homeView() : parseHash(location.hash, channelIdByName);
   view.value = v;
   selectedId.value = null;
   sidebarOpen.value = false;
   if (v.kind === 'narrow') void loadView(v);
 }
+
+// The home view setting arrived (from /register or a change made elsewhere): remember it, and show
+// it if the address has no hash and another view was guessed.
+effect(() => {
+  const pref = userSettings.value.web_home_view;
+  if (pref === undefined) return;
+  localStorage.setItem(HOME_VIEW_KEY, String(pref));
+  if (appliedHash === null || !isHome()) return;
+  const home = homeView();
+  const now = view.peek();
+  if (home.kind !== now.kind || (now.kind === 'narrow' && now.terms.length > 0)) applyHash();
+});
 
 // Theme: Zulip's color_scheme (1 automatic, 2 dark, 3 light).
 effect(() => {

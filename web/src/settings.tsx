@@ -72,6 +72,12 @@ export default function Settings({ tab }: { tab: string }) {
               </label>
             ))}
           </fieldset>
+          <label for="set-home">Home view</label>
+          <select id="set-home" value={String(userSettings.value.web_home_view ?? 'inbox').replace('recent_topics', 'recent')} onChange={(e) => void save({ web_home_view: e.currentTarget.value })}>
+            <option value="inbox">Inbox</option>
+            <option value="recent">Recent conversations</option>
+            <option value="all_messages">Combined feed</option>
+          </select>
           <Toggle name="enter_sends" label="Enter sends the message" />
           <Toggle name="twenty_four_hour_time" label="24-hour time" />
         </div>
