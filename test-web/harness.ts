@@ -98,8 +98,15 @@ export async function launch(): Promise<Browser> {
 }
 
 /** A new browser context (its own localStorage: another person) with the page open and logged in. */
-export async function loggedIn(browser: Browser, url: string, who: Person, viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
+export async function loggedIn(
+  browser: Browser,
+  url: string,
+  who: Person,
+  viewport = { width: 1280, height: 800 },
+  prepare?: (context: BrowserContext) => Promise<void>,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport });
+  await prepare?.(context);
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`[page error ${who.email}]`, e.message));
   await page.goto(url);

@@ -20,6 +20,8 @@ export interface Subscription {
   color: string;
   is_muted: boolean;
   invite_only: boolean;
+  /** The channel's own desktop notification setting; null follows the user's. */
+  desktop_notifications?: boolean | null;
   is_archived?: boolean;
 }
 
