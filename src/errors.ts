@@ -216,3 +216,14 @@ export class PushAdminActionRequired extends ApiError {
     super('Push notification configuration issue on server, contact the server administrator or retry later.', 'ADMIN_ACTION_REQUIRED', 403);
   }
 }
+
+/**
+ * A process that is stopping (its queues handed to another, or closed) makes no new event queue:
+ * one made now would be lost. 503 so that the client, like Zulip's after a server restart, retries
+ * /register, which the balancer then sends to a running process.
+ */
+export class ServerShuttingDown extends ApiError {
+  constructor() {
+    super('Server is shutting down', 'SERVER_DRAINING', 503);
+  }
+}

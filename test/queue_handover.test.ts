@@ -15,10 +15,11 @@ const prefix = `confab-handover-${randomBytes(4).toString('hex')}`;
 let a: TestServer;
 let stopping: ChildServer;
 let survivor: ChildServer;
+let env: Record<string, string>;
 
 before(async () => {
   a = await startTestServer({ redis: { url: REDIS_URL, prefix } });
-  const env = { CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix, CONFAB_DRAIN_SECONDS: '0' };
+  env = { CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix, CONFAB_DRAIN_SECONDS: '0' };
   stopping = await spawnServer(a, env);
   survivor = await spawnServer(a, env);
 });
@@ -118,5 +119,44 @@ test('the hand-over route exists only for peers: anyone else gets 404 before the
     });
     assert.equal(res.status, 404);
     assert.equal(((await res.json()) as { code: string }).code, 'NOT_FOUND');
+  }
+});
+
+test('a /register that reaches a process during its hand-over is refused (503, retry elsewhere), never given a queue that is then lost', async () => {
+  const late = await spawnServer(a, env);
+  const reader = await a.createUser({ name: 'Lena Late' });
+  const direct = on(reader, late.url);
+  const made: string[] = [];
+  const refused: number[] = [];
+  let running = true;
+  // Registrations keep arriving at the stopping process until it no longer answers.
+  const hammer = async () => {
+    while (running) {
+      try {
+        const res = await direct.post('/register', { event_types: ['message'], fetch_event_types: ['realm'] });
+        if (res.status === 200) made.push(res.body.queue_id as string);
+        else {
+          assert.equal(res.status, 503, JSON.stringify(res.body));
+          assert.equal(res.body.code, 'SERVER_DRAINING');
+          assert.equal(res.headers.get('retry-after'), '1');
+          refused.push(res.status);
+        }
+      } catch {
+        return; // the process stopped listening
+      }
+    }
+  };
+  const exited = new Promise<void>((r) => late.child.once('exit', () => r()));
+  const workers = Array.from({ length: 4 }, hammer);
+  await new Promise((r) => setTimeout(r, 100));
+  late.child.kill('SIGTERM');
+  await exited;
+  running = false;
+  await Promise.all(workers);
+  assert.ok(made.length > 0);
+  // Every queue the stopping process handed out is alive at another process.
+  for (const queueId of made) {
+    const res = await on(reader, survivor.url).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: 'true' });
+    assert.equal(res.status, 200, `queue ${queueId} of ${made.length}: ${JSON.stringify(res.body)} (${refused.length} refused)`);
   }
 });

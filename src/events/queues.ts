@@ -192,6 +192,11 @@ export class QueueManager {
     this.gcTimer.unref();
   }
 
+  /** False once the process is handing its queues over or has closed them: a new queue would be lost. */
+  get acceptsQueues(): boolean {
+    return !this.closed && !this.handingOver;
+  }
+
   register(opts: QueueOptions): EventQueue {
     return this.add(new EventQueue(opts, `${this.idPrefix}${Date.now().toString(36)}:${randomBytes(12).toString('hex')}`));
   }

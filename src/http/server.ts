@@ -4,7 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import { createRequire } from 'node:module';
-import { ApiError, MethodNotAllowed, NotFound } from '../errors.js';
+import { ApiError, MethodNotAllowed, NotFound, ServerShuttingDown } from '../errors.js';
 import { UniqueConflict } from '../store/conflicts.js';
 import type { Services } from '../services.js';
 import { API_PREFIX, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
@@ -108,6 +108,8 @@ export function buildHttpServer(services: Services): FastifyInstance {
         reply.header('Retry-After', String(err.retryAfter));
         setRateLimitHeaders(reply, err.verdict);
       }
+      // The retry must reach another process: not this connection again.
+      if (err instanceof ServerShuttingDown) reply.header('Retry-After', '1').header('Connection', 'close');
       return reply.status(err.status).send(errorBody(err));
     }
     if (err instanceof UniqueConflict) {

@@ -2,7 +2,7 @@
 // DELETE /events.
 import type { Router } from '../router.js';
 import { check } from '../../lib/params.js';
-import { BadEventQueueId, BadRequest } from '../../errors.js';
+import { BadEventQueueId, BadRequest, ServerShuttingDown } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
 import { parseQueueNarrow } from '../../events/narrow_filter.js';
@@ -31,6 +31,7 @@ export function registerEventRoutes(r: Router): void {
     params.optInt('presence_history_limit_days');
 
     if (allPublicStreams && user.role === 600) throw new BadRequest('User not authorized for this query');
+    if (!services.queues.acceptsQueues) throw new ServerShuttingDown();
     const fetchTypes = new Set<string>(fetchEventTypes ?? eventTypes ?? STATE_EVENT_TYPES);
     // The queue exists before the state is read, so nothing that happens meanwhile is lost; a client
     // may see an event whose effect is already in the state, which Zulip clients tolerate.
