@@ -270,7 +270,7 @@ async function main() {
     if (ONLY.has('web')) {
       const { webFigures } = await import('./web.js');
       const readerAuth = basic(seeded.reader.email, seeded.reader.api_key);
-      const senderAuth = basic(seeded.sender.email, seeded.sender.api_key);
+      const senderAuth = basic(seeded.historySender.email, seeded.historySender.api_key);
       await webFigures(base, seeded, (m, p, q) => call(base, readerAuth, m, p, q), (m, p, q) => call(base, senderAuth, m, p, q), line);
     }
   } finally {

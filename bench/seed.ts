@@ -1,6 +1,7 @@
 // Seeds the benchmark database directly through the store (setup is not what is measured):
-// an organization with a 100-subscriber channel and a 100,000-message channel, and a second
-// organization of 1,000 users and 200 channels for /register.
+// an organization with a 100-subscriber channel, and a second organization of 1,000 users and 200
+// channels (for /register) that also holds a 100,000-message channel (for topic narrows and the
+// web client's figures).
 import { openDatabase, type Database } from '../src/store/db.js';
 import { createOrganization } from '../src/actions/realms.js';
 import { insertAccount } from '../src/actions/users.js';
@@ -20,6 +21,8 @@ export interface Seeded {
   subscribers: Account[];
   channelName: string;
   reader: Account;
+  /** Posts into the history channel (the big organization's owner). */
+  historySender: Account;
   historyChannelName: string;
   historyChannelId: number;
   historyMessages: number;
@@ -78,10 +81,24 @@ export async function seed(databaseUrl: string): Promise<Seeded> {
     const benchId = await channel(database, org.realm_id, 'bench', sender.id);
     await subscribe(database, org.realm_id, benchId, [sender.id, ...members.map((m) => m.id)]);
 
-    // A channel with a long history, read through topic narrows.
-    const reader = members[0]!;
-    const historyId = await channel(database, org.realm_id, 'history', sender.id);
-    await subscribe(database, org.realm_id, historyId, [reader.id, sender.id]);
+    // A bigger organization for /register.
+    const big = await createOrganization(database, { name: 'Big', ownerEmail: 'owner@big.example.com', ownerPassword: 'bench-password-2' });
+    const bigUsers = await users(database, big.realm_id, 999, 'big');
+    const everyone = [big.user_id, ...bigUsers.map((u) => u.id)];
+    const bigOrgChannels = 200;
+    for (let c = 0; c < bigOrgChannels; c++) {
+      const id = await channel(database, big.realm_id, `channel ${c}`, big.user_id);
+      // 50 subscribers a channel; the measured user is in every tenth channel.
+      const subs = everyone.filter((_, i) => (i + c) % 20 === 0);
+      if (c % 10 === 0 && !subs.includes(bigUsers[0]!.id)) subs.push(bigUsers[0]!.id);
+      await subscribe(database, big.realm_id, id, subs);
+    }
+    // A channel with a long history in the big organization, read through topic narrows (and by
+    // the web client's figures, whose reader sees the organization's 1,000 people and its channels).
+    const reader = bigUsers[0]!;
+    const historySender: Account = { email: big.email, api_key: big.api_key, id: big.user_id };
+    const historyId = await channel(database, big.realm_id, 'history', historySender.id);
+    await subscribe(database, big.realm_id, historyId, [reader.id, historySender.id]);
     const recipientId = (await streamRecipientIds(database.db, [historyId])).get(historyId)!;
     const historyMessages = 100_000;
     const historyTopics = 100;
@@ -90,8 +107,8 @@ export async function seed(databaseUrl: string): Promise<Seeded> {
     for (let start = 0; start < historyMessages; start += chunk) {
       await database.transaction(async (tx) => {
         const rows = Array.from({ length: chunk }, (_, i) => ({
-          realm_id: org.realm_id,
-          sender_id: sender.id,
+          realm_id: big.realm_id,
+          sender_id: historySender.id,
           recipient_type: 'stream',
           recipient_id: recipientId,
           stream_id: historyId,
@@ -109,29 +126,18 @@ export async function seed(databaseUrl: string): Promise<Seeded> {
           .insertInto('user_messages')
           .values(ids.flatMap((r) => [
             { user_id: reader.id, message_id: r.id, flags: 1 },
-            { user_id: sender.id, message_id: r.id, flags: 1 },
+            { user_id: historySender.id, message_id: r.id, flags: 1 },
           ]))
           .execute();
       });
     }
 
-    // A bigger organization for /register.
-    const big = await createOrganization(database, { name: 'Big', ownerEmail: 'owner@big.example.com', ownerPassword: 'bench-password-2' });
-    const bigUsers = await users(database, big.realm_id, 999, 'big');
-    const everyone = [big.user_id, ...bigUsers.map((u) => u.id)];
-    const bigOrgChannels = 200;
-    for (let c = 0; c < bigOrgChannels; c++) {
-      const id = await channel(database, big.realm_id, `channel ${c}`, big.user_id);
-      // 50 subscribers a channel; the measured user is in every tenth channel.
-      const subs = everyone.filter((_, i) => (i + c) % 20 === 0);
-      if (c % 10 === 0 && !subs.includes(bigUsers[0]!.id)) subs.push(bigUsers[0]!.id);
-      await subscribe(database, big.realm_id, id, subs);
-    }
     return {
       sender,
       subscribers: [sender, ...members],
       channelName: 'bench',
       reader,
+      historySender,
       historyChannelName: 'history',
       historyChannelId: historyId,
       historyMessages,

@@ -8,7 +8,8 @@ import { ApiError, BadRequest, NoSuchUser, AdminRequired, OwnerRequired } from '
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import type { Executor } from '../store/db.js';
-import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
+import { deleteMessagesByIds } from '../store/messages.js';
+import { deleteMessageEvent } from '../events/types.js';
 
 export interface DeactivationActions {
   delete_profile?: boolean;

@@ -5,11 +5,12 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream } from '../store/channels.js';
-import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
+import { deleteMessagesByIds } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { accessibleMessage } from '../queries/message_access.js';
+import { deleteMessageEvent } from '../events/types.js';
 
 /** Whether a message sent at sentAt is still within a time limit (null: no limit). */
 export function withinLimit(sentAt: number, limit: number | null): boolean {

@@ -6,7 +6,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
-import { deleteMessageEvent, deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, type EditEntry, type MessageRow } from '../store/messages.js';
+import { deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, type EditEntry, type MessageRow } from '../store/messages.js';
 import {
   deleteTopicPolicies,
   deleteUserMessageRows,
@@ -36,6 +36,7 @@ import type { renderMarkdown } from '../markdown/render.js';
 import { contentFlags } from '../markdown/content_flags.js';
 import { updateMessageAttachments } from './attachments.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { deleteMessageEvent, type UpdateMessageEvent } from '../events/types.js';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
@@ -247,7 +248,7 @@ async function publishUpdateMessage(
   const perUser: Record<number, Record<string, unknown>> = {};
   for (const r of rows) if (r.message_id === message.id) perUser[r.user_id] = { flags: flagNames(r.flags) };
   for (const u of recipients) perUser[u] ??= { flags: ['read'] };
-  const event: Record<string, unknown> = {
+  const event: UpdateMessageEvent = {
     type: 'update_message',
     user_id: p.editor.id,
     message_id: message.id,

@@ -4,9 +4,10 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { User } from '../store/users.js';
 import { deleteMute, insertMute, isMuted, mutedUsersOf } from '../store/muted_users.js';
-import { readFlagsEvent, setReadFlag } from '../store/messages.js';
+import { setReadFlag } from '../store/messages.js';
 import { BadRequest, NoSuchUser } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
+import { readFlagsEvent } from '../events/types.js';
 
 async function target(services: Services, user: User, mutedId: number): Promise<User> {
   if (mutedId === user.id) throw new BadRequest('Cannot mute self');

@@ -37,6 +37,7 @@ import { encryptPushPayload } from '../lib/push_crypto.js';
 import { realmUrl } from '../shapes/realm.js';
 import { apiEmail, avatarUrl } from '../shapes/users.js';
 import { publishAfterCommit } from '../events/publish.js';
+import type { DeviceUpdateEvent } from '../events/types.js';
 
 export const APNS = 1;
 export const GCM = 2;
@@ -118,7 +119,7 @@ export async function registerE2eeDevice(services: Services, user: User, reg: E2
     if (reg.pushKey !== undefined) Object.assign(fields, { push_key: reg.pushKey, push_key_id: reg.pushKeyId });
     if (reg.tokenId !== undefined) Object.assign(fields, { pending_push_token_id: reg.tokenId, push_token_kind: reg.tokenKind, push_token_last_updated_timestamp: now, push_registration_error_code: null });
     await tx.updateTable('client_devices').set(fields).where('id', '=', reg.deviceId).where('user_id', '=', user.id).execute();
-    const event: Record<string, unknown> = { type: 'device', op: 'update', device_id: reg.deviceId };
+    const event: DeviceUpdateEvent = { type: 'device', op: 'update', device_id: reg.deviceId };
     if (reg.pushKey !== undefined) event.push_key_id = reg.pushKeyId;
     if (reg.tokenId !== undefined) Object.assign(event, { pending_push_token_id: reg.tokenId, push_token_last_updated_timestamp: now, push_registration_error_code: null });
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event });
@@ -151,7 +152,7 @@ async function completeE2eeRegistration(services: Services, cfg: BouncerConfig, 
       .where('pending_push_token_id', '=', reg.tokenId!)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return;
-    const event: Record<string, unknown> = { type: 'device', op: 'update', device_id: reg.deviceId, pending_push_token_id: null };
+    const event: DeviceUpdateEvent = { type: 'device', op: 'update', device_id: reg.deviceId, pending_push_token_id: null };
     if (error === null) event.push_token_id = reg.tokenId;
     else event.push_registration_error_code = error;
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event });

@@ -67,7 +67,7 @@ export async function takePart(services: Services, tx: Executor, onCommit: OnCom
   publishAfterCommit(services, onCommit, {
     realmId: realm.id,
     userIds: [user.id],
-    event: { type: 'user_topic', stream_id: message.stream_id, topic_name: message.topic, last_updated: now, visibility_policy: policy },
+    event: { type: 'user_topic', stream_id: message.stream_id!, topic_name: message.topic, last_updated: now, visibility_policy: policy },
   });
 }
 

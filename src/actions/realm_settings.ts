@@ -18,6 +18,7 @@ import { storeGroupSettingValue } from './group_settings.js';
 import { requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
+import type { RealmEvent } from '../events/types.js';
 
 export const MAX_REALM_NAME_LENGTH = 40;
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
@@ -236,7 +237,7 @@ function checkGroupRule(graph: GroupGraph, key: RealmGroupSettingName, value: Gr
   }
 }
 
-type Event = Record<string, unknown>;
+type Event = RealmEvent;
 
 /** The event Zulip sends when this plain setting changes. */
 function eventFor(key: string, value: PlainValue, description?: string): Event {

@@ -4,9 +4,10 @@ import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { listRealms } from '../store/realms.js';
-import { deleteMessageEvent, deleteMessagesByIds } from '../store/messages.js';
+import { deleteMessagesByIds } from '../store/messages.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
+import { deleteMessageEvent } from '../events/types.js';
 
 const DAY = 86400;
 const BATCH = 1000;

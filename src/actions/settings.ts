@@ -7,11 +7,13 @@ import { deleteAllDrafts } from '../store/drafts.js';
 import { groupMembersRecursive } from '../store/cache.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { hashPassword, passwordStrongEnough, verifyPassword } from '../lib/secrets.js';
-import { legacySettingEvents, SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
+import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { validateFullName } from './users.js';
+import { legacySettingEvents } from '../events/types.js';
+import type { UserSettingsEvent } from '../events/types.js';
 
 export interface TargetUsers {
   user_ids: number[];
@@ -95,8 +97,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
       if (timezoneChanged) changed.push(['timezone', timezone]);
       if (changed.some(([k, v]) => k === 'enable_drafts_synchronization' && v === false)) await deleteAllDrafts(tx, target.id);
       for (const [property, value] of changed) {
-        const event: Record<string, unknown> = { type: 'user_settings', op: 'update', property, value };
-        if (property === 'default_language') event.language_name = String(value);
+        const event: UserSettingsEvent = { type: 'user_settings', op: 'update', property, value, ...(property === 'default_language' ? { language_name: String(value) } : {}) };
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
         // Clients without the user_settings_object capability get Zulip's older events too (the
         // queues drop them for clients that declare it).

@@ -5,10 +5,11 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream, subscriptionsOf } from '../store/channels.js';
-import { readFlagsEvent, setReadFlag } from '../store/messages.js';
+import { setReadFlag } from '../store/messages.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import type { Executor } from '../store/db.js';
+import { readFlagsEvent } from '../events/types.js';
 
 export interface PropertyChange {
   stream_id: number;

@@ -10,6 +10,7 @@ import { userSettingsOf } from '../lib/user_settings.js';
 import { dmGroupMembers } from '../store/messages.js';
 import { checkContentEditAllowed } from './message_edit.js';
 import { accessibleMessage } from '../queries/message_access.js';
+import type { TypingEditMessageEvent } from '../events/types.js';
 
 export type TypingTarget = { kind: 'stream'; streamId: number; topic: string; op: 'start' | 'stop' } | { kind: 'direct'; userIds: number[]; op: 'start' | 'stop' };
 
@@ -58,7 +59,7 @@ export async function sendMessageEditTyping(services: Services, editor: User, re
     const u = users.get(id);
     return !!u && u.is_active && userSettingsOf(u.settings).receives_typing_notifications;
   };
-  let recipient: Record<string, unknown>;
+  let recipient: TypingEditMessageEvent['recipient'];
   let audience: number[];
   if (message.stream_id !== null) {
     if (!settings.send_stream_typing_notifications) throw new BadRequest('User has disabled typing notifications for channel messages');

@@ -9,6 +9,7 @@ import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import type { ConfabEvent } from '../events/types.js';
 
 /**
  * Who may remove a subscriber (the founding document's three rules): organization administrators
@@ -84,7 +85,7 @@ export async function prepareUnsubscribe(
     }
     // After the commit: each leaver hears of it, the rest of the channel's audience sees them go,
     // and a leaver who no longer may see a private channel is told it is gone for them.
-    const publish = (userIds: number[], event: Record<string, unknown>) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
+    const publish = (userIds: number[], event: ConfabEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
     for (const stream of streams) {
       const leaving = removedBy.get(stream.id) ?? [];
       if (leaving.length === 0) continue;

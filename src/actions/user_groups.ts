@@ -14,6 +14,7 @@ import { publishAfterCommit } from '../events/publish.js';
 import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { onConflict } from '../store/conflicts.js';
+import type { UserGroupEvent } from '../events/types.js';
 
 export const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'] as const;
 export type GroupSetting = (typeof GROUP_SETTINGS)[number];
@@ -216,7 +217,7 @@ export async function changeGroupMembers(
   const users = await services.cache.users(realm.id);
   const audience = audienceOf(users);
   await services.database.transaction(async (tx, onCommit) => {
-    const emit = (event: Record<string, unknown>) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event });
+    const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event });
     if (c.add.length) {
       await tx.insertInto('group_members').values(c.add.map((user_id) => ({ group_id: id, user_id }))).execute();
       emit({ type: 'user_group', op: 'add_members', group_id: id, user_ids: c.add });

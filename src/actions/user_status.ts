@@ -7,12 +7,14 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { updateUser } from '../store/users.js';
 import { userStatuses, userStatusOf, type ReactionType, type UserStatusRow } from '../store/emoji.js';
-import { legacySettingEvents, userSettingsOf } from '../lib/user_settings.js';
+import { userSettingsOf } from '../lib/user_settings.js';
 import { apiEmail } from '../shapes/users.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { audienceFor } from './users.js';
 import { checkEmoji, emojiByName } from './emoji.js';
+import { legacySettingEvents } from '../events/types.js';
+import type { UserStatusEvent } from '../events/types.js';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -93,7 +95,7 @@ export async function updateUserStatus(services: Services, target: User, realm: 
     };
     if (current) await tx.updateTable('user_status').set(next).where('user_id', '=', target.id).execute();
     else await tx.insertInto('user_status').values({ user_id: target.id, realm_id: realm.id, ...next }).execute();
-    const event: Record<string, unknown> = { type: 'user_status', user_id: target.id };
+    const event: UserStatusEvent = { type: 'user_status', user_id: target.id };
     if (change.away !== undefined) {
       event.away = change.away;
       const presenceEnabled = !change.away;

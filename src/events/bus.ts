@@ -2,10 +2,12 @@
 // in-process bus hands it straight to this process's queues; a Redis-backed bus (for several server
 // processes) implements the same interface by publishing the JSON and delivering what it receives.
 
+import type { ConfabEvent, ControlEvent } from './types.js';
+
 export interface BusEvent {
   realmId: number;
-  /** The event payload as clients see it (without the per-queue `id`). */
-  event: Record<string, unknown>;
+  /** The event payload as clients see it (without the per-queue `id`), or a message between processes. */
+  event: ConfabEvent | ControlEvent;
   /** The users whose queues receive it. */
   userIds: number[];
   /** Fields added for one user only (for example a message event's `flags`). */

@@ -2,6 +2,7 @@
 // Events arrive from the bus; GET /events long-polls a queue; idle queues are collected.
 import { randomBytes } from 'node:crypto';
 import type { BusEvent, EventBus } from './bus.js';
+import type { ConfabEvent, HeartbeatEvent } from './types.js';
 import { queueNarrowFilter, type QueueNarrowTerm } from './narrow_filter.js';
 
 export interface QueueOptions {
@@ -88,7 +89,7 @@ export class EventQueue {
     return this.opts.eventTypes === null || this.opts.eventTypes.includes(type);
   }
 
-  push(event: Record<string, unknown>): void {
+  push(event: ConfabEvent | HeartbeatEvent): void {
     this.pushJson(JSON.stringify(event), undefined);
   }
 
@@ -267,8 +268,9 @@ export class QueueManager {
 
   /** Queues the event for the queues it is for (among `only`, when given). */
   private deliver(e: BusEvent, only?: ReadonlySet<EventQueue>): void {
-    const type = String(e.event.type);
-    if (type.startsWith('__')) return;
+    if (e.event.type.startsWith('__')) return; // between processes, not for clients
+    const event = e.event as ConfabEvent;
+    const type = event.type;
     const targets = new Set<EventQueue>();
     for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) if (!only || only.has(q)) targets.add(q);
     if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) if (!only || only.has(q)) targets.add(q);
@@ -284,28 +286,28 @@ export class QueueManager {
       // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
       if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
       if (type === 'realm_linkifiers' && q.opts.linkifierUrlTemplate === false) continue;
-      if (type === 'user_group' && q.opts.includeDeactivatedGroups === false && e.event.op === 'update') {
-        const data = e.event.data as Record<string, unknown> | undefined;
-        if (data?.deactivated === true && !e.deactivatedGroup) q.push({ type: 'user_group', op: 'remove', group_id: e.event.group_id });
-        if (data?.deactivated === true || (e.deactivatedGroup && data?.deactivated !== false)) continue;
+      if (event.type === 'user_group' && q.opts.includeDeactivatedGroups === false && event.op === 'update') {
+        const data = event.data as { deactivated?: boolean };
+        if (data.deactivated === true && !e.deactivatedGroup) q.push({ type: 'user_group', op: 'remove', group_id: event.group_id });
+        if (data.deactivated === true || (e.deactivatedGroup && data.deactivated !== false)) continue;
       }
-      if (type === 'typing' && q.opts.streamTypingNotifications === false && e.event.message_type === 'stream') continue;
+      if (event.type === 'typing' && q.opts.streamTypingNotifications === false && event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
       const perQueue = e.perQueue?.[q.id];
       let extra: Record<string, unknown> | undefined = own && !perQueue ? own : { ...own, ...perQueue };
       if (type === 'message' && !recipients.has(q.opts.userId) && !('flags' in extra)) extra = { ...extra, flags: ['read', 'historical'] };
-      if (q.filter && !q.filter(e.event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
-      if (type === 'delete_message' && q.opts.bulkMessageDeletion === false && Array.isArray(e.event.message_ids)) {
+      if (q.filter && !q.filter(event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
+      if (event.type === 'delete_message' && q.opts.bulkMessageDeletion === false) {
         // Zulip's form for clients without bulk_message_deletion: one event per message.
-        const { message_ids: ids, ...rest } = e.event;
-        for (const id of ids as unknown[]) q.pushFieldsJson(JSON.stringify({ ...rest, message_id: id }), fieldsJson(extra));
+        const { message_ids: ids, ...rest } = event;
+        for (const id of ids) q.pushFieldsJson(JSON.stringify({ ...rest, message_id: id }), fieldsJson(extra));
         continue;
       }
       const key =
         type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : TOPIC_FIELDS[type] ? String(q.opts.emptyTopicName !== false) : '';
       let json = variants.get(key);
       if (json === undefined) {
-        json = JSON.stringify(type === 'message' ? messageForQueue(e.event, q.opts, e.rawContent) : q.opts.emptyTopicName === false ? withTopicDisplayNames(e.event, type) : e.event);
+        json = JSON.stringify(type === 'message' ? messageForQueue(event, q.opts, e.rawContent) : q.opts.emptyTopicName === false ? withTopicDisplayNames(event, type) : event);
         variants.set(key, json);
       }
       if (extra === own && own) {

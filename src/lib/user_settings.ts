@@ -201,20 +201,3 @@ export const LEGACY_NOTIFICATION_SETTINGS = [
 ] as const;
 
 export const LEGACY_SETTINGS_EVENT_TYPES = ['update_display_settings', 'update_global_notifications'];
-
-/**
- * The legacy events that accompany a user_settings event for this setting, as Zulip sent them
- * (`user` is the API email). The time zone is a display setting there too.
- */
-export function legacySettingEvents(property: string, value: unknown, apiEmail: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  if ((LEGACY_NOTIFICATION_SETTINGS as readonly string[]).includes(property)) {
-    out.push({ type: 'update_global_notifications', user: apiEmail, notification_name: property, setting: value });
-  }
-  if ((LEGACY_DISPLAY_SETTINGS as readonly string[]).includes(property) || property === 'timezone') {
-    const e: Record<string, unknown> = { type: 'update_display_settings', user: apiEmail, setting_name: property, setting: value };
-    if (property === 'default_language') e.language_name = String(value);
-    out.push(e);
-  }
-  return out;
-}

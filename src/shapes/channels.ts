@@ -17,6 +17,7 @@ import {
 import { ROLE, type User } from '../store/users.js';
 import { groupSettingValue } from '../access/group_settings.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
+import type { ConfabEvent } from '../events/types.js';
 
 /** Zulip's legacy stream_post_policy, derived from can_send_message_group for old clients. */
 const STREAM_POST_POLICY = { everyone: 1, admins: 2, restrictNewMembers: 3, moderators: 4 } as const;
@@ -235,7 +236,7 @@ export function usersWhoCanSee(graph: GroupGraph, users: Iterable<User>, stream:
 
 export interface OutgoingEvent {
   userIds: number[];
-  event: Record<string, unknown>;
+  event: ConfabEvent;
 }
 
 /** What a subscription change did, as the events describe it. */
@@ -265,7 +266,7 @@ export function subscriptionEvents(
   defaultIds: number[] | undefined,
 ): OutgoingEvent[] {
   const out: OutgoingEvent[] = [];
-  const publish = (userIds: number[], event: Record<string, unknown>) => {
+  const publish = (userIds: number[], event: ConfabEvent) => {
     if (userIds.length) out.push({ userIds, event });
   };
   const createdIds = new Set(created.map((s) => s.id));

@@ -153,13 +153,6 @@ export async function deleteMessagesByIds(db: Executor, realmId: number, ids: re
   return recipients;
 }
 
-/** The delete_message event for one message, as clients with bulk deletion expect it. */
-export function deleteMessageEvent(m: { id: number; recipient_type: string; stream_id: number | null; topic: string }): Record<string, unknown> {
-  return m.recipient_type === 'direct'
-    ? { type: 'delete_message', message_ids: [m.id], message_type: 'private' }
-    : { type: 'delete_message', message_ids: [m.id], message_type: 'stream', stream_id: m.stream_id, topic: m.topic };
-}
-
 /** Sets the read flag on the user's rows for these messages (in chunks under bind limits). */
 export async function setReadFlag(db: Executor, userId: number, ids: readonly number[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 5000) {
@@ -170,11 +163,6 @@ export async function setReadFlag(db: Executor, userId: number, ids: readonly nu
       .where('message_id', 'in', ids.slice(i, i + 5000))
       .execute();
   }
-}
-
-/** The event that tells a user's clients these messages are now read. */
-export function readFlagsEvent(ids: number[]): Record<string, unknown> {
-  return { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false };
 }
 
 /** The newest message id of a topic (its permalink target), or undefined for a topic without messages. */
