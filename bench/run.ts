@@ -106,7 +106,13 @@ function call(base: string, auth: string, method: string, path: string, params?:
 
 const basic = (email: string, key: string) => 'Basic ' + Buffer.from(`${email}:${key}`).toString('base64');
 
-async function sendThroughput(base: string, s: Seeded) {
+/**
+ * Messages into the 100-subscriber channel while every subscriber long-polls its queue. Without a
+ * rate: 32 senders, each sending as soon as its last send was answered (saturation). With a rate:
+ * an open-loop sender at that many messages a second, each latency counted from when the message
+ * was due, so a server that falls behind shows it.
+ */
+async function sendThroughput(base: string, s: Seeded, rate?: number) {
   // Every subscriber of the channel long-polls its own queue, as a client would.
   const latencies: number[] = [];
   let polling = true;
@@ -145,17 +151,24 @@ async function sendThroughput(base: string, s: Seeded) {
   const senderAuth = basic(s.sender.email, s.sender.api_key);
   let sent = 0;
   const deadline = performance.now() + SECONDS * 1000;
-  const senders = Array.from({ length: SENDERS }, async () => {
-    while (performance.now() < deadline) {
-      const res = await call(base, senderAuth, 'POST', '/messages', {
-        type: 'stream',
-        to: s.channelName,
-        topic: 'bench',
-        content: `bench ${performance.now()}`,
-      });
-      if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body)}`);
-      sent++;
+  const sendOne = async (content: string) => {
+    const res = await call(base, senderAuth, 'POST', '/messages', { type: 'stream', to: s.channelName, topic: 'bench', content });
+    if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body)}`);
+    sent++;
+  };
+  const atRate = async () => {
+    const interval = 1000 / rate!;
+    const t0 = performance.now();
+    const inFlight: Array<Promise<void>> = [];
+    for (let i = 0; performance.now() < deadline; ) {
+      // Every message that is due goes now (timers fire at best every millisecond).
+      for (let due = t0 + i * interval; due <= performance.now(); due = t0 + ++i * interval) inFlight.push(sendOne(`bench ${due}`));
+      await new Promise((r) => setTimeout(r, Math.max(0, t0 + i * interval - performance.now())));
     }
+    await Promise.all(inFlight);
+  };
+  const senders = rate ? [atRate()] : Array.from({ length: SENDERS }, async () => {
+    while (performance.now() < deadline) await sendOne(`bench ${performance.now()}`);
   });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
@@ -238,6 +251,23 @@ async function main() {
     line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite)`, send.perSecond / floorCommitEach);
     line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${send.samples} events sampled; load generator used ${(send.clientCpu * 100).toFixed(0)}% of a core`);
     line('send-to-event latency p99 (ms)', send.p99.toFixed(1));
+    // The same at fixed rates (the load a team produces), beside a bare Node long-poll relay
+    // (bench/floor_server.ts) driven by the same client at the same rate.
+    const relay = await startProcess([join(root, 'dist/bench/floor_server.js')], {}, /listening (\d+)/);
+    try {
+      for (const rate of [100, 1000]) {
+        const at = await sendThroughput(base, seeded, rate);
+        const floorAt = await sendThroughput(`http://127.0.0.1:${relay.match[1]}`, seeded, rate);
+        line(
+          `send-to-event at ${rate} msgs/s p50 / p99 (ms)`,
+          `${at.p50.toFixed(1)} / ${at.p99.toFixed(1)}`,
+          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent`,
+          at.p50 / floorAt.p50,
+        );
+      }
+    } finally {
+      await stop(relay.child);
+    }
     }
 
     if (ONLY.has('get')) {
