@@ -11,18 +11,31 @@ import { usersByAddress } from '../shapes/users.js';
 import { dmGroupMembers, type MessageRow } from '../store/messages.js';
 import type { IsOperand, RawTerm, Term } from './terms.js';
 
+// Zulip finds an operator's handler by its name with '-' read as '_', so each of these operators
+// answers to both spellings; zulip-terminal 0.7.0 narrows to a direct message conversation with
+// `pm_with`. Confab's names use the hyphen.
+const UNDERSCORE_SPELLINGS: Record<string, string> = {
+  pm_with: 'pm-with',
+  group_pm_with: 'group-pm-with',
+  dm_including: 'dm-including',
+};
+
+function canonicalOperator(operator: string): string {
+  return UNDERSCORE_SPELLINGS[operator] ?? operator;
+}
+
 export function parseNarrow(v: unknown): RawTerm[] {
   if (!Array.isArray(v)) throw new BadRequest('narrow is not a list');
   return v.map((t) => {
     if (Array.isArray(t)) {
       if (t.length !== 2 || typeof t[0] !== 'string') throw new BadRequest('Invalid narrow');
-      return { operator: t[0], operand: t[1], negated: false };
+      return { operator: canonicalOperator(t[0]), operand: t[1], negated: false };
     }
     if (t && typeof t === 'object') {
       const o = t as Record<string, unknown>;
       if (typeof o.operator !== 'string' || !('operand' in o)) throw new BadRequest('Invalid narrow');
       if (o.negated !== undefined && typeof o.negated !== 'boolean') throw new BadRequest('Invalid narrow');
-      return { operator: o.operator, operand: o.operand, negated: o.negated === true };
+      return { operator: canonicalOperator(o.operator), operand: o.operand, negated: o.negated === true };
     }
     throw new BadRequest('Invalid narrow');
   });
