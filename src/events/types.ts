@@ -88,7 +88,19 @@ export type TypingEditMessageEvent = {
 export type StreamEvent =
   | Op<'stream', 'create', { streams: Dict[] }>
   | Op<'stream', 'delete', { streams: Array<{ stream_id: number } & Dict>; stream_ids: number[] }>
-  | Op<'stream', 'update', { stream_id: number; name: string; property: string; value: unknown } & Dict>;
+  | StreamUpdateEvent;
+/** A channel property changed; the three optional fields ride along with the properties Zulip pairs them with. */
+export type StreamUpdateEvent = Op<'stream', 'update', {
+  stream_id: number;
+  name: string;
+  property: string;
+  value: unknown;
+  /** With `description`. */
+  rendered_description?: string;
+  /** With `invite_only` (the channel's whole access policy in one event). */
+  history_public_to_subscribers?: boolean;
+  is_web_public?: boolean;
+}>;
 export type SubscriptionEvent =
   | Op<'subscription', 'add', { subscriptions: Dict[] }>
   | Op<'subscription', 'remove', { subscriptions: Array<{ stream_id: number; name: string }> }>
@@ -235,6 +247,11 @@ export type ControlEvent =
 
 export type ConfabEventType = ConfabEvent['type'];
 
+/** Between processes, not for clients: control messages' types start with `__`. */
+export function isControlEvent(e: ConfabEvent | ControlEvent): e is ControlEvent {
+  return e.type.startsWith('__');
+}
+
 // --- Builders for events made in more than one place ---------------------------------------------
 
 /** The delete_message event for one message, as clients with bulk deletion expect it. */
@@ -256,6 +273,16 @@ export function legacySettingEvents(property: string, value: unknown, apiEmail: 
     out.push({ type: 'update_display_settings', user: apiEmail, setting_name: property, setting: value, ...(property === 'default_language' ? { language_name: String(value) } : {}) });
   }
   return out;
+}
+
+/** A stream update event for one property of a channel (`name` is the channel's name after the change). */
+export function streamUpdateEvent(
+  stream: { id: number; name: string },
+  property: string,
+  value: unknown,
+  extra: Pick<StreamUpdateEvent, 'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'> = {},
+): StreamUpdateEvent {
+  return { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra };
 }
 
 /** The event that tells a user's clients these messages are now read. */
