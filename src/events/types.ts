@@ -46,15 +46,11 @@ export type DeleteMessageEvent = {
   stream_id?: number;
   topic?: string;
 };
-export type UpdateMessageFlagsEvent = {
-  type: 'update_message_flags';
-  op: 'add' | 'remove';
-  operation: 'add' | 'remove';
-  flag: string;
-  messages: number[];
-  all: boolean;
-  message_details?: Dict;
-};
+type FlagsFields = { operation: 'add' | 'remove'; flag: string; messages: number[]; all: boolean };
+/** Zulip sends `message_details` (what a client needs to count an unread message again) only on remove. */
+export type UpdateMessageFlagsEvent =
+  | Op<'update_message_flags', 'add', FlagsFields & { operation: 'add' }>
+  | Op<'update_message_flags', 'remove', FlagsFields & { operation: 'remove'; message_details?: Dict }>;
 export type ReactionEvent = {
   type: 'reaction';
   op: 'add' | 'remove';
@@ -66,15 +62,11 @@ export type ReactionEvent = {
   reaction_type: string;
 };
 export type SubmessageEvent = { type: 'submessage'; msg_type: string; message_id: number; submessage_id: number; sender_id: number; content: string };
-export type TypingEvent = {
-  type: 'typing';
-  op: 'start' | 'stop';
-  message_type: 'stream' | 'direct';
-  sender: { user_id: number; email: string };
-  stream_id?: number;
-  topic?: string;
-  recipients?: Array<{ user_id: number; email: string }>;
-};
+type TypingSender = { user_id: number; email: string };
+/** A channel's typing notice names the topic; a direct one names the conversation's members. */
+export type TypingEvent =
+  | Op<'typing', 'start' | 'stop', { message_type: 'stream'; sender: TypingSender; stream_id: number; topic: string }>
+  | Op<'typing', 'start' | 'stop', { message_type: 'direct'; sender: TypingSender; recipients: TypingSender[] }>;
 export type TypingEditMessageEvent = {
   type: 'typing_edit_message';
   op: 'start' | 'stop';
@@ -285,7 +277,14 @@ export function streamUpdateEvent(
   return { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra };
 }
 
+/** The event for one flag set on or cleared from these messages (`details` only when marking unread). */
+export function messageFlagsEvent(op: 'add' | 'remove', flag: string, messages: number[], details?: Dict): UpdateMessageFlagsEvent {
+  const fields = { type: 'update_message_flags', flag, messages, all: false } as const;
+  if (op === 'add') return { ...fields, op, operation: op };
+  return { ...fields, op, operation: op, ...(details ? { message_details: details } : {}) };
+}
+
 /** The event that tells a user's clients these messages are now read. */
 export function readFlagsEvent(ids: number[]): UpdateMessageFlagsEvent {
-  return { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false };
+  return messageFlagsEvent('add', 'read', ids);
 }
