@@ -39,13 +39,10 @@ export type UpdateMessageEvent = {
   subject?: string;
   topic_links?: unknown[];
 };
-export type DeleteMessageEvent = {
-  type: 'delete_message';
-  message_ids: number[];
-  message_type: 'stream' | 'private';
-  stream_id?: number;
-  topic?: string;
-};
+/** A channel message's deletion names its channel and topic (clients update their topic lists). */
+export type DeleteMessageEvent =
+  | { type: 'delete_message'; message_ids: number[]; message_type: 'stream'; stream_id: number; topic: string }
+  | { type: 'delete_message'; message_ids: number[]; message_type: 'private' };
 type FlagsFields = { operation: 'add' | 'remove'; flag: string; messages: number[]; all: boolean };
 /** Zulip sends `message_details` (what a client needs to count an unread message again) only on remove. */
 export type UpdateMessageFlagsEvent =
