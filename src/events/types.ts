@@ -276,9 +276,9 @@ export function streamUpdateEvent(
 
 /** The event for one flag set on or cleared from these messages (`details` only when marking unread). */
 export function messageFlagsEvent(op: 'add' | 'remove', flag: string, messages: number[], details?: Dict): UpdateMessageFlagsEvent {
-  const fields = { type: 'update_message_flags', flag, messages, all: false } as const;
-  if (op === 'add') return { ...fields, op, operation: op };
-  return { ...fields, op, operation: op, ...(details ? { message_details: details } : {}) };
+  // Fields in the order the inline objects had, so the JSON clients receive is byte-for-byte unchanged.
+  if (op === 'add') return { type: 'update_message_flags', op, operation: op, flag, messages, all: false };
+  return { type: 'update_message_flags', op, operation: op, flag, messages, all: false, ...(details ? { message_details: details } : {}) };
 }
 
 /** The event that tells a user's clients these messages are now read. */
