@@ -67,6 +67,9 @@ test('privacy: private, history rules, web-public preconditions', async () => {
   const ev = evs.find((e: any) => e.property === 'invite_only');
   assert.equal(ev.value, true);
   assert.equal(ev.history_public_to_subscribers, false);
+  // Zulip's fields for this event, no more (events/types.ts streamUpdateEvent).
+  assert.deepEqual(Object.keys(ev).sort(), ['history_public_to_subscribers', 'id', 'is_web_public', 'name', 'op', 'property', 'stream_id', 'type', 'value']);
+  assert.deepEqual([ev.stream_id, ev.name, ev.is_web_public], [id, 'turning-private', false]);
   assert.equal((await member.get(`/streams/${id}`)).status, 400, 'a private channel is hidden from non-subscribers');
   const webPublic = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
   assert.equal(webPublic.status, 400, 'spectator access is off in this organization');

@@ -115,6 +115,13 @@ test('read and unread, with message_details for the messages marked unread', asy
     [self]: { type: 'private', user_ids: [] },
   });
   assert.deepEqual(await flagsOf(ann, mention), ['mentioned']);
+  // Zulip's fields and no more: message_details rides only on marking unread (events/types.ts).
+  const q2 = await openQueue(ann);
+  await flags(ann, [plain], 'add', 'starred');
+  await flags(ann, [plain], 'remove', 'starred');
+  const keys = (await queuedEvents(ann, q2)).map((e) => [e.op, e.operation, Object.keys(e).sort().join()]);
+  const fields = 'all,flag,id,messages,op,operation,type';
+  assert.deepEqual(keys, [['add', 'add', fields], ['remove', 'remove', fields]]);
 });
 
 test('marking unread skips channels the user is not subscribed to, and says which', async () => {

@@ -14,6 +14,7 @@ import { storeGroupSettingValue } from './group_settings.js';
 import { validateChannelDescription, validateChannelName } from './channels.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { streamUpdateEvent } from '../events/types.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
@@ -192,12 +193,8 @@ async function writeChannelUpdate(
   // Events go to everyone who could see the channel before or after the change.
   const subs = new Set(subscribers);
   const audience = [...new Set([...usersWhoCanSee(graph, users.values(), stream, subs), ...usersWhoCanSee(graph, users.values(), after, subs)])];
-  const emit = (property: string, value: unknown, extra: Record<string, unknown> = {}) =>
-    publishAfterCommit(services, onCommit, {
-      realmId: realm.id,
-      userIds: audience,
-      event: { type: 'stream', op: 'update', stream_id: stream.id, name: after.name, property, value, ...extra },
-    });
+  const emit = (property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: streamUpdateEvent(after, property, value, extra) });
   if (changes.name !== undefined) emit('name', changes.name);
   if (changes.description !== undefined) emit('description', changes.description, { rendered_description: changes.rendered_description });
   if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
@@ -239,7 +236,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
       userIds: audience,
-      event: { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property: 'is_archived', value: true },
+      event: streamUpdateEvent(stream, 'is_archived', true),
     });
   });
 }

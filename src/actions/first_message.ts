@@ -7,6 +7,7 @@ import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { subscriberIds, type Stream } from '../store/channels.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { streamUpdateEvent } from '../events/types.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
 
 /** Reads the channels' first_message_id now (in the transaction) and announces those that differ from `before`. */
@@ -27,7 +28,7 @@ export async function announceFirstMessageIds(
     publishAfterCommit(services, onCommit, {
       realmId: ctx.realmId,
       userIds: usersWhoCanSee(ctx.graph, ctx.users.values(), s, subs),
-      event: { type: 'stream', op: 'update', stream_id: s.id, name: s.name, property: 'first_message_id', value },
+      event: streamUpdateEvent(s, 'first_message_id', value),
     });
     s.first_message_id = value;
   }

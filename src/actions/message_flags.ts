@@ -13,7 +13,7 @@ import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { fetchMessages, type Anchor } from '../queries/messages.js';
 import type { Term } from '../queries/terms.js';
-import type { UpdateMessageFlagsEvent } from '../events/types.js';
+import { messageFlagsEvent } from '../events/types.js';
 
 /** Flags a user may set or clear; the rest are the server's to decide. */
 const EDITABLE: ReadonlySet<string> = new Set(['read', 'starred', 'collapsed']);
@@ -92,8 +92,8 @@ export async function updateMessageFlags(services: Services, user: User, realm: 
         .where('message_id', 'in', existing.slice(i, i + 5000))
         .execute();
     }
-    const event: UpdateMessageFlagsEvent = { type: 'update_message_flags', op, operation: op, flag, messages: changed, all: false };
-    if (markingUnread) event.message_details = await unreadDetails(tx, user, realm, changed);
+    const details = markingUnread ? await unreadDetails(tx, user, realm, changed) : undefined;
+    const event = messageFlagsEvent(op, flag, changed, details);
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [user.id], event });
     const out: FlagsResult = { messages: changed };
     if (markingUnread) out.ignored_because_not_subscribed_channels = ignoredChannels;

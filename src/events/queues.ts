@@ -2,7 +2,7 @@
 // Events arrive from the bus; GET /events long-polls a queue; idle queues are collected.
 import { randomBytes } from 'node:crypto';
 import type { BusEvent, EventBus } from './bus.js';
-import type { ConfabEvent, HeartbeatEvent } from './types.js';
+import { isControlEvent, type ConfabEvent, type HeartbeatEvent } from './types.js';
 import { queueNarrowFilter, type QueueNarrowTerm } from './narrow_filter.js';
 
 export interface QueueOptions {
@@ -268,8 +268,8 @@ export class QueueManager {
 
   /** Queues the event for the queues it is for (among `only`, when given). */
   private deliver(e: BusEvent, only?: ReadonlySet<EventQueue>): void {
-    if (e.event.type.startsWith('__')) return; // between processes, not for clients
-    const event = e.event as ConfabEvent;
+    const event = e.event;
+    if (isControlEvent(event)) return;
     const type = event.type;
     const targets = new Set<EventQueue>();
     for (const userId of e.userIds) for (const q of this.byUser.get(userId) ?? []) if (!only || only.has(q)) targets.add(q);

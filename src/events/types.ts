@@ -39,22 +39,15 @@ export type UpdateMessageEvent = {
   subject?: string;
   topic_links?: unknown[];
 };
-export type DeleteMessageEvent = {
-  type: 'delete_message';
-  message_ids: number[];
-  message_type: 'stream' | 'private';
-  stream_id?: number;
-  topic?: string;
-};
-export type UpdateMessageFlagsEvent = {
-  type: 'update_message_flags';
-  op: 'add' | 'remove';
-  operation: 'add' | 'remove';
-  flag: string;
-  messages: number[];
-  all: boolean;
-  message_details?: Dict;
-};
+/** A channel message's deletion names its channel and topic (clients update their topic lists). */
+export type DeleteMessageEvent =
+  | { type: 'delete_message'; message_ids: number[]; message_type: 'stream'; stream_id: number; topic: string }
+  | { type: 'delete_message'; message_ids: number[]; message_type: 'private' };
+type FlagsFields = { operation: 'add' | 'remove'; flag: string; messages: number[]; all: boolean };
+/** Zulip sends `message_details` (what a client needs to count an unread message again) only on remove. */
+export type UpdateMessageFlagsEvent =
+  | Op<'update_message_flags', 'add', FlagsFields & { operation: 'add' }>
+  | Op<'update_message_flags', 'remove', FlagsFields & { operation: 'remove'; message_details?: Dict }>;
 export type ReactionEvent = {
   type: 'reaction';
   op: 'add' | 'remove';
@@ -66,15 +59,11 @@ export type ReactionEvent = {
   reaction_type: string;
 };
 export type SubmessageEvent = { type: 'submessage'; msg_type: string; message_id: number; submessage_id: number; sender_id: number; content: string };
-export type TypingEvent = {
-  type: 'typing';
-  op: 'start' | 'stop';
-  message_type: 'stream' | 'direct';
-  sender: { user_id: number; email: string };
-  stream_id?: number;
-  topic?: string;
-  recipients?: Array<{ user_id: number; email: string }>;
-};
+type TypingSender = { user_id: number; email: string };
+/** A channel's typing notice names the topic; a direct one names the conversation's members. */
+export type TypingEvent =
+  | Op<'typing', 'start' | 'stop', { message_type: 'stream'; sender: TypingSender; stream_id: number; topic: string }>
+  | Op<'typing', 'start' | 'stop', { message_type: 'direct'; sender: TypingSender; recipients: TypingSender[] }>;
 export type TypingEditMessageEvent = {
   type: 'typing_edit_message';
   op: 'start' | 'stop';
@@ -88,7 +77,19 @@ export type TypingEditMessageEvent = {
 export type StreamEvent =
   | Op<'stream', 'create', { streams: Dict[] }>
   | Op<'stream', 'delete', { streams: Array<{ stream_id: number } & Dict>; stream_ids: number[] }>
-  | Op<'stream', 'update', { stream_id: number; name: string; property: string; value: unknown } & Dict>;
+  | StreamUpdateEvent;
+/** A channel property changed; the three optional fields ride along with the properties Zulip pairs them with. */
+export type StreamUpdateEvent = Op<'stream', 'update', {
+  stream_id: number;
+  name: string;
+  property: string;
+  value: unknown;
+  /** With `description`. */
+  rendered_description?: string;
+  /** With `invite_only` (the channel's whole access policy in one event). */
+  history_public_to_subscribers?: boolean;
+  is_web_public?: boolean;
+}>;
 export type SubscriptionEvent =
   | Op<'subscription', 'add', { subscriptions: Dict[] }>
   | Op<'subscription', 'remove', { subscriptions: Array<{ stream_id: number; name: string }> }>
@@ -235,6 +236,11 @@ export type ControlEvent =
 
 export type ConfabEventType = ConfabEvent['type'];
 
+/** Between processes, not for clients: control messages' types start with `__`. */
+export function isControlEvent(e: ConfabEvent | ControlEvent): e is ControlEvent {
+  return e.type.startsWith('__');
+}
+
 // --- Builders for events made in more than one place ---------------------------------------------
 
 /** The delete_message event for one message, as clients with bulk deletion expect it. */
@@ -258,7 +264,24 @@ export function legacySettingEvents(property: string, value: unknown, apiEmail: 
   return out;
 }
 
+/** A stream update event for one property of a channel (`name` is the channel's name after the change). */
+export function streamUpdateEvent(
+  stream: { id: number; name: string },
+  property: string,
+  value: unknown,
+  extra: Pick<StreamUpdateEvent, 'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'> = {},
+): StreamUpdateEvent {
+  return { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra };
+}
+
+/** The event for one flag set on or cleared from these messages (`details` only when marking unread). */
+export function messageFlagsEvent(op: 'add' | 'remove', flag: string, messages: number[], details?: Dict): UpdateMessageFlagsEvent {
+  // Fields in the order the inline objects had, so the JSON clients receive is byte-for-byte unchanged.
+  if (op === 'add') return { type: 'update_message_flags', op, operation: op, flag, messages, all: false };
+  return { type: 'update_message_flags', op, operation: op, flag, messages, all: false, ...(details ? { message_details: details } : {}) };
+}
+
 /** The event that tells a user's clients these messages are now read. */
 export function readFlagsEvent(ids: number[]): UpdateMessageFlagsEvent {
-  return { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: ids, all: false };
+  return messageFlagsEvent('add', 'read', ids);
 }
