@@ -1,0 +1,75 @@
+// Store functions moved out of actions/ that carry a rule: one row per key (the unique index is
+// the judge, reported as a UniqueConflict), the order lists come back in, and the owner scope of
+// deletes and lookups.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore, type StoreFixture } from './store_helpers.js';
+import { UniqueConflict } from '../../src/store/conflicts.js';
+import { createOrganization } from '../../src/actions/realms.js';
+import { deleteNavigationView, findNavigationView, insertNavigationView, listNavigationViewRows, updateNavigationViewRow } from '../../src/store/navigation_views.js';
+import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists } from '../../src/store/playgrounds.js';
+import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
+
+let s: StoreFixture;
+before(async () => {
+  s = await openStore();
+});
+after(() => s.close());
+
+test('navigation views: listed in the order stored; a second row for a fragment is a UniqueConflict', async () => {
+  const { database, ownerId } = s;
+  await database.transaction((tx) => insertNavigationView(tx, ownerId, { fragment: 'narrow/is/starred', is_pinned: false, name: null }));
+  await database.transaction((tx) => insertNavigationView(tx, ownerId, { fragment: 'inbox', is_pinned: true, name: null }));
+  await assert.rejects(
+    database.transaction((tx) => insertNavigationView(tx, ownerId, { fragment: 'inbox', is_pinned: false, name: null })),
+    (e) => e instanceof UniqueConflict,
+  );
+  assert.deepEqual((await listNavigationViewRows(database.db, ownerId)).map((v) => v.fragment), ['narrow/is/starred', 'inbox']);
+  await database.transaction((tx) => updateNavigationViewRow(tx, ownerId, 'inbox', { is_pinned: false }));
+  assert.deepEqual(await findNavigationView(database.db, ownerId, 'inbox'), { fragment: 'inbox', is_pinned: false, name: null });
+  await database.transaction((tx) => deleteNavigationView(tx, ownerId, 'inbox'));
+  assert.equal(await findNavigationView(database.db, ownerId, 'inbox'), undefined);
+});
+
+test('playgrounds: unique per organization, language and name; a delete only reaches its own organization', async () => {
+  const { database, realmId } = s;
+  const p = { name: 'Run', pygments_language: 'Python', url_template: 'https://run.example.com/?c={code}' };
+  const id = await database.transaction((tx) => insertPlayground(tx, realmId, p));
+  assert.equal(await playgroundExists(database.db, realmId, 'Run', 'Python'), true);
+  assert.equal(await playgroundExists(database.db, realmId, 'Run', 'Rust'), false);
+  await assert.rejects(database.transaction((tx) => insertPlayground(tx, realmId, p)), (e) => e instanceof UniqueConflict);
+  const other = await createOrganization(database, { name: 'Other', ownerEmail: 'o@other.example.com', ownerPassword: null, ownerName: 'O' });
+  // The same name and language in another organization is no conflict.
+  const otherId = await database.transaction((tx) => insertPlayground(tx, other.realm_id, p));
+  assert.equal(await database.transaction((tx) => deletePlayground(tx, other.realm_id, id)), false);
+  const id2 = await database.transaction((tx) => insertPlayground(tx, realmId, { ...p, name: 'Another' }));
+  assert.deepEqual((await listPlaygrounds(database.db, realmId)).map((x) => x.id), [id, id2]);
+  assert.equal(await database.transaction((tx) => deletePlayground(tx, realmId, id)), true);
+  assert.deepEqual((await listPlaygrounds(database.db, other.realm_id)).map((x) => x.id), [otherId]);
+});
+
+test('push tokens: registering a token again refreshes the one row; deletes say whether there was one', async () => {
+  const { database, ownerId } = s;
+  await database.transaction((tx) => upsertPushToken(tx, ownerId, 2, 'tok', null, 100));
+  await database.transaction((tx) => upsertPushToken(tx, ownerId, 2, 'tok', 'app', 200));
+  const rows = await database.db.selectFrom('push_device_tokens').select(['appid', 'last_updated']).where('user_id', '=', ownerId).execute();
+  assert.deepEqual(rows.map((r) => [r.appid, Number(r.last_updated)]), [['app', 200]]);
+  assert.equal(await hasPushToken(database.db, ownerId, 'tok'), true);
+  assert.equal(await database.transaction((tx) => deletePushToken(tx, ownerId, 1, 'tok')), false);
+  assert.equal(await database.transaction((tx) => deletePushToken(tx, ownerId, 2, 'tok')), true);
+  assert.equal(await hasPushToken(database.db, ownerId, 'tok'), false);
+});
+
+test('client devices: listed by id; only a device with a push token counts as push-registered', async () => {
+  const { database, ownerId } = s;
+  const a = await database.transaction((tx) => insertClientDevice(tx, ownerId, 1));
+  const b = await database.transaction((tx) => insertClientDevice(tx, ownerId, 2));
+  assert.deepEqual((await listClientDevices(database.db, ownerId)).map((d) => d.id), [a, b]);
+  assert.equal(await isUsersClientDevice(database.db, ownerId, a), true);
+  assert.equal(await isUsersClientDevice(database.db, ownerId + 1000, a), false);
+  assert.equal(await hasPushRegisteredDevice(database.db, ownerId), false);
+  await database.transaction((tx) => tx.updateTable('client_devices').set({ push_token_id: 'abc' }).where('id', '=', b).execute());
+  assert.equal(await hasPushRegisteredDevice(database.db, ownerId), true);
+  assert.equal(await hasPushRegisteredDevice(database.db, ownerId, a), false);
+  assert.equal(await hasPushRegisteredDevice(database.db, ownerId, b), true);
+});
