@@ -17,7 +17,7 @@ import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
-import { getChannelFolder } from './channel_folders.js';
+import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 
 export interface ChannelUpdate {

@@ -21,7 +21,7 @@ import { subscriptionStateFor } from '../shapes/channels.js';
 import { listScheduledMessages } from './scheduled.js';
 import { listPendingReminders } from './reminders.js';
 import { listNavigationViews } from './navigation_views.js';
-import { listChannelFolders } from './channel_folders.js';
+import { listChannelFolders } from '../store/channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
 import { alertWordsOf } from './alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
