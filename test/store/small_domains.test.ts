@@ -8,6 +8,7 @@ import { UniqueConflict } from '../../src/store/conflicts.js';
 import { createOrganization } from '../../src/actions/realms.js';
 import { deleteNavigationView, findNavigationView, insertNavigationView, listNavigationViewRows, updateNavigationViewRow } from '../../src/store/navigation_views.js';
 import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists } from '../../src/store/playgrounds.js';
+import { getPresence, lastPresenceUpdateId, presenceRows, writePresence } from '../../src/store/presence.js';
 import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
 
 let s: StoreFixture;
@@ -72,4 +73,19 @@ test('client devices: listed by id; only a device with a push token counts as pu
   assert.equal(await hasPushRegisteredDevice(database.db, ownerId), true);
   assert.equal(await hasPushRegisteredDevice(database.db, ownerId, a), false);
   assert.equal(await hasPushRegisteredDevice(database.db, ownerId, b), true);
+});
+
+test('presence: one row per user, update ids count up per organization, reads filter by id and time', async () => {
+  const { database, realmId, ownerId } = s;
+  const other = await createOrganization(database, { name: 'Presence Other', ownerEmail: 'p@other.example.com', ownerPassword: null, ownerName: 'P' });
+  const first = await database.transaction((tx) => writePresence(tx, realmId, ownerId, 1000, 1000));
+  const second = await database.transaction((tx) => writePresence(tx, realmId, ownerId, null, 2000));
+  assert.equal(second, first + 1);
+  // Another organization's counter is its own.
+  assert.equal(await database.transaction((tx) => writePresence(tx, other.realm_id, other.user_id, 5, 5)), 1);
+  assert.deepEqual(await getPresence(database.db, ownerId), { user_id: ownerId, last_active_time: null, last_connected_time: 2000, last_update_id: second });
+  assert.equal(await lastPresenceUpdateId(database.db, realmId), second);
+  assert.equal((await presenceRows(database.db, realmId, -1, 0)).length, 1);
+  assert.equal((await presenceRows(database.db, realmId, second, 0)).length, 0);
+  assert.equal((await presenceRows(database.db, realmId, -1, 2001)).length, 0);
 });
