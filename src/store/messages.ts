@@ -205,3 +205,8 @@ export async function recentDmConversations(db: Executor, userId: number, limit:
     .sort((a, b) => b.maxMessageId - a.maxMessageId)
     .slice(0, limit);
 }
+
+/** Everyone with a user_messages row for the message (its recipients, and readers who joined in). */
+export async function messageHolderIds(db: Executor, messageId: number): Promise<number[]> {
+  return (await db.selectFrom('user_messages').select('user_id').where('message_id', '=', messageId).execute()).map((r) => r.user_id);
+}
