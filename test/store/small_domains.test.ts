@@ -9,6 +9,7 @@ import { createOrganization } from '../../src/actions/realms.js';
 import { deleteNavigationView, findNavigationView, insertNavigationView, listNavigationViewRows, updateNavigationViewRow } from '../../src/store/navigation_views.js';
 import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists } from '../../src/store/playgrounds.js';
 import { getPresence, lastPresenceUpdateId, presenceRows, writePresence } from '../../src/store/presence.js';
+import { getSystemGroupIds, groupNameTaken, insertNamedGroup, realmGroupGraph, removeGroupMembers, removeSubgroups, updateGroupRow } from '../../src/store/groups.js';
 import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
 
 let s: StoreFixture;
@@ -88,4 +89,25 @@ test('presence: one row per user, update ids count up per organization, reads fi
   assert.equal((await presenceRows(database.db, realmId, -1, 0)).length, 1);
   assert.equal((await presenceRows(database.db, realmId, second, 0)).length, 0);
   assert.equal((await presenceRows(database.db, realmId, -1, 2001)).length, 0);
+});
+
+test('user groups: a name is taken case-blind among active named groups only; a racing duplicate is a UniqueConflict', async () => {
+  const { database, realmId, ownerId } = s;
+  const sys = await getSystemGroupIds(database.db, realmId);
+  const nobody = sys['role:nobody'];
+  const settings = { can_add_members_group: nobody, can_join_group: nobody, can_leave_group: nobody, can_manage_group: nobody, can_mention_group: nobody, can_remove_members_group: nobody };
+  const g = { description: '', creatorId: ownerId, now: 1, settings, members: [ownerId], subgroups: [] };
+  const id = await database.transaction((tx) => insertNamedGroup(tx, realmId, { ...g, name: 'Team' }));
+  assert.equal(await groupNameTaken(database.db, realmId, 'TEAM'), true);
+  assert.equal(await groupNameTaken(database.db, realmId, 'team', id), false);
+  await assert.rejects(database.transaction((tx) => insertNamedGroup(tx, realmId, { ...g, name: 'team' })), (e) => e instanceof UniqueConflict);
+  await database.transaction((tx) => updateGroupRow(tx, id, { deactivated: true }));
+  assert.equal(await groupNameTaken(database.db, realmId, 'Team'), false);
+  const again = await database.transaction((tx) => insertNamedGroup(tx, realmId, { ...g, name: 'team', subgroups: [id] }));
+  await database.transaction((tx) => removeGroupMembers(tx, again, [ownerId]));
+  await database.transaction((tx) => removeSubgroups(tx, again, [id]));
+  const graph = await realmGroupGraph(database.db, realmId);
+  assert.deepEqual(graph.members.filter((m) => m.group_id === again), []);
+  assert.deepEqual(graph.subs.filter((m) => m.group_id === again), []);
+  assert.deepEqual(graph.members.filter((m) => m.group_id === id).map((m) => m.user_id), [ownerId]);
 });
