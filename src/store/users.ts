@@ -191,3 +191,8 @@ export async function usersWithExternalAccount(db: Executor, realmId: number, su
   const rows = await db.selectFrom('custom_profile_field_values').select('user_id').where('realm_id', '=', realmId).where('field_id', 'in', ids).where('value', '=', username).execute();
   return [...new Set(rows.map((r) => r.user_id))];
 }
+
+/** The ids of the organization's active accounts (bots included). */
+export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
+  return (await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).execute()).map((r) => r.id);
+}

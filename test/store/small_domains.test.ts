@@ -10,6 +10,7 @@ import { deleteNavigationView, findNavigationView, insertNavigationView, listNav
 import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists } from '../../src/store/playgrounds.js';
 import { getPresence, lastPresenceUpdateId, presenceRows, writePresence } from '../../src/store/presence.js';
 import { getSystemGroupIds, groupNameTaken, insertNamedGroup, realmGroupGraph, removeGroupMembers, removeSubgroups, updateGroupRow } from '../../src/store/groups.js';
+import { realmUserDefaultOverrides, storeRealmUserDefaultOverrides } from '../../src/store/realm_user_defaults.js';
 import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
 
 let s: StoreFixture;
@@ -110,4 +111,14 @@ test('user groups: a name is taken case-blind among active named groups only; a 
   assert.deepEqual(graph.members.filter((m) => m.group_id === again), []);
   assert.deepEqual(graph.subs.filter((m) => m.group_id === again), []);
   assert.deepEqual(graph.members.filter((m) => m.group_id === id).map((m) => m.user_id), [ownerId]);
+});
+
+test('realm user defaults: no row means no overrides; storing twice replaces the one row', async () => {
+  const { database, realmId } = s;
+  assert.deepEqual(await realmUserDefaultOverrides(database.db, realmId), {});
+  await database.transaction((tx) => storeRealmUserDefaultOverrides(tx, realmId, { twenty_four_hour_time: true }));
+  await database.transaction((tx) => storeRealmUserDefaultOverrides(tx, realmId, { color_scheme: 2 }));
+  assert.deepEqual(await realmUserDefaultOverrides(database.db, realmId), { color_scheme: 2 });
+  const rows = await database.db.selectFrom('realm_user_defaults').select('realm_id').where('realm_id', '=', realmId).execute();
+  assert.equal(rows.length, 1);
 });
