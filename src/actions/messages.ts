@@ -15,7 +15,8 @@ import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '
 import { renderMarkdown, type LinkifierRule, type Rendered } from '../markdown/render.js';
 import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { mutersOf } from '../store/muted_users.js';
-import { alertWordsFor, containsAlertWord } from './alert_words.js';
+import { containsAlertWord } from './alert_words.js';
+import { alertWordsFor } from '../store/alert_words.js';
 import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';

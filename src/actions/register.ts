@@ -23,7 +23,7 @@ import { listPendingReminders } from './reminders.js';
 import { listNavigationViews } from './navigation_views.js';
 import { listChannelFolders } from '../store/channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
-import { alertWordsOf } from './alert_words.js';
+import { alertWordsOf } from '../store/alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';

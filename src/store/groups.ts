@@ -262,3 +262,8 @@ export async function addSubgroups(db: Executor, groupId: number, subgroupIds: r
 export async function removeSubgroups(db: Executor, groupId: number, subgroupIds: readonly number[]): Promise<void> {
   if (subgroupIds.length) await db.deleteFrom('group_subgroups').where('group_id', '=', groupId).where('subgroup_id', 'in', subgroupIds).execute();
 }
+
+/** Makes the user a direct member of each of these groups. */
+export async function addUserToGroups(db: Executor, userId: number, groupIds: readonly number[]): Promise<void> {
+  if (groupIds.length) await db.insertInto('group_members').values(groupIds.map((group_id) => ({ group_id, user_id: userId }))).execute();
+}

@@ -196,3 +196,8 @@ export async function usersWithExternalAccount(db: Executor, realmId: number, su
 export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
   return (await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).execute()).map((r) => r.id);
 }
+
+/** An account that exists (one just created in this transaction). */
+export async function requireUser(db: Executor, id: number): Promise<User> {
+  return userFromRow(await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+}

@@ -11,6 +11,8 @@ import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists }
 import { getPresence, lastPresenceUpdateId, presenceRows, writePresence } from '../../src/store/presence.js';
 import { getSystemGroupIds, groupNameTaken, insertNamedGroup, realmGroupGraph, removeGroupMembers, removeSubgroups, updateGroupRow } from '../../src/store/groups.js';
 import { realmUserDefaultOverrides, storeRealmUserDefaultOverrides } from '../../src/store/realm_user_defaults.js';
+import { alertWordsFor, alertWordsOf, deleteAlertWords, insertAlertWords } from '../../src/store/alert_words.js';
+import { deleteLinkifier, insertLinkifier, listLinkifiers, setLinkifierOrder } from '../../src/store/linkifiers.js';
 import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
 
 let s: StoreFixture;
@@ -121,4 +123,27 @@ test('realm user defaults: no row means no overrides; storing twice replaces the
   assert.deepEqual(await realmUserDefaultOverrides(database.db, realmId), { color_scheme: 2 });
   const rows = await database.db.selectFrom('realm_user_defaults').select('realm_id').where('realm_id', '=', realmId).execute();
   assert.equal(rows.length, 1);
+});
+
+test('alert words: kept in the order added; a word the user has in another case is a UniqueConflict; removal by lower case', async () => {
+  const { database, realmId, ownerId } = s;
+  await database.transaction((tx) => insertAlertWords(tx, realmId, ownerId, ['Zeta', 'alpha']));
+  await assert.rejects(database.transaction((tx) => insertAlertWords(tx, realmId, ownerId, ['ZETA'])), (e) => e instanceof UniqueConflict);
+  assert.deepEqual(await alertWordsOf(database.db, ownerId), ['Zeta', 'alpha']);
+  await database.transaction((tx) => deleteAlertWords(tx, ownerId, ['zeta']));
+  assert.deepEqual(await alertWordsOf(database.db, ownerId), ['alpha']);
+  assert.deepEqual([...(await alertWordsFor(database.db, [ownerId, ownerId + 999])).entries()], [[ownerId, ['alpha']]]);
+});
+
+test('linkifiers: appended in order, reordered, deleted only within their organization', async () => {
+  const { database, realmId } = s;
+  const l = (pattern: string) => ({ pattern, url_template: 'https://x.example.com/{id}', example_input: null, reverse_template: null, alternative_url_templates: [] });
+  const a = await database.transaction((tx) => insertLinkifier(tx, realmId, l('#(?P<id>[0-9]+)')));
+  const b = await database.transaction((tx) => insertLinkifier(tx, realmId, l('!(?P<id>[0-9]+)')));
+  assert.deepEqual((await listLinkifiers(database.db, realmId)).map((x) => x.id), [a, b]);
+  await database.transaction((tx) => setLinkifierOrder(tx, [b, a]));
+  assert.deepEqual((await listLinkifiers(database.db, realmId)).map((x) => x.id), [b, a]);
+  assert.equal(await database.transaction((tx) => deleteLinkifier(tx, realmId + 999, a)), false);
+  assert.equal(await database.transaction((tx) => deleteLinkifier(tx, realmId, a)), true);
+  assert.deepEqual((await listLinkifiers(database.db, realmId)).map((x) => x.id), [b]);
 });
