@@ -46,3 +46,27 @@ export async function hasPushRegisteredDevice(db: Executor, userId: number, devi
   if (deviceId !== undefined) q = q.where('id', '=', deviceId);
   return !!(await q.executeTakeFirst());
 }
+
+/** Stores a push key and/or a pending token registration on one of the user's devices. */
+export async function updateClientDevicePush(
+  db: Executor,
+  userId: number,
+  deviceId: number,
+  fields: { push_key?: string; push_key_id?: number; pending_push_token_id?: string; push_token_kind?: string; push_token_last_updated_timestamp?: number; push_registration_error_code?: null },
+): Promise<void> {
+  await db.updateTable('client_devices').set(fields).where('id', '=', deviceId).where('user_id', '=', userId).execute();
+}
+
+/**
+ * Records the push service's answer to a pending token registration (the token, or the error);
+ * false when a later registration replaced that pending one meanwhile.
+ */
+export async function finishPushRegistration(db: Executor, deviceId: number, tokenId: string, error: string | null): Promise<boolean> {
+  const res = await db
+    .updateTable('client_devices')
+    .set(error === null ? { push_token_id: tokenId, pending_push_token_id: null } : { pending_push_token_id: null, push_registration_error_code: error })
+    .where('id', '=', deviceId)
+    .where('pending_push_token_id', '=', tokenId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

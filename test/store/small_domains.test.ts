@@ -13,7 +13,7 @@ import { getSystemGroupIds, groupNameTaken, insertNamedGroup, realmGroupGraph, r
 import { realmUserDefaultOverrides, storeRealmUserDefaultOverrides } from '../../src/store/realm_user_defaults.js';
 import { alertWordsFor, alertWordsOf, deleteAlertWords, insertAlertWords } from '../../src/store/alert_words.js';
 import { deleteLinkifier, insertLinkifier, listLinkifiers, setLinkifierOrder } from '../../src/store/linkifiers.js';
-import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
+import { deletePushToken, finishPushRegistration, updateClientDevicePush, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../../src/store/devices.js';
 
 let s: StoreFixture;
 before(async () => {
@@ -146,4 +146,15 @@ test('linkifiers: appended in order, reordered, deleted only within their organi
   assert.equal(await database.transaction((tx) => deleteLinkifier(tx, realmId + 999, a)), false);
   assert.equal(await database.transaction((tx) => deleteLinkifier(tx, realmId, a)), true);
   assert.deepEqual((await listLinkifiers(database.db, realmId)).map((x) => x.id), [b]);
+});
+
+test('push registration: the push service answer lands only while that registration is still pending', async () => {
+  const { database, ownerId } = s;
+  const d = await database.transaction((tx) => insertClientDevice(tx, ownerId, 1));
+  await database.transaction((tx) => updateClientDevicePush(tx, ownerId, d, { pending_push_token_id: 'first' }));
+  await database.transaction((tx) => updateClientDevicePush(tx, ownerId, d, { pending_push_token_id: 'second' }));
+  assert.equal(await database.transaction((tx) => finishPushRegistration(tx, d, 'first', null)), false);
+  assert.equal(await hasPushRegisteredDevice(database.db, ownerId, d), false);
+  assert.equal(await database.transaction((tx) => finishPushRegistration(tx, d, 'second', null)), true);
+  assert.equal(await hasPushRegisteredDevice(database.db, ownerId, d), true);
 });

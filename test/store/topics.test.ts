@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, type StoreFixture } from './store_helpers.js';
-import { insertMessage, insertUserMessages } from '../../src/store/messages.js';
+import { FLAG_BITS, insertMessage, insertUserMessages, setFlagBit } from '../../src/store/messages.js';
+import { unreadMessageIds } from '../../src/store/unreads.js';
 import { newestTopicMessages, topicMaxIds, topicsOfMessages, usersWithTopicMessages } from '../../src/store/topics.js';
 import { deleteTopicPolicies, topicPolicyRows } from '../../src/store/user_topics.js';
 import { insertAccount } from '../../src/actions/users.js';
@@ -52,6 +53,15 @@ test('topics: grouped case-blind, newest first with a limit, received-only varia
   assert.deepEqual((await newestTopicMessages(database.db, stream.id, 'lunch', 10)).map((m) => m.id), [a3, a2, a1]);
   assert.deepEqual([...(await usersWithTopicMessages(database.db, [ownerId, other.id], stream.id, 'PLANS'))].sort((x, y) => x - y), [ownerId, other.id].sort((x, y) => x - y));
   assert.deepEqual([...(await usersWithTopicMessages(database.db, [other.id], stream.id, 'nothing'))], []);
+
+  // Unread filters: everything unread, by channel and topic in any case, by sender; read bits.
+  assert.deepEqual((await unreadMessageIds(database.db, other.id)).sort((x, y) => x - y), [b1, a3].sort((x, y) => x - y));
+  assert.deepEqual(await unreadMessageIds(database.db, other.id, { streamId: stream.id, topic: 'LUNCH' }), [a3]);
+  assert.deepEqual(await unreadMessageIds(database.db, other.id, { senderId: other.id }), []);
+  await database.transaction((tx) => setFlagBit(tx, other.id, [a3], FLAG_BITS.read, true));
+  assert.deepEqual(await unreadMessageIds(database.db, other.id), [b1]);
+  await database.transaction((tx) => setFlagBit(tx, other.id, [a3], FLAG_BITS.read, false));
+  assert.equal((await unreadMessageIds(database.db, other.id)).length, 2);
 
   await database.db.insertInto('user_topics').values([
     { user_id: ownerId, stream_id: stream.id, topic_name: 'Lunch', visibility_policy: 1, last_updated: 1 },
