@@ -18,7 +18,7 @@ export { STREAM_GROUP_SETTINGS };
 
 export type Stream = Row<StreamTable>;
 
-export function streamFromRow(r: Record<string, any>): Stream {
+function streamFromRow(r: Record<string, any>): Stream {
   return {
     ...(r as Stream),
     date_created: Number(r.date_created),

@@ -2,7 +2,6 @@
 import type { Executor } from './db.js';
 
 export type ReactionType = 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
-export const REACTION_TYPES: readonly ReactionType[] = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
 
 export interface RealmEmojiRow {
   id: number;

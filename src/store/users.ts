@@ -40,7 +40,7 @@ type UserRow = Omit<User, 'is_bot' | 'is_active' | 'can_create_users' | 'setting
   settings: string;
 };
 
-export function userFromRow(row: UserRow): User {
+function userFromRow(row: UserRow): User {
   return {
     ...row,
     date_joined: Number(row.date_joined),
