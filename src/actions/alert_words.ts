@@ -1,10 +1,8 @@
 // Alert words and topic visibility policies: a user's own preferences about what to notice.
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import type { Executor } from '../store/db.js';
 import { getStream, isSubscribed } from '../store/channels.js';
 import { mutedTopicsOf, setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
@@ -12,23 +10,9 @@ import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess } from '../access/channel_access.js';
 import { normalizeTopic } from '../lib/message_text.js';
 import { retryOnConflict } from '../store/conflicts.js';
+import { alertWordsOf, deleteAlertWords, insertAlertWords } from '../store/alert_words.js';
 
 export const MAX_ALERT_WORD_LENGTH = 100;
-
-export async function alertWordsOf(db: Executor, userId: number): Promise<string[]> {
-  const rows = await db.selectFrom('alert_words').select('word').where('user_id', '=', userId).orderBy('id').execute();
-  return rows.map((r) => r.word);
-}
-
-/** Recipients' alert words, for flagging a message being sent (one query). */
-export async function alertWordsFor(db: Executor, userIds: readonly number[]): Promise<Map<number, string[]>> {
-  const out = new Map<number, string[]>();
-  if (userIds.length === 0) return out;
-  // Written as SQL: every message runs it, with one parameter per recipient.
-  const { rows } = await sql<{ user_id: number; word: string }>`select user_id, word from alert_words where user_id in (${sql.join(userIds)})`.execute(db);
-  for (const r of rows) (out.get(r.user_id) ?? out.set(r.user_id, []).get(r.user_id)!).push(r.word);
-  return out;
-}
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -52,7 +36,7 @@ export async function addAlertWords(services: Services, user: User, words: strin
   return retryOnConflict(() => services.database.transaction(async (tx, onCommit) => {
     const existing = new Set((await alertWordsOf(tx, user.id)).map((w) => w.toLowerCase()));
     const fresh = clean.filter((w) => !existing.has(w.toLowerCase()));
-    if (fresh.length) await tx.insertInto('alert_words').values(fresh.map((word) => ({ realm_id: user.realm_id, user_id: user.id, word }))).execute();
+    await insertAlertWords(tx, user.realm_id, user.id, fresh);
     const all = await alertWordsOf(tx, user.id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
     return all;
@@ -62,7 +46,7 @@ export async function addAlertWords(services: Services, user: User, words: strin
 export async function removeAlertWords(services: Services, user: User, words: string[]): Promise<string[]> {
   const lower = words.map((w) => w.trim().toLowerCase()).filter(Boolean);
   return services.database.transaction(async (tx, onCommit) => {
-    if (lower.length) await tx.deleteFrom('alert_words').where('user_id', '=', user.id).where(sql<string>`lower(word)`, 'in', lower).execute();
+    await deleteAlertWords(tx, user.id, lower);
     const all = await alertWordsOf(tx, user.id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
     return all;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { activeUserSubscriberIds, allSubscriptionsOf, getStream, getStreamByName, getStreamsByIds, isSubscribed, type Stream } from '../store/channels.js';
+import { activeUserSubscriberIds, allSubscriptionsOf, channelEmailToken, insertChannelEmailToken, getStream, getStreamByName, getStreamsByIds, isSubscribed, type Stream } from '../store/channels.js';
 import { VISIBILITY } from '../store/user_topics.js';
 import { isUserInGroup } from '../store/cache.js';
 import { ApiError, BadRequest, InvalidStreamId, NoSuchUser, NotAllowed } from '../errors.js';
@@ -188,10 +188,10 @@ export async function channelEmailAddress(services: Services, caller: User, real
   }
   const tokenOnce = () =>
     services.database.transaction(async (tx) => {
-      const found = await tx.selectFrom('channel_email_tokens').select('token').where('stream_id', '=', stream.id).where('sender_id', '=', sender).executeTakeFirst();
-      if (found) return found.token;
+      const found = await channelEmailToken(tx, stream.id, sender);
+      if (found) return found;
       const fresh = randomBytes(16).toString('hex');
-      await tx.insertInto('channel_email_tokens').values({ realm_id: realm.id, stream_id: stream.id, sender_id: sender, creator_id: caller.id, token: fresh }).execute();
+      await insertChannelEmailToken(tx, { realm_id: realm.id, stream_id: stream.id, sender_id: sender, creator_id: caller.id, token: fresh });
       return fresh;
     });
   // Two first requests at once collide on the unique index; the second reads the first's token.

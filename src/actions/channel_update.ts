@@ -18,7 +18,7 @@ import { streamUpdateEvent } from '../events/types.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
-import { getChannelFolder } from './channel_folders.js';
+import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 
 export interface ChannelUpdate {

@@ -31,7 +31,7 @@ import type { GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { subscriptionEvents, type SubscriptionOutcome } from '../shapes/channels.js';
 import { renderChannelDescription } from './render_context.js';
-import { getChannelFolder } from './channel_folders.js';
+import { getChannelFolder } from '../store/channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { addNewUserHistory, defaultStreamsForNewUser } from './default_streams.js';
 

@@ -1,7 +1,7 @@
 // Account creation for the operator's command line: no caller, so no permission check.
 import type { Database } from '../store/db.js';
 import { listRealms } from '../store/realms.js';
-import { ROLE, userFromRow, type RoleName } from '../store/users.js';
+import { ROLE, requireUser, type RoleName } from '../store/users.js';
 import { BadRequest } from '../errors.js';
 import { hashPassword } from '../lib/secrets.js';
 import { nowSeconds } from '../services.js';
@@ -25,7 +25,7 @@ export async function createAccountFromCli(
   // The new account joins the default channels, as every new human account does.
   const created = await database.transaction(async (tx) => {
     const account = await insertAccount(tx, { realmId: realm.id, email: a.email, fullName: a.fullName, role, passwordHash, now: nowSeconds(), canCreateUsers: role === ROLE.owner });
-    const user = userFromRow(await tx.selectFrom('users').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow());
+    const user = await requireUser(tx, account.id);
     await subscribeNewAccountToDefaults(tx, realm.id, user);
     return account;
   });

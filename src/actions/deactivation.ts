@@ -8,7 +8,7 @@ import { ApiError, BadRequest, NoSuchUser, AdminRequired, OwnerRequired } from '
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import type { Executor } from '../store/db.js';
-import { deleteMessagesByIds } from '../store/messages.js';
+import { deleteMessagesByIds, messagesSentBy } from '../store/messages.js';
 import { deleteMessageEvent } from '../events/types.js';
 
 export interface DeactivationActions {
@@ -35,12 +35,7 @@ function activeOwners(users: Iterable<User>): User[] {
 
 /** Deletes the user's messages of the chosen kinds; returns them with their recipients. */
 async function deleteMessagesOf(tx: Executor, user: User, a: DeactivationActions) {
-  const rows = await tx
-    .selectFrom('messages')
-    .leftJoin('streams', 'streams.id', 'messages.stream_id')
-    .select(['messages.id', 'messages.recipient_type', 'messages.stream_id', 'messages.topic', 'streams.invite_only'])
-    .where('messages.sender_id', '=', user.id)
-    .execute();
+  const rows = await messagesSentBy(tx, user.id);
   const chosen = rows.filter((m) =>
     m.recipient_type === 'direct' ? a.delete_direct_messages : m.invite_only ? a.delete_private_channel_messages : a.delete_public_channel_messages,
   );

@@ -5,12 +5,12 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { defaultStreamIds, getStream, isSubscribed, setDefaultStream, streamFromRow, type Stream } from '../store/channels.js';
+import { activeDefaultStreams, defaultStreamIds, getStream, isSubscribed, setDefaultStream, type Stream } from '../store/channels.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { channelAccess } from '../access/channel_access.js';
 import { requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { FLAG_BITS, insertUserMessages } from '../store/messages.js';
+import { FLAG_BITS, insertUserMessages, recentChannelMessageIds } from '../store/messages.js';
 
 /** Zulip tells the organization's active non-guest users about the set. */
 async function nonGuestAudience(services: Services, realmId: number): Promise<number[]> {
@@ -58,15 +58,7 @@ export async function removeDefaultStream(services: Services, caller: User, real
 
 /** The organization's default channels that a new account joins (active ones), read inside `tx`. */
 export async function defaultStreamsForNewUser(tx: Executor, realmId: number): Promise<Stream[]> {
-  const rows = await tx
-    .selectFrom('default_streams')
-    .innerJoin('streams', 'streams.id', 'default_streams.stream_id')
-    .selectAll('streams')
-    .where('default_streams.realm_id', '=', realmId)
-    .where('streams.is_archived', '=', false)
-    .orderBy('streams.id')
-    .execute();
-  return rows.map(streamFromRow);
+  return activeDefaultStreams(tx, realmId);
 }
 
 /** Zulip's new-user history: at most this many recent messages, from the last twelve weeks... */
@@ -82,16 +74,9 @@ const NEW_USER_UNREAD_MESSAGES = 20;
 export async function addNewUserHistory(tx: Executor, userId: number, streams: readonly Stream[], now: number): Promise<void> {
   const readable = streams.filter((s) => s.history_public_to_subscribers).map((s) => s.id);
   if (!readable.length) return;
-  const rows = await tx
-    .selectFrom('messages')
-    .select('id')
-    .where('stream_id', 'in', readable)
-    .where('date_sent', '>', now - NEW_USER_HISTORY_SECONDS)
-    .orderBy('id', 'desc')
-    .limit(NEW_USER_HISTORY_MESSAGES)
-    .execute();
-  if (!rows.length) return;
-  const newest = new Set(rows.slice(0, NEW_USER_UNREAD_MESSAGES).map((r) => r.id));
-  const values = rows.map((r) => ({ user_id: userId, message_id: r.id, flags: FLAG_BITS.historical | (newest.has(r.id) ? 0 : FLAG_BITS.read) }));
+  const ids = await recentChannelMessageIds(tx, readable, now - NEW_USER_HISTORY_SECONDS, NEW_USER_HISTORY_MESSAGES);
+  if (!ids.length) return;
+  const newest = new Set(ids.slice(0, NEW_USER_UNREAD_MESSAGES));
+  const values = ids.map((id) => ({ user_id: userId, message_id: id, flags: FLAG_BITS.historical | (newest.has(id) ? 0 : FLAG_BITS.read) }));
   await insertUserMessages(tx, values.reverse(), true);
 }

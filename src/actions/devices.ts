@@ -9,6 +9,7 @@ import type { Executor } from '../store/db.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { registerE2eeDevice, registerTokenWithBouncer, sendTestPush, unregisterTokenWithBouncer } from './push_notifications.js';
 import type { Realm } from '../store/realms.js';
+import { deletePushToken, hasPushRegisteredDevice, hasPushToken, insertClientDevice, isUsersClientDevice, listClientDevices, upsertPushToken } from '../store/devices.js';
 
 export const APNS = 1;
 export const GCM = 2;
@@ -29,18 +30,16 @@ export async function addPushToken(services: Services, user: User, kind: number,
   // here when it refuses).
   await registerTokenWithBouncer(services, user, kind, token, appid);
   await services.database.transaction(async (tx) => {
-    const existing = await tx.selectFrom('push_device_tokens').select('id').where('user_id', '=', user.id).where('kind', '=', kind).where('token', '=', token).executeTakeFirst();
-    if (existing) await tx.updateTable('push_device_tokens').set({ appid, last_updated: nowSeconds() }).where('id', '=', existing.id).execute();
-    else await tx.insertInto('push_device_tokens').values({ user_id: user.id, kind, token, appid, last_updated: nowSeconds() }).execute();
+    await upsertPushToken(tx, user.id, kind, token, appid, nowSeconds());
   });
 }
 
 export async function removePushToken(services: Services, user: User, kind: number, token: string): Promise<void> {
   checkToken(kind, token);
   await services.database.transaction(async (tx) => {
-    const res = await tx.deleteFrom('push_device_tokens').where('user_id', '=', user.id).where('kind', '=', kind).where('token', '=', token).executeTakeFirst();
+    const deleted = await deletePushToken(tx, user.id, kind, token);
     // With a push notification service, the service is the judge of unknown tokens (as Zulip).
-    if (Number(res.numDeletedRows) === 0 && !services.config.pushBouncer) throw new BadRequest('Token does not exist');
+    if (!deleted && !services.config.pushBouncer) throw new BadRequest('Token does not exist');
   });
   await unregisterTokenWithBouncer(services, user, kind, token);
 }
@@ -60,12 +59,7 @@ export async function regenerateApiKey(services: Services, user: User): Promise<
 
 /** The `devices` of POST /register: each of the user's logged-in devices by id. */
 export async function devicesState(db: Executor, userId: number): Promise<Record<string, Record<string, unknown>>> {
-  const rows = await db
-    .selectFrom('client_devices')
-    .select(['id', 'push_key_id', 'push_token_id', 'pending_push_token_id', 'push_token_last_updated_timestamp', 'push_registration_error_code'])
-    .where('user_id', '=', userId)
-    .orderBy('id')
-    .execute();
+  const rows = await listClientDevices(db, userId);
   const out: Record<string, Record<string, unknown>> = {};
   for (const { id, ...fields } of rows) out[String(id)] = fields;
   return out;
@@ -73,9 +67,9 @@ export async function devicesState(db: Executor, userId: number): Promise<Record
 
 export async function registerClientDevice(services: Services, user: User): Promise<number> {
   return services.database.transaction(async (tx, onCommit) => {
-    const row = await tx.insertInto('client_devices').values({ user_id: user.id, created_at: nowSeconds() }).returning('id').executeTakeFirstOrThrow();
-    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'device', op: 'add', device_id: row.id } });
-    return row.id;
+    const id = await insertClientDevice(tx, user.id, nowSeconds());
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'device', op: 'add', device_id: id } });
+    return id;
   });
 }
 
@@ -112,8 +106,7 @@ export async function registerPushDevice(services: Services, user: User, reg: Pu
   if (partial(keyFields) || partial(tokenFields) || (!complete(keyFields) && !complete(tokenFields))) {
     throw new BadRequest('Missing parameters: provide the push key fields, the token fields, or both');
   }
-  const device = await services.database.db.selectFrom('client_devices').select('id').where('id', '=', reg.deviceId).where('user_id', '=', user.id).executeTakeFirst();
-  if (!device) throw new BadRequest('Invalid `device_id`');
+  if (!(await isUsersClientDevice(services.database.db, user.id, reg.deviceId))) throw new BadRequest('Invalid `device_id`');
   if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
   await registerE2eeDevice(services, user, reg);
   return {};
@@ -122,8 +115,7 @@ export async function registerPushDevice(services: Services, user: User, reg: Pu
 /** The deprecated test notification (non-E2EE tokens): the token must be one of the user's. */
 export async function testPushNotification(services: Services, user: User, realm: Realm, token: string | undefined): Promise<Record<string, never>> {
   if (token !== undefined) {
-    const found = await services.database.db.selectFrom('push_device_tokens').select('id').where('user_id', '=', user.id).where('token', '=', token).executeTakeFirst();
-    if (!found) throw new InvalidPushDeviceToken();
+    if (!(await hasPushToken(services.database.db, user.id, token))) throw new InvalidPushDeviceToken();
   }
   if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
   await sendTestPush(services, user, realm, { token, e2ee: false });
@@ -132,9 +124,7 @@ export async function testPushNotification(services: Services, user: User, realm
 
 /** The E2EE test notification to one registered device, or all of them. */
 export async function testE2eePushNotification(services: Services, user: User, realm: Realm, deviceId: number | undefined): Promise<Record<string, never>> {
-  let q = services.database.db.selectFrom('client_devices').select('id').where('user_id', '=', user.id).where('push_token_id', 'is not', null);
-  if (deviceId !== undefined) q = q.where('id', '=', deviceId);
-  if (!(await q.executeTakeFirst())) throw new NoActivePushDevice();
+  if (!(await hasPushRegisteredDevice(services.database.db, user.id, deviceId))) throw new NoActivePushDevice();
   if (!services.config.pushBouncer) throw new PushServiceNotConfigured();
   await sendTestPush(services, user, realm, { deviceId, e2ee: true });
   return {};

@@ -5,7 +5,8 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getUserByEmail, updateUser } from '../store/users.js';
+import { activeUserIds, getUser, getUserByEmail, updateUser } from '../store/users.js';
+import { emailChangeByKey, insertEmailChange, markEmailChangeUsed } from '../store/email_changes.js';
 import { BadRequest } from '../errors.js';
 import { composeEmail } from '../lib/email_templates.js';
 import { queueAndSend } from './email.js';
@@ -29,9 +30,7 @@ export async function checkEmailChange(services: Services, user: User, realm: Re
 /** Records the pending change and mails the confirmation link to the new address. */
 export async function startEmailChange(services: Services, user: User, realm: Realm, email: string): Promise<void> {
   const key = randomBytes(24).toString('hex');
-  await services.database.transaction(async (tx) => {
-    await tx.insertInto('email_changes').values({ user_id: user.id, new_email: email, confirmation_key: key, created_at: nowSeconds(), used: false }).execute();
-  });
+  await services.database.transaction((tx) => insertEmailChange(tx, user.id, email, key, nowSeconds()));
   const link = `${services.config.externalUrl}/accounts/confirm_new_email/${key}`;
   const mail = composeEmail(
     `Verify your new email address for ${realm.name}`,
@@ -55,14 +54,14 @@ export async function confirmEmailChange(services: Services, key: string): Promi
     throw e;
   };
   return services.database.transaction(async (tx, onCommit) => {
-    const row = await tx.selectFrom('email_changes').selectAll().where('confirmation_key', '=', key).executeTakeFirst();
-    if (!row || row.used || Number(row.created_at) < nowSeconds() - LINK_VALID_SECONDS) return undefined;
-    const user = await tx.selectFrom('users').select(['id', 'realm_id', 'is_active']).where('id', '=', row.user_id).executeTakeFirst();
+    const row = await emailChangeByKey(tx, key);
+    if (!row || row.used || row.created_at < nowSeconds() - LINK_VALID_SECONDS) return undefined;
+    const user = await getUser(tx, row.user_id);
     if (!user || !user.is_active) return undefined;
     if (await getUserByEmail(tx, user.realm_id, row.new_email)) return undefined;
     await updateUser(tx, user.id, { email: row.new_email });
-    await tx.updateTable('email_changes').set({ used: true }).where('id', '=', row.id).execute();
-    const audience = (await tx.selectFrom('users').select('id').where('realm_id', '=', user.realm_id).where('is_active', '=', true).execute()).map((r) => r.id);
+    await markEmailChangeUsed(tx, row.id);
+    const audience = await activeUserIds(tx, user.realm_id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: row.new_email } } });
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: row.new_email } } });
     onCommit(() => services.cache.invalidateUsers(user.realm_id));

@@ -5,7 +5,7 @@ import type { DB } from '../store/schema.js';
 import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
-import { subscriberIds, type Stream } from '../store/channels.js';
+import { firstMessageIds, subscriberIds, type Stream } from '../store/channels.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { streamUpdateEvent } from '../events/types.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
@@ -19,8 +19,7 @@ export async function announceFirstMessageIds(
   streams: Stream[],
 ): Promise<void> {
   if (streams.length === 0) return;
-  const rows = await tx.selectFrom('streams').select(['id', 'first_message_id']).where('id', 'in', streams.map((s) => s.id)).execute();
-  const now = new Map(rows.map((r) => [r.id, r.first_message_id === null ? null : Number(r.first_message_id)]));
+  const now = await firstMessageIds(tx, streams.map((s) => s.id));
   for (const s of streams) {
     const value = now.get(s.id) ?? null;
     if (value === s.first_message_id) continue;

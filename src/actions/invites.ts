@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import { ROLE, userFromRow, type User } from '../store/users.js';
+import { ROLE, requireUser, type User } from '../store/users.js';
+import { addUserToGroups } from '../store/groups.js';
 import { isUserInGroup } from '../store/cache.js';
 import { getStreamsByIds, subscriptionsOf, type Stream } from '../store/channels.js';
 import { ApiError, BadRequest, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
@@ -20,6 +21,8 @@ import {
   getInviteByKey,
   insertInvite,
   markEmailInvitesUsed,
+  claimInvite,
+  invitePending,
   pendingInvites,
   setInviteStatus,
   updateInviteTerms,
@@ -386,16 +389,14 @@ export async function acceptInvite(
 
   return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (invite.is_multiuse) {
-      const again = await tx.selectFrom('invites').select('status').where('id', '=', invite.id).executeTakeFirst();
-      if (!again || Number(again.status) !== INVITE_STATUS.pending) throw new BadRequest('Invalid or expired invitation link.');
+      if (!(await invitePending(tx, invite.id))) throw new BadRequest('Invalid or expired invitation link.');
     } else {
       // Used once: the update wins only for the first of two racing acceptances.
-      const res = await tx.updateTable('invites').set({ status: INVITE_STATUS.used }).where('id', '=', invite.id).where('status', '=', INVITE_STATUS.pending).executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw new BadRequest('Invalid or expired invitation link.');
+      if (!(await claimInvite(tx, invite.id))) throw new BadRequest('Invalid or expired invitation link.');
     }
     const created = await insertAccount(tx, { realmId: realm.id, email, fullName, role: invite.invited_as, passwordHash, now: nowSeconds() });
     await markEmailInvitesUsed(tx, realm.id, email);
-    const user = userFromRow(await tx.selectFrom('users').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow());
+    const user = await requireUser(tx, created.id);
     onCommit(() => {
       services.cache.invalidateUsers(realm.id);
       services.cache.invalidateGroups(realm.id);
@@ -417,7 +418,7 @@ export async function acceptInvite(
       return g && g.named && !g.deactivated && !g.is_system_group;
     });
     if (joinGroups.length) {
-      await tx.insertInto('group_members').values(joinGroups.map((group_id) => ({ group_id, user_id: user.id }))).execute();
+      await addUserToGroups(tx, user.id, joinGroups);
       const audienceIds = [...[...users.values()].filter((u) => u.is_active).map((u) => u.id), user.id];
       for (const groupId of joinGroups) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audienceIds, event: { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] } });

@@ -3,7 +3,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { insertLinkifier, linkifierForClient, linkifierWithPattern, listLinkifiers, updateLinkifierFields, type Linkifier } from '../store/linkifiers.js';
+import { deleteLinkifier, setLinkifierOrder, insertLinkifier, linkifierForClient, linkifierWithPattern, listLinkifiers, updateLinkifierFields, type Linkifier } from '../store/linkifiers.js';
 import { onConflict } from '../store/conflicts.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -124,8 +124,7 @@ export async function removeLinkifier(services: Services, caller: User, realm: R
   requireAdmin(caller);
   const audience = await audienceOf(services, realm.id);
   await services.database.transaction(async (tx, onCommit) => {
-    const res = await tx.deleteFrom('linkifiers').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw new BadRequest('Linkifier not found.');
+    if (!(await deleteLinkifier(tx, realm.id, id))) throw new BadRequest('Linkifier not found.');
     await announce(services, tx, onCommit, realm.id, audience);
   });
 }
@@ -139,7 +138,7 @@ export async function reorderLinkifiers(services: Services, caller: User, realm:
     if (order.length !== ids.size || new Set(order).size !== order.length || !order.every((id) => ids.has(id))) {
       throw new BadRequest('The ordered list must enumerate all existing linkifiers exactly once');
     }
-    for (const [index, id] of order.entries()) await tx.updateTable('linkifiers').set({ order_index: index }).where('id', '=', id).execute();
+    await setLinkifierOrder(tx, order);
     await announce(services, tx, onCommit, realm.id, audience);
   });
 }

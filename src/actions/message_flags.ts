@@ -5,7 +5,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
 import type { GroupGraph } from '../store/cache.js';
-import { FLAG_BITS, flagsFor, getMessages, insertUserMessages, type FlagName, type MessageRow } from '../store/messages.js';
+import { FLAG_BITS, channelMessagesAmong, dmGroupMembers, flagsFor, getMessages, insertUserMessages, setFlagBit, type FlagName, type MessageRow } from '../store/messages.js';
 import { getStreamsByIds, subscriptionsOf, type Subscription } from '../store/channels.js';
 import { isTopicMuted, listUserTopics, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
@@ -62,16 +62,10 @@ export async function updateMessageFlags(services: Services, user: User, realm: 
     let ids = [...new Set(messageIds)];
     let ignoredChannels: number[] = [];
     if (markingUnread && ids.length) {
-      const streamMessages = await tx
-        .selectFrom('messages')
-        .select(['id', 'stream_id'])
-        .where('realm_id', '=', realm.id)
-        .where('id', 'in', ids)
-        .where('recipient_type', '=', 'stream')
-        .execute();
-      const channelIds = [...new Set(streamMessages.map((m) => m.stream_id!))];
+      const streamMessages = await channelMessagesAmong(tx, realm.id, ids);
+      const channelIds = [...new Set(streamMessages.map((m) => m.stream_id))];
       const subs = await subscriptionsOf(tx, user.id, channelIds);
-      const skipped = new Set(streamMessages.filter((m) => !subs.get(m.stream_id!)?.active).map((m) => m.id));
+      const skipped = new Set(streamMessages.filter((m) => !subs.get(m.stream_id)?.active).map((m) => m.id));
       ignoredChannels = channelIds.filter((id) => !subs.get(id)?.active).sort((a, b) => a - b);
       ids = ids.filter((id) => !skipped.has(id));
     }
@@ -84,14 +78,7 @@ export async function updateMessageFlags(services: Services, user: User, realm: 
       await insertUserMessages(tx, historical.map((message_id) => ({ user_id: user.id, message_id, flags })), true);
     }
     const existing = changed.filter((id) => current.has(id));
-    for (let i = 0; i < existing.length; i += 5000) {
-      await tx
-        .updateTable('user_messages')
-        .set({ flags: (eb) => (op === 'add' ? eb('flags', '|', bit) : eb('flags', '&', ~bit)) })
-        .where('user_id', '=', user.id)
-        .where('message_id', 'in', existing.slice(i, i + 5000))
-        .execute();
-    }
+    await setFlagBit(tx, user.id, existing, bit, op === 'add');
     const details = markingUnread ? await unreadDetails(tx, user, realm, changed) : undefined;
     const event = messageFlagsEvent(op, flag, changed, details);
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [user.id], event });
@@ -125,13 +112,12 @@ async function unreadDetails(tx: Executor, user: User, realm: Realm, ids: number
   const rows = await getMessages(tx, realm.id, ids);
   const groupIds = [...new Set(rows.filter((m) => m.dm_group_id !== null).map((m) => m.dm_group_id!))];
   const streamIds = [...new Set(rows.filter((m) => m.stream_id !== null).map((m) => m.stream_id!))];
-  const [groups, flags, subs, topics] = await Promise.all([
-    groupIds.length ? tx.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('id', 'in', groupIds).execute() : Promise.resolve([]),
+  const [members, flags, subs, topics] = await Promise.all([
+    dmGroupMembers(tx, groupIds),
     flagsFor(tx, user.id, ids),
     subscriptionsOf(tx, user.id, streamIds),
     streamIds.length ? listUserTopics(tx, user.id) : Promise.resolve([]),
   ]);
-  const members = new Map(groups.map((g) => [g.id, g.user_ids_key.split(',').map(Number)]));
   const policyOf = new Map(topics.map((t) => [`${t.stream_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   for (const m of rows) {
     const f = flags.get(m.id) ?? 0;

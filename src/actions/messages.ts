@@ -9,13 +9,14 @@ import type { Realm } from '../store/realms.js';
 import { BOT_TYPE, type User } from '../store/users.js';
 import { getStream, getStreamByName, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
 import { contentFlags } from '../markdown/content_flags.js';
-import { FLAG_BITS, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
+import { FLAG_BITS, dmGroupHasMessages, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
 import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
 import { renderMarkdown, type LinkifierRule, type Rendered } from '../markdown/render.js';
 import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { mutersOf } from '../store/muted_users.js';
-import { alertWordsFor, containsAlertWord } from './alert_words.js';
+import { containsAlertWord } from './alert_words.js';
+import { alertWordsFor } from '../store/alert_words.js';
 import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
@@ -144,8 +145,7 @@ async function checkDirectMessagePermission(services: Services, sender: User, re
   // Those who may not start conversations may still reply in existing ones.
   const db = services.database.db;
   const groupId = await findDmGroup(db, realm.id, participants);
-  const earlier = groupId === undefined ? undefined : await db.selectFrom('messages').select('id').where('dm_group_id', '=', groupId).limit(1).executeTakeFirst();
-  if (!earlier) throw new BadRequest('You do not have permission to initiate direct message conversations.');
+  if (groupId === undefined || !(await dmGroupHasMessages(db, groupId))) throw new BadRequest('You do not have permission to initiate direct message conversations.');
 }
 
 /** Above this many subscribers (or topic participants), wildcard mentions need permission. */

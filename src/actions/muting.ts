@@ -1,10 +1,10 @@
 // Muting users: the muter stops hearing from them; their messages count as read.
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { User } from '../store/users.js';
 import { deleteMute, insertMute, isMuted, mutedUsersOf } from '../store/muted_users.js';
 import { setReadFlag } from '../store/messages.js';
+import { unreadMessageIds } from '../store/unreads.js';
 import { BadRequest, NoSuchUser } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { readFlagsEvent } from '../events/types.js';
@@ -23,15 +23,7 @@ export async function muteUser(services: Services, user: User, mutedId: number):
     if (await isMuted(tx, user.id, mutedId)) throw new BadRequest('User already muted');
     await insertMute(tx, user.id, mutedId, now);
     // Everything the muted user sent this user so far becomes read.
-    const unread = await tx
-      .selectFrom('user_messages as um')
-      .innerJoin('messages', 'messages.id', 'um.message_id')
-      .select('um.message_id')
-      .where('um.user_id', '=', user.id)
-      .where('messages.sender_id', '=', mutedId)
-      .where(sql<boolean>`(um.flags & 1) = 0`)
-      .execute();
-    const ids = unread.map((r) => r.message_id);
+    const ids = await unreadMessageIds(tx, user.id, { senderId: mutedId });
     await setReadFlag(tx, user.id, ids);
     const list = await mutedUsersOf(tx, user.id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });

@@ -1,10 +1,11 @@
 // Navigation views: a user's overrides of the built-in views (pinned or hidden) and custom views.
 import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
-import type { Executor } from '../store/db.js';
 import { ApiError, BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
+import type { NavigationView } from '../store/navigation_views.js';
+import { deleteNavigationView, findNavigationView, insertNavigationView, listNavigationViewRows, updateNavigationViewRow } from '../store/navigation_views.js';
 
 /** The views every user has; they can be pinned or hidden but never renamed. */
 export const BUILT_IN_VIEWS: ReadonlySet<string> = new Set([
@@ -20,12 +21,6 @@ export const BUILT_IN_VIEWS: ReadonlySet<string> = new Set([
   'reminders',
 ]);
 
-export interface NavigationView {
-  fragment: string;
-  is_pinned: boolean;
-  name: string | null;
-}
-
 const NOT_FOUND_MSG = 'Navigation view does not exist.';
 const MAX_NAME_LENGTH = 60;
 /**
@@ -34,14 +29,8 @@ const MAX_NAME_LENGTH = 60;
  */
 export const MAX_FRAGMENT_LENGTH = 500;
 
-async function findView(db: Executor, userId: number, fragment: string): Promise<NavigationView | undefined> {
-  const r = await db.selectFrom('navigation_views').select(['fragment', 'is_pinned', 'name']).where('user_id', '=', userId).where('fragment', '=', fragment).executeTakeFirst();
-  return r ? { fragment: r.fragment, is_pinned: !!r.is_pinned, name: r.name } : undefined;
-}
-
 export async function listNavigationViews(services: Services, user: User): Promise<NavigationView[]> {
-  const rows = await services.database.db.selectFrom('navigation_views').select(['fragment', 'is_pinned', 'name']).where('user_id', '=', user.id).orderBy('id').execute();
-  return rows.map((r) => ({ fragment: r.fragment, is_pinned: !!r.is_pinned, name: r.name }));
+  return listNavigationViewRows(services.database.db, user.id);
 }
 
 function checkName(fragment: string, name: string | undefined | null): string | null {
@@ -59,8 +48,8 @@ export async function addNavigationView(services: Services, user: User, fragment
   if (!f) throw new BadRequest('fragment cannot be blank');
   const finalName = checkName(f, name);
   await onConflict(services.database.transaction(async (tx, onCommit) => {
-    if (await findView(tx, user.id, f)) throw new BadRequest('Navigation view already exists.');
-    await tx.insertInto('navigation_views').values({ user_id: user.id, fragment: f, is_pinned: isPinned, name: finalName }).execute();
+    if (await findNavigationView(tx, user.id, f)) throw new BadRequest('Navigation view already exists.');
+    await insertNavigationView(tx, user.id, { fragment: f, is_pinned: isPinned, name: finalName });
     publishAfterCommit(services, onCommit, {
       realmId: user.realm_id,
       userIds: [user.id],
@@ -73,18 +62,18 @@ export async function updateNavigationView(services: Services, user: User, fragm
   const builtIn = BUILT_IN_VIEWS.has(fragment);
   if (builtIn && name !== undefined) throw new BadRequest('Built-in views cannot have a custom name');
   await services.database.transaction(async (tx, onCommit) => {
-    const current = await findView(tx, user.id, fragment);
+    const current = await findNavigationView(tx, user.id, fragment);
     if (!current && !builtIn) throw new ApiError(NOT_FOUND_MSG, 'NOT_FOUND', 404);
     if (name !== undefined && !name.trim()) throw new BadRequest('Custom views must have a name');
     if (name !== undefined && name.trim().length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
-    const data: Record<string, unknown> = {};
+    const data: { is_pinned?: boolean; name?: string } = {};
     if (isPinned !== undefined) data.is_pinned = isPinned;
     if (name !== undefined) data.name = name.trim();
     if (!current) {
       // A built-in view gets its override row the first time it is changed.
-      await tx.insertInto('navigation_views').values({ user_id: user.id, fragment, is_pinned: isPinned ?? true, name: null }).execute();
+      await insertNavigationView(tx, user.id, { fragment, is_pinned: isPinned ?? true, name: null });
     } else if (Object.keys(data).length) {
-      await tx.updateTable('navigation_views').set(data).where('user_id', '=', user.id).where('fragment', '=', fragment).execute();
+      await updateNavigationViewRow(tx, user.id, fragment, data);
     }
     if (Object.keys(data).length) {
       publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'navigation_view', op: 'update', fragment, data } });
@@ -94,8 +83,8 @@ export async function updateNavigationView(services: Services, user: User, fragm
 
 export async function removeNavigationView(services: Services, user: User, fragment: string): Promise<void> {
   await services.database.transaction(async (tx, onCommit) => {
-    if (!(await findView(tx, user.id, fragment))) throw new ResourceNotFound(NOT_FOUND_MSG);
-    await tx.deleteFrom('navigation_views').where('user_id', '=', user.id).where('fragment', '=', fragment).execute();
+    if (!(await findNavigationView(tx, user.id, fragment))) throw new ResourceNotFound(NOT_FOUND_MSG);
+    await deleteNavigationView(tx, user.id, fragment);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'navigation_view', op: 'remove', fragment } });
   });
 }

@@ -8,17 +8,9 @@ import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { isWebTemplate, templateVariables } from '../lib/uri_templates.js';
 import { onConflict } from '../store/conflicts.js';
+import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists } from '../store/playgrounds.js';
 
-export interface Playground {
-  id: number;
-  name: string;
-  pygments_language: string;
-  url_template: string;
-}
-
-export async function listPlaygrounds(db: Executor, realmId: number): Promise<Playground[]> {
-  return db.selectFrom('realm_playgrounds').select(['id', 'name', 'pygments_language', 'url_template']).where('realm_id', '=', realmId).orderBy('id').execute();
-}
+export { listPlaygrounds };
 
 function validate(name: string, language: string, urlTemplate: string) {
   const n = name.trim();
@@ -44,11 +36,10 @@ export async function addPlayground(services: Services, caller: User, realm: Rea
   const p = validate(name, language, urlTemplate);
   await services.cache.users(realm.id);
   return onConflict(services.database.transaction(async (tx, onCommit) => {
-    const dup = await tx.selectFrom('realm_playgrounds').select('id').where('realm_id', '=', realm.id).where('name', '=', p.name).where('pygments_language', '=', p.pygments_language).executeTakeFirst();
-    if (dup) throw new BadRequest('Realm playground with this Realm, Pygments language and Name already exists.');
-    const row = await tx.insertInto('realm_playgrounds').values({ realm_id: realm.id, ...p }).returning('id').executeTakeFirstOrThrow();
+    if (await playgroundExists(tx, realm.id, p.name, p.pygments_language)) throw new BadRequest('Realm playground with this Realm, Pygments language and Name already exists.');
+    const id = await insertPlayground(tx, realm.id, p);
     await announce(services, tx, onCommit, realm.id);
-    return { id: row.id };
+    return { id };
   }), () => new BadRequest('Realm playground with this Realm, Pygments language and Name already exists.'));
 }
 
@@ -56,8 +47,7 @@ export async function removePlayground(services: Services, caller: User, realm: 
   if (!isRealmAdmin(caller)) throw new AdminRequired();
   await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
-    const res = await tx.deleteFrom('realm_playgrounds').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw new BadRequest('Invalid playground');
+    if (!(await deletePlayground(tx, realm.id, id))) throw new BadRequest('Invalid playground');
     await announce(services, tx, onCommit, realm.id);
   });
 }

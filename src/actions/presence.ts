@@ -1,43 +1,17 @@
 // Presence: clients report "active" or "idle" about once a minute; everyone may read it.
-import { sql } from 'kysely';
 import { apiEmail } from '../shapes/users.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import type { Executor } from '../store/db.js';
+import type { PresenceRow } from '../store/presence.js';
+import { getPresence, writePresence } from '../store/presence.js';
+
+export { lastPresenceUpdateId, presenceRows } from '../store/presence.js';
 import { publishAfterCommit } from '../events/publish.js';
 
 /** Zulip's server_presence_offline_threshold_seconds: older reports count as offline. */
 export const OFFLINE_THRESHOLD_SECONDS = 140;
-
-export interface PresenceRow {
-  user_id: number;
-  last_active_time: number | null;
-  last_connected_time: number | null;
-  last_update_id: number;
-}
-
-export async function presenceRows(db: Executor, realmId: number, afterUpdateId: number, sinceTime: number): Promise<PresenceRow[]> {
-  const rows = await db
-    .selectFrom('user_presence')
-    .select(['user_id', 'last_active_time', 'last_connected_time', 'last_update_id'])
-    .where('realm_id', '=', realmId)
-    .where('last_update_id', '>', afterUpdateId)
-    .where(sql<boolean>`coalesce(last_connected_time, 0) >= ${sinceTime}`)
-    .execute();
-  return rows.map((r) => ({
-    user_id: r.user_id,
-    last_active_time: r.last_active_time === null ? null : Number(r.last_active_time),
-    last_connected_time: r.last_connected_time === null ? null : Number(r.last_connected_time),
-    last_update_id: Number(r.last_update_id),
-  }));
-}
-
-export async function lastPresenceUpdateId(db: Executor, realmId: number): Promise<number> {
-  const r = await db.selectFrom('user_presence').select((eb) => eb.fn.max('last_update_id').as('m')).where('realm_id', '=', realmId).executeTakeFirst();
-  return Number(r?.m ?? 0) || 0;
-}
 
 /** The modern format: {user_id: {active_timestamp, idle_timestamp}}. */
 export function modernPresences(rows: PresenceRow[]): Record<string, { active_timestamp: number; idle_timestamp: number }> {
@@ -67,14 +41,11 @@ export async function updatePresence(services: Services, user: User, realm: Real
   const now = nowSeconds();
   const audience = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active && u.id !== user.id).map((u) => u.id);
   await services.database.transaction(async (tx, onCommit) => {
-    const current = await tx.selectFrom('user_presence').selectAll().where('user_id', '=', user.id).executeTakeFirst();
-    const nextId = (await lastPresenceUpdateId(tx, realm.id)) + 1;
-    const lastActive = status === 'active' ? now : current?.last_active_time === undefined ? null : (current.last_active_time === null ? null : Number(current.last_active_time));
-    const wasActiveRecently = current?.last_active_time != null && Number(current.last_active_time) >= now - OFFLINE_THRESHOLD_SECONDS;
-    const heardRecently = current?.last_connected_time != null && Number(current.last_connected_time) >= now - OFFLINE_THRESHOLD_SECONDS;
-    const row = { user_id: user.id, realm_id: realm.id, last_active_time: lastActive, last_connected_time: now, last_update_id: nextId };
-    if (current) await tx.updateTable('user_presence').set(row).where('user_id', '=', user.id).execute();
-    else await tx.insertInto('user_presence').values(row).execute();
+    const current = await getPresence(tx, user.id);
+    const lastActive = status === 'active' ? now : (current?.last_active_time ?? null);
+    const wasActiveRecently = current?.last_active_time != null && current.last_active_time >= now - OFFLINE_THRESHOLD_SECONDS;
+    const heardRecently = current?.last_connected_time != null && current.last_connected_time >= now - OFFLINE_THRESHOLD_SECONDS;
+    const nextId = await writePresence(tx, realm.id, user.id, lastActive, now);
     const changed = !heardRecently || (status === 'active' && !wasActiveRecently);
     if (changed) {
       const presence = legacyPresence({ user_id: user.id, last_active_time: lastActive, last_connected_time: now, last_update_id: nextId });

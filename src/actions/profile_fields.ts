@@ -12,6 +12,23 @@ import { isRealmAdmin } from '../access/channel_access.js';
 import { audienceFor } from './users.js';
 import { requireRealmAdmin } from '../access/roles.js';
 import { onConflict } from '../store/conflicts.js';
+import {
+  deleteProfileFieldRow,
+  deleteValuesNotIn,
+  getProfileField,
+  insertProfileField,
+  listProfileFields,
+  profileFieldNameTaken,
+  realmProfileValues,
+  setProfileFieldOrder,
+  storeProfileValue,
+  summaryFieldCount,
+  updateProfileFieldRow,
+  userProfileValues,
+  type ProfileField,
+} from '../store/profile_fields.js';
+
+export { listProfileFields, type ProfileField };
 
 export const FIELD_TYPE = { short_text: 1, long_text: 2, select: 3, date: 4, url: 5, user: 6, external_account: 7, pronouns: 8 } as const;
 
@@ -39,36 +56,6 @@ const DEFAULT_EXTERNAL_ACCOUNTS: Record<string, { name: string; hint: string }> 
   twitter: { name: 'Twitter', hint: 'Enter your Twitter username' },
 };
 
-export interface ProfileField {
-  id: number;
-  realm_id: number;
-  name: string;
-  hint: string;
-  field_type: number;
-  field_data: string;
-  order_index: number;
-  display_in_profile_summary: boolean;
-  required: boolean;
-  editable_by_user: boolean;
-  use_for_user_matching: boolean;
-}
-
-function fieldFromRow(r: Record<string, any>): ProfileField {
-  return {
-    ...(r as ProfileField),
-    order_index: Number(r.order_index),
-    display_in_profile_summary: !!r.display_in_profile_summary,
-    required: !!r.required,
-    editable_by_user: !!r.editable_by_user,
-    use_for_user_matching: !!r.use_for_user_matching,
-  };
-}
-
-export async function listProfileFields(db: Executor, realmId: number): Promise<ProfileField[]> {
-  const rows = await db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realmId).orderBy('order_index').orderBy('id').execute();
-  return rows.map(fieldFromRow);
-}
-
 /** A field as the API shows it; the two optional flags only when true. */
 export function formatProfileField(f: ProfileField): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -95,12 +82,7 @@ function profileEntry(fieldType: number, value: string, rendered: string | null)
 /** Every user's values in the organization, by user id: one query. */
 export async function profileDataByUser(db: Executor, realmId: number): Promise<Map<number, ProfileData>> {
   const out = new Map<number, ProfileData>();
-  const q = db
-    .selectFrom('custom_profile_field_values')
-    .innerJoin('custom_profile_fields', 'custom_profile_fields.id', 'custom_profile_field_values.field_id')
-    .select(['custom_profile_field_values.user_id as user_id', 'custom_profile_field_values.field_id as field_id', 'custom_profile_field_values.value as value', 'custom_profile_field_values.rendered_value as rendered_value', 'custom_profile_fields.field_type as field_type'])
-    .where('custom_profile_field_values.realm_id', '=', realmId);
-  for (const r of await q.execute()) {
+  for (const r of await realmProfileValues(db, realmId)) {
     const data = out.get(r.user_id) ?? out.set(r.user_id, {}).get(r.user_id)!;
     data[String(r.field_id)] = profileEntry(r.field_type, r.value, r.rendered_value);
   }
@@ -213,18 +195,6 @@ function storedFieldData(fieldType: number, data: Record<string, unknown>): stri
   return JSON.stringify(data);
 }
 
-async function summaryCount(tx: Executor, realmId: number, exceptId?: number): Promise<number> {
-  let q = tx.selectFrom('custom_profile_fields').select('id').where('realm_id', '=', realmId).where('display_in_profile_summary', '=', true);
-  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
-  return (await q.execute()).length;
-}
-
-async function nameTaken(tx: Executor, realmId: number, name: string, exceptId?: number): Promise<boolean> {
-  let q = tx.selectFrom('custom_profile_fields').select('id').where('realm_id', '=', realmId).where('name', '=', name);
-  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
-
 /** After any change to the organization's fields: the whole list, to every active user. */
 async function announceFields(services: Services, tx: Executor, onCommit: OnCommit, realmId: number): Promise<void> {
   const users = await services.cache.users(realmId);
@@ -251,35 +221,26 @@ export async function createProfileField(services: Services, caller: User, realm
     hint = known.hint;
   }
   return onConflict(services.database.transaction(async (tx, onCommit) => {
-    if (summary && (await summaryCount(tx, realm.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
-    if (await nameTaken(tx, realm.id, name)) throw new BadRequest('A field with that label already exists.');
-    const row = await tx
-      .insertInto('custom_profile_fields')
-      .values({
-        realm_id: realm.id,
-        name,
-        hint,
-        field_type: fieldType,
-        field_data: storedFieldData(fieldType, data),
-        order_index: 0,
-        display_in_profile_summary: summary,
-        required: spec.required ?? false,
-        editable_by_user: spec.editableByUser ?? true,
-        use_for_user_matching: matching,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    // Like Zulip, a new field's order is its id: it goes last.
-    await tx.updateTable('custom_profile_fields').set({ order_index: row.id }).where('id', '=', row.id).execute();
+    if (summary && (await summaryFieldCount(tx, realm.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
+    if (await profileFieldNameTaken(tx, realm.id, name)) throw new BadRequest('A field with that label already exists.');
+    const id = await insertProfileField(tx, realm.id, fieldType, {
+      name,
+      hint,
+      field_data: storedFieldData(fieldType, data),
+      display_in_profile_summary: summary,
+      required: spec.required ?? false,
+      editable_by_user: spec.editableByUser ?? true,
+      use_for_user_matching: matching,
+    });
     await announceFields(services, tx, onCommit, realm.id);
-    return row.id;
+    return id;
   }), () => new BadRequest('A field with that label already exists.'));
 }
 
 async function getField(db: Executor, realmId: number, fieldId: number): Promise<ProfileField> {
-  const row = await db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realmId).where('id', '=', fieldId).executeTakeFirst();
-  if (!row) throw new BadRequest(`Field id ${fieldId} not found.`);
-  return fieldFromRow(row);
+  const field = await getProfileField(db, realmId, fieldId);
+  if (!field) throw new BadRequest(`Field id ${fieldId} not found.`);
+  return field;
 }
 
 /** PATCH /realm/profile_fields/{field_id}: the type never changes; the rest is checked as on creation. */
@@ -299,26 +260,21 @@ export async function updateProfileField(services: Services, caller: User, realm
   }
   checkFieldSpec(name, hint, field.field_type, data, summary, matching);
   await onConflict(services.database.transaction(async (tx, onCommit) => {
-    if (spec.displayInProfileSummary && (await summaryCount(tx, realm.id, field.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
-    if (name !== field.name && (await nameTaken(tx, realm.id, name, field.id))) throw new BadRequest('A field with that label already exists.');
-    await tx
-      .updateTable('custom_profile_fields')
-      .set({
-        name,
-        hint,
-        field_data: spec.fieldData !== undefined ? storedFieldData(field.field_type, data) : field.field_data,
-        display_in_profile_summary: summary,
-        required: spec.required ?? field.required,
-        editable_by_user: spec.editableByUser ?? field.editable_by_user,
-        use_for_user_matching: matching,
-      })
-      .where('id', '=', field.id)
-      .execute();
+    if (spec.displayInProfileSummary && (await summaryFieldCount(tx, realm.id, field.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
+    if (name !== field.name && (await profileFieldNameTaken(tx, realm.id, name, field.id))) throw new BadRequest('A field with that label already exists.');
+    await updateProfileFieldRow(tx, field.id, {
+      name,
+      hint,
+      field_data: spec.fieldData !== undefined ? storedFieldData(field.field_type, data) : field.field_data,
+      display_in_profile_summary: summary,
+      required: spec.required ?? field.required,
+      editable_by_user: spec.editableByUser ?? field.editable_by_user,
+      use_for_user_matching: matching,
+    });
     // Like Zulip, values naming a choice that is gone are removed with it.
     if (field.field_type === FIELD_TYPE.select && spec.fieldData !== undefined) {
       const keys = Object.keys(data);
-      const stale = await tx.deleteFrom('custom_profile_field_values').where('field_id', '=', field.id).where('value', 'not in', keys).executeTakeFirst();
-      if (Number(stale.numDeletedRows) > 0) onCommit(() => services.cache.invalidateUsers(realm.id));
+      if (await deleteValuesNotIn(tx, field.id, keys)) onCommit(() => services.cache.invalidateUsers(realm.id));
     }
     await announceFields(services, tx, onCommit, realm.id);
   }), () => new BadRequest('A field with that label already exists.'));
@@ -329,8 +285,7 @@ export async function deleteProfileField(services: Services, caller: User, realm
   requireRealmAdmin(caller);
   const field = await getField(services.database.db, realm.id, fieldId);
   await services.database.transaction(async (tx, onCommit) => {
-    await tx.deleteFrom('custom_profile_field_values').where('field_id', '=', field.id).execute();
-    await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
+    await deleteProfileFieldRow(tx, field.id);
     await announceFields(services, tx, onCommit, realm.id);
     onCommit(() => services.cache.invalidateUsers(realm.id));
   });
@@ -345,7 +300,7 @@ export async function reorderProfileFields(services: Services, caller: User, rea
     if (position.size !== order.length || fields.length !== order.length || fields.some((f) => !position.has(f.id))) {
       throw new BadRequest('Invalid order mapping.');
     }
-    for (const f of fields) await tx.updateTable('custom_profile_fields').set({ order_index: position.get(f.id)! }).where('id', '=', f.id).execute();
+    await setProfileFieldOrder(tx, position);
     await announceFields(services, tx, onCommit, realm.id);
   });
 }
@@ -454,23 +409,17 @@ export async function prepareProfileData(
   return async (tx, onCommit) => {
     let changed = false;
     const ids = [...writes.keys()];
-    const current = new Map(
-      (await tx.selectFrom('custom_profile_field_values').select(['field_id', 'value']).where('user_id', '=', target.id).where('field_id', 'in', ids).execute()).map((r) => [r.field_id, r.value]),
-    );
+    const current = await userProfileValues(tx, target.id, ids);
     for (const [fieldId, value] of writes) {
       const field = fields.get(fieldId)!;
       const before = current.get(fieldId);
       const rendered = value !== null && isRenderable(field.field_type) ? renderMarkdown(value, renderCtx).html : null;
       if (value === null) {
         if (before === undefined) continue;
-        await tx.deleteFrom('custom_profile_field_values').where('user_id', '=', target.id).where('field_id', '=', fieldId).execute();
+        await storeProfileValue(tx, realm.id, target.id, fieldId, null, true);
       } else {
         if (before === value) continue;
-        if (before === undefined) {
-          await tx.insertInto('custom_profile_field_values').values({ realm_id: realm.id, user_id: target.id, field_id: fieldId, value, rendered_value: rendered }).execute();
-        } else {
-          await tx.updateTable('custom_profile_field_values').set({ value, rendered_value: rendered }).where('user_id', '=', target.id).where('field_id', '=', fieldId).execute();
-        }
+        await storeProfileValue(tx, realm.id, target.id, fieldId, { value, rendered_value: rendered }, before !== undefined);
       }
       const entry: Record<string, unknown> = { id: fieldId, value };
       if (rendered !== null) entry.rendered_value = rendered;

@@ -17,6 +17,7 @@ import { BouncerError, bouncerRequest, stableUuid, type BouncerConfig } from '..
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 import { FLAG_BITS, dmGroupMembers, flagsFor, getMessages, type MessageRow } from '../store/messages.js';
 import { getStreamsByIds } from '../store/channels.js';
+import { finishPushRegistration, updateClientDevicePush } from '../store/devices.js';
 import {
   claimPush,
   deleteLegacyTokens,
@@ -115,10 +116,10 @@ export async function registerE2eeDevice(services: Services, user: User, reg: E2
   const cfg = services.config.pushBouncer!;
   const now = nowSeconds();
   await services.database.transaction(async (tx, onCommit) => {
-    const fields: Record<string, unknown> = {};
+    const fields: Parameters<typeof updateClientDevicePush>[3] = {};
     if (reg.pushKey !== undefined) Object.assign(fields, { push_key: reg.pushKey, push_key_id: reg.pushKeyId });
     if (reg.tokenId !== undefined) Object.assign(fields, { pending_push_token_id: reg.tokenId, push_token_kind: reg.tokenKind, push_token_last_updated_timestamp: now, push_registration_error_code: null });
-    await tx.updateTable('client_devices').set(fields).where('id', '=', reg.deviceId).where('user_id', '=', user.id).execute();
+    await updateClientDevicePush(tx, user.id, reg.deviceId, fields);
     const event: DeviceUpdateEvent = { type: 'device', op: 'update', device_id: reg.deviceId };
     if (reg.pushKey !== undefined) event.push_key_id = reg.pushKeyId;
     if (reg.tokenId !== undefined) Object.assign(event, { pending_push_token_id: reg.tokenId, push_token_last_updated_timestamp: now, push_registration_error_code: null });
@@ -145,13 +146,7 @@ async function completeE2eeRegistration(services: Services, cfg: BouncerConfig, 
   }
   await services.database.transaction(async (tx, onCommit) => {
     // Only if the registration is still the one asked for (a later one replaces it).
-    const res = await tx
-      .updateTable('client_devices')
-      .set(error === null ? { push_token_id: reg.tokenId, pending_push_token_id: null } : { pending_push_token_id: null, push_registration_error_code: error })
-      .where('id', '=', reg.deviceId)
-      .where('pending_push_token_id', '=', reg.tokenId!)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return;
+    if (!(await finishPushRegistration(tx, reg.deviceId, reg.tokenId!, error))) return;
     const event: DeviceUpdateEvent = { type: 'device', op: 'update', device_id: reg.deviceId, pending_push_token_id: null };
     if (error === null) event.push_token_id = reg.tokenId;
     else event.push_registration_error_code = error;

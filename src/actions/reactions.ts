@@ -6,7 +6,8 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { FLAG_BITS, insertUserMessages, type MessageRow } from '../store/messages.js';
+import { FLAG_BITS, insertUserMessages, messageHolderIds, type MessageRow } from '../store/messages.js';
+import { deleteReaction, insertReaction, reactionsWithEmoji } from '../store/reactions.js';
 import { getStream, subscriberIds, subscriptionsOf } from '../store/channels.js';
 import { setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { userSettingsOf } from '../lib/user_settings.js';
@@ -25,7 +26,7 @@ export interface ReactionRequest {
 
 /** Who hears about a change to the message: its recipients, plus subscribers of shared-history channels. */
 export async function audience(db: Executor, realmId: number, m: MessageRow): Promise<number[]> {
-  const ids = new Set((await db.selectFrom('user_messages').select('user_id').where('message_id', '=', m.id).execute()).map((r) => r.user_id));
+  const ids = new Set(await messageHolderIds(db, m.id));
   if (m.stream_id !== null) {
     const stream = await getStream(db, realmId, m.stream_id);
     if (stream?.history_public_to_subscribers) for (const id of await subscriberIds(db, stream.id)) ids.add(id);
@@ -116,25 +117,13 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
   const emojiCode = code;
   const reactionType = type;
   await services.database.transaction(async (tx, onCommit) => {
-    const same = await tx
-      .selectFrom('reactions')
-      .select(['user_id', 'emoji_name'])
-      .where('message_id', '=', message.id)
-      .where('emoji_code', '=', emojiCode)
-      .where('reaction_type', '=', reactionType)
-      .orderBy('id')
-      .execute();
+    const same = await reactionsWithEmoji(tx, message.id, { emoji_code: emojiCode, reaction_type: reactionType });
     if (same.some((r) => r.user_id === user.id)) throw new ReactionAlreadyExists();
     let emojiName = req.emojiName;
     // A vote for an existing reaction keeps that reaction's name; a new one must name a usable emoji.
     if (same[0]) emojiName = same[0].emoji_name;
     else await checkEmoji(tx, realm.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
-    const inserted = await tx
-      .insertInto('reactions')
-      .values({ message_id: message.id, user_id: user.id, emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType })
-      .onConflict((oc) => oc.columns(['message_id', 'user_id', 'reaction_type', 'emoji_code']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new ReactionAlreadyExists();
+    if (!(await insertReaction(tx, message.id, user.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType }))) throw new ReactionAlreadyExists();
     await takePart(services, tx, onCommit, realm, user, message);
     const userIds = await audience(tx, realm.id, message);
     publishReaction(services, onCommit, realm, user, userIds, 'add', message.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
@@ -153,17 +142,9 @@ export async function removeReaction(services: Services, user: User, realm: Real
   }
   const emojiCode = code;
   await services.database.transaction(async (tx, onCommit) => {
-    const mine = await tx
-      .selectFrom('reactions')
-      .select(['id', 'emoji_name'])
-      .where('message_id', '=', message.id)
-      .where('user_id', '=', user.id)
-      .where('emoji_code', '=', emojiCode)
-      .where('reaction_type', '=', type)
-      .executeTakeFirst();
-    if (!mine) throw new ReactionDoesNotExist();
-    await tx.deleteFrom('reactions').where('id', '=', mine.id).execute();
+    const removedName = await deleteReaction(tx, message.id, user.id, { emoji_code: emojiCode, reaction_type: type });
+    if (removedName === undefined) throw new ReactionDoesNotExist();
     const userIds = await audience(tx, realm.id, message);
-    publishReaction(services, onCommit, realm, user, userIds, 'remove', message.id, { emoji_name: mine.emoji_name, emoji_code: emojiCode, reaction_type: type });
+    publishReaction(services, onCommit, realm, user, userIds, 'remove', message.id, { emoji_name: removedName, emoji_code: emojiCode, reaction_type: type });
   });
 }

@@ -2,7 +2,7 @@
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { FLAG_BITS } from '../store/messages.js';
+import { messageReaderIds } from '../store/messages.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { BadRequest } from '../errors.js';
 import { accessibleMessage } from '../queries/message_access.js';
@@ -18,20 +18,10 @@ export async function readReceipts(services: Services, viewer: User, realm: Real
   const db = services.database.db;
   const [rows, users] = await Promise.all([
     // Readers come from the message's rows (user_messages_message index), read bit set.
-    db
-      .selectFrom('user_messages')
-      .select('user_id')
-      .where('message_id', '=', message.id)
-      .where((eb) => eb(eb('flags', '&', FLAG_BITS.read), '<>', 0))
-      .where('user_id', '<>', message.sender_id)
-      .where('user_id', 'not in', (eb) => eb.selectFrom('muted_users').select('muted_user_id').where('user_id', '=', viewer.id))
-      .where('user_id', 'not in', (eb) => eb.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', viewer.id))
-      .orderBy('user_id')
-      .execute(),
+    messageReaderIds(db, message.id, message.sender_id, viewer.id),
     services.cache.users(realm.id),
   ]);
   return rows
-    .map((r) => r.user_id)
     .filter((id) => {
       const u = users.get(id);
       return !!u && u.is_active && userSettingsOf(u.settings).send_read_receipts;

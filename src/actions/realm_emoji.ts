@@ -10,7 +10,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import { activeRealmEmojiByName, listRealmEmoji, type RealmEmojiRow } from '../store/emoji.js';
+import { activeRealmEmojiByName, deactivateRealmEmojiRow, insertRealmEmoji, listRealmEmoji, type RealmEmojiRow } from '../store/emoji.js';
 import { isUserInGroup } from '../store/cache.js';
 import { unicodeEmojiByName } from '../lib/emoji.js';
 import { ApiError, BadRequest } from '../errors.js';
@@ -114,10 +114,7 @@ export async function addRealmEmoji(services: Services, user: User, realm: Realm
     await onConflict(services.database.transaction(async (tx, onCommit) => {
       const taken = await activeRealmEmojiByName(tx, realm.id, name);
       if (taken) throw new BadRequest('A custom emoji with this name already exists.');
-      await tx
-        .insertInto('realm_emoji')
-        .values({ realm_id: realm.id, name, author_id: user.id, file_name: fileName, is_animated: kind.animated(file.data), deactivated: false })
-        .execute();
+      await insertRealmEmoji(tx, { realm_id: realm.id, name, author_id: user.id, file_name: fileName, is_animated: kind.animated(file.data) });
       await publishAll(services, tx, onCommit, realm, audience);
     }), () => new BadRequest('A custom emoji with this name already exists.'));
   } catch (err) {
@@ -133,7 +130,7 @@ export async function deactivateRealmEmoji(services: Services, user: User, realm
     // Zulip answers a missing emoji with 404 (feature level 190) and its usual BAD_REQUEST code.
     if (!emoji) throw new ApiError(`Emoji '${name}' does not exist`, 'BAD_REQUEST', 404);
     if (!isAdmin(user) && emoji.author_id !== user.id) throw new BadRequest('Must be an organization administrator or emoji author');
-    await tx.updateTable('realm_emoji').set({ deactivated: true }).where('id', '=', emoji.id).execute();
+    await deactivateRealmEmojiRow(tx, emoji.id);
     await publishAll(services, tx, onCommit, realm, audience);
   });
 }

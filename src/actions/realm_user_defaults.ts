@@ -7,15 +7,10 @@ import type { Executor } from '../store/db.js';
 import { USER_SETTING_DEFAULTS, type UserSettings } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { requireRealmAdmin } from '../access/roles.js';
+import { realmUserDefaultOverrides, storeRealmUserDefaultOverrides } from '../store/realm_user_defaults.js';
 
 /** Settings a realm default may not hold: they are each person's own. */
 export const NOT_REALM_DEFAULTS: ReadonlySet<string> = new Set(['timezone', 'default_language', 'enable_marketing_emails', 'enable_login_emails', 'allow_private_data_export']);
-
-/** The organization's stored overrides (values that differ from USER_SETTING_DEFAULTS). */
-export async function realmUserDefaultOverrides(db: Executor, realmId: number): Promise<Record<string, unknown>> {
-  const row = await db.selectFrom('realm_user_defaults').select('settings').where('realm_id', '=', realmId).executeTakeFirst();
-  return row ? (JSON.parse(row.settings) as Record<string, unknown>) : {};
-}
 
 /** The organization's effective defaults for new users. */
 export async function realmUserDefaults(db: Executor, realmId: number): Promise<UserSettings> {
@@ -35,10 +30,7 @@ export async function updateRealmUserDefaults(services: Services, caller: User, 
       if ((USER_SETTING_DEFAULTS as Record<string, unknown>)[k] === v) delete overrides[k];
       else overrides[k] = v;
     }
-    const text = JSON.stringify(overrides);
-    const exists = await tx.selectFrom('realm_user_defaults').select('realm_id').where('realm_id', '=', realm.id).executeTakeFirst();
-    if (exists) await tx.updateTable('realm_user_defaults').set({ settings: text }).where('realm_id', '=', realm.id).execute();
-    else await tx.insertInto('realm_user_defaults').values({ realm_id: realm.id, settings: text }).execute();
+    await storeRealmUserDefaultOverrides(tx, realm.id, overrides);
     for (const [property, value] of changed) {
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user_settings_defaults', op: 'update', property, value } });
     }

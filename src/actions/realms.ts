@@ -1,7 +1,7 @@
 // Creating an organization: the realm row, its system groups, its group settings pointing at
 // them, and the owner account, all in one transaction.
 import type { Database } from '../store/db.js';
-import { insertRealm, REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS, SYSTEM_BOT_REALM, updateRealm, type RealmSettings } from '../store/realms.js';
+import { insertRealm, realmStringIds, REALM_GROUP_SETTING_DEFAULTS, REALM_SETTING_DEFAULTS, SYSTEM_BOT_REALM, updateRealm, type RealmSettings } from '../store/realms.js';
 import type { Executor } from '../store/db.js';
 import { createSystemGroups } from '../store/groups.js';
 import { ROLE } from '../store/users.js';
@@ -50,7 +50,7 @@ export async function createOrganization(database: Database, org: NewOrganizatio
     let stringId = org.stringId ?? subdomainFrom(name);
     // The first organization of a server lives at its root; others get a unique subdomain. The
     // system bots' internal organization counts as taken but not as a first organization.
-    const taken = new Set((await tx.selectFrom('realms').select('string_id').execute()).map((r) => r.string_id));
+    const taken = new Set(await realmStringIds(tx));
     taken.add(SYSTEM_BOT_REALM);
     if (org.stringId === undefined && taken.size === 1) stringId = '';
     if (taken.has(stringId)) {

@@ -1,10 +1,10 @@
 // Message retention: messages older than their channel's retention period (or the organization's,
 // when the channel uses the default) are deleted by a periodic job.
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { listRealms } from '../store/realms.js';
-import { deleteMessagesByIds } from '../store/messages.js';
+import { deleteMessagesByIds, expiredChannelMessages } from '../store/messages.js';
+import { channelRetentionDays } from '../store/channels.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 import { deleteMessageEvent } from '../events/types.js';
@@ -17,21 +17,14 @@ export async function runRetention(services: Services): Promise<number> {
   const db = services.database.db;
   let deleted = 0;
   for (const realm of await listRealms(db)) {
-    const streams = await db.selectFrom('streams').select(['id', 'message_retention_days']).where('realm_id', '=', realm.id).execute();
+    const streams = await channelRetentionDays(db, realm.id);
     for (const s of streams) {
       // null: the organization's policy; -1: keep forever.
-      const days = s.message_retention_days === null ? realm.settings.message_retention_days : Number(s.message_retention_days);
+      const days = s.message_retention_days === null ? realm.settings.message_retention_days : s.message_retention_days;
       if (!days || days < 0) continue;
       const cutoff = nowSeconds() - days * DAY;
       for (;;) {
-        const expired = await db
-          .selectFrom('messages')
-          .select(['id', 'recipient_type', 'stream_id', 'topic'])
-          .where('stream_id', '=', s.id)
-          .where(sql<boolean>`date_sent < ${cutoff}`)
-          .orderBy('id')
-          .limit(BATCH)
-          .execute();
+        const expired = await expiredChannelMessages(db, s.id, cutoff, BATCH);
         if (expired.length === 0) break;
         await services.database.transaction(async (tx, onCommit) => {
           const recipients = await deleteMessagesByIds(tx, realm.id, expired.map((m) => m.id));

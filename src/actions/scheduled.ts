@@ -6,6 +6,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import {
   claimScheduled,
+  markScheduledFailed,
   deleteScheduled,
   dueScheduled,
   getPendingScheduled,
@@ -180,8 +181,7 @@ async function deliver(services: Services, m: ScheduledMessage): Promise<void> {
     }
   }
   await services.database.transaction(async (tx, onCommit) => {
-    const res = await tx.updateTable('scheduled_messages').set({ failed: true }).where('id', '=', m.id).where('delivered', '=', false).executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return;
+    if (!(await markScheduledFailed(tx, m.id))) return;
     publishAfterCommit(services, onCommit, {
       realmId: m.realm_id,
       userIds: [m.sender_id],
@@ -203,7 +203,7 @@ async function deliverDueReminder(services: Services, m: ScheduledMessage): Prom
     if (err instanceof AlreadyDelivered) return;
     console.error(`reminder ${m.id}:`, err);
   }
-  await services.database.db.updateTable('scheduled_messages').set({ failed: true }).where('id', '=', m.id).where('delivered', '=', false).execute();
+  await markScheduledFailed(services.database.db, m.id);
 }
 
 /** Checks every second for due messages; several processes may run it on one database. */

@@ -1,10 +1,10 @@
 // A user's own settings for their subscriptions (color, muting, pinning, notifications), and
 // marking whole channels, topics or everything as read.
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getStream, subscriptionsOf } from '../store/channels.js';
+import { getStream, setSubscriptionColumn, subscriptionsOf } from '../store/channels.js';
+import { unreadMessageIds } from '../store/unreads.js';
 import { setReadFlag } from '../store/messages.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -43,7 +43,7 @@ export async function updateSubscriptionProperties(services: Services, user: Use
   }
   await services.database.transaction(async (tx, onCommit) => {
     for (const u of updates) {
-      await tx.updateTable('subscriptions').set({ [u.column]: u.value }).where('user_id', '=', user.id).where('stream_id', '=', u.streamId).execute();
+      await setSubscriptionColumn(tx, user.id, u.streamId, u.column, u.value);
       for (const [property, value] of u.events) {
         publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'subscription', op: 'update', stream_id: u.streamId, property, value } });
       }
@@ -51,28 +51,18 @@ export async function updateSubscriptionProperties(services: Services, user: Use
   });
 }
 
-/** Marks the user's unread messages matching the filter read; one flags event with their ids. */
-async function markRead(services: Services, user: User, filter: (q: ReturnType<typeof unreadQuery>) => ReturnType<typeof unreadQuery>): Promise<number[]> {
+/** Marks the user's unread messages (all, or a channel's or topic's) read; one flags event with their ids. */
+async function markRead(services: Services, user: User, only: { streamId?: number; topic?: string }): Promise<number[]> {
   return services.database.transaction(async (tx, onCommit) => {
-    const rows = await filter(unreadQuery(tx, user.id)).execute();
-    const ids = rows.map((r) => r.message_id);
+    const ids = await unreadMessageIds(tx, user.id, only);
     await setReadFlag(tx, user.id, ids);
     if (ids.length) publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: readFlagsEvent(ids) });
     return ids;
   });
 }
 
-function unreadQuery(db: Executor, userId: number) {
-  return db
-    .selectFrom('user_messages as um')
-    .innerJoin('messages', 'messages.id', 'um.message_id')
-    .select('um.message_id')
-    .where('um.user_id', '=', userId)
-    .where(sql<boolean>`(um.flags & 1) = 0`);
-}
-
 export async function markAllAsRead(services: Services, user: User): Promise<void> {
-  await markRead(services, user, (q) => q);
+  await markRead(services, user, {});
 }
 
 async function readableStream(services: Services, user: User, realm: Realm, streamId: number) {
@@ -83,10 +73,10 @@ async function readableStream(services: Services, user: User, realm: Realm, stre
 
 export async function markStreamAsRead(services: Services, user: User, realm: Realm, streamId: number): Promise<void> {
   const stream = await readableStream(services, user, realm, streamId);
-  await markRead(services, user, (q) => q.where('messages.stream_id', '=', stream.id));
+  await markRead(services, user, { streamId: stream.id });
 }
 
 export async function markTopicAsRead(services: Services, user: User, realm: Realm, streamId: number, topic: string): Promise<void> {
   const stream = await readableStream(services, user, realm, streamId);
-  await markRead(services, user, (q) => q.where('messages.stream_id', '=', stream.id).where(sql<boolean>`lower(messages.topic) = lower(${topic})`));
+  await markRead(services, user, { streamId: stream.id, topic });
 }

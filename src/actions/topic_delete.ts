@@ -1,14 +1,14 @@
 // Deleting a whole topic (POST /streams/{id}/delete_topic): organization administrators only,
 // newest messages first, in batches that each commit on their own, so a huge topic makes
 // progress even when the request runs out of time (the client repeats it until `complete`).
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream, isSubscribed } from '../store/channels.js';
 import { deleteMessagesByIds } from '../store/messages.js';
-import { VISIBILITY } from '../store/user_topics.js';
+import { deleteTopicPolicies, topicPolicyRows, VISIBILITY } from '../store/user_topics.js';
+import { newestTopicMessages, usersWithTopicMessages } from '../store/topics.js';
 import { InvalidStreamId, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
@@ -33,13 +33,7 @@ export async function deleteTopic(services: Services, user: User, realm: Realm, 
   const budgetMs = o.budgetMs ?? TIME_BUDGET_MS;
   for (;;) {
     const done = await services.database.transaction(async (tx, onCommit) => {
-      let q = tx
-        .selectFrom('messages')
-        .select(['messages.id', 'messages.topic'])
-        .where('messages.stream_id', '=', stream.id)
-        .where(sql<boolean>`lower(messages.topic) = lower(${topic})`);
-      if (onlyOwnRows) q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', user.id);
-      const batch = await q.orderBy('messages.id', 'desc').limit(o.batchSize ?? BATCH).execute();
+      const batch = await newestTopicMessages(tx, stream.id, topic, o.batchSize ?? BATCH, onlyOwnRows ? user.id : undefined);
       if (batch.length === 0) return true;
       const ids = batch.map((m) => m.id).sort((a, b) => a - b);
       const recipients = await deleteMessagesByIds(tx, realm.id, ids);
@@ -58,34 +52,15 @@ export async function deleteTopic(services: Services, user: User, realm: Realm, 
   // The topic is gone: its visibility policies go too, except for users who can still read
   // messages left in it (protected history the administrator could not see).
   await services.database.transaction(async (tx, onCommit) => {
-    const rows = await tx
-      .selectFrom('user_topics')
-      .select(['user_id', 'topic_name'])
-      .where('stream_id', '=', stream.id)
-      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
-      .execute();
+    const rows = await topicPolicyRows(tx, stream.id, topic);
     if (rows.length === 0) return;
     let affected = rows.map((r) => r.user_id);
     if (onlyOwnRows) {
-      const still = await tx
-        .selectFrom('user_messages')
-        .innerJoin('messages', 'messages.id', 'user_messages.message_id')
-        .select('user_messages.user_id')
-        .distinct()
-        .where('user_messages.user_id', 'in', affected)
-        .where('messages.stream_id', '=', stream.id)
-        .where(sql<boolean>`lower(messages.topic) = lower(${topic})`)
-        .execute();
-      const keep = new Set(still.map((r) => r.user_id));
+      const keep = await usersWithTopicMessages(tx, affected, stream.id, topic);
       affected = affected.filter((id) => !keep.has(id));
     }
     if (affected.length === 0) return;
-    await tx
-      .deleteFrom('user_topics')
-      .where('user_id', 'in', affected)
-      .where('stream_id', '=', stream.id)
-      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
-      .execute();
+    await deleteTopicPolicies(tx, affected, stream.id, topic);
     const now = nowSeconds();
     for (const r of rows.filter((x) => affected.includes(x.user_id))) {
       publishAfterCommit(services, onCommit, {

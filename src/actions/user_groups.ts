@@ -1,13 +1,12 @@
 // Named user groups: create, rename, settings, members, subgroups, deactivate — with Zulip's
 // permission settings on each group and the organization's can_create_groups/can_manage_all_groups.
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
 import { channelSettingsUseGroup } from '../store/channels.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
-import type { Executor } from '../store/db.js';
+import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, removeGroupMembers, removeSubgroups, updateGroupRow, type GroupSettingIds } from '../store/groups.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -50,19 +49,6 @@ async function checkMembers(services: Services, realmId: number, ids: number[]):
   for (const id of ids) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID: ${id}`);
 }
 
-/** Whether another active named group of the organization has this name (case-insensitively). */
-async function groupNameTaken(db: Executor, realmId: number, name: string, exceptId?: number): Promise<boolean> {
-  let q = db
-    .selectFrom('user_groups')
-    .select('id')
-    .where('realm_id', '=', realmId)
-    .where('named', '=', true)
-    .where('deactivated', '=', false)
-    .where(sql<boolean>`lower(name) = lower(${name})`);
-  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
-  return !!(await q.executeTakeFirst());
-}
-
 /** Whether adding `sub` under `group` would make a group its own subgroup. */
 function wouldCycle(graph: GroupGraph, group: number, sub: number): boolean {
   const stack = [sub];
@@ -101,19 +87,13 @@ export async function createUserGroup(
   const now = nowSeconds();
   return onConflict(services.database.transaction(async (tx, onCommit) => {
     if (await groupNameTaken(tx, realm.id, name)) throw new BadRequest(`User group '${name}' already exists.`);
-    const settings: Record<string, number> = {};
+    const settings = {} as GroupSettingIds;
     for (const key of GROUP_SETTINGS) {
       settings[key] = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, g.settings[key] ?? defaults[key], key, now, { allowInternet: false });
     }
-    const row = await tx
-      .insertInto('user_groups')
-      .values({ realm_id: realm.id, name, description: g.description, is_system_group: false, named: true, deactivated: false, date_created: now, creator_id: caller.id, ...settings })
-      .returning('id')
-      .executeTakeFirstOrThrow();
     const members = [...new Set(g.members)];
     const subgroups = [...new Set(g.subgroups)];
-    if (members.length) await tx.insertInto('group_members').values(members.map((user_id) => ({ group_id: row.id, user_id }))).execute();
-    if (subgroups.length) await tx.insertInto('group_subgroups').values(subgroups.map((subgroup_id) => ({ group_id: row.id, subgroup_id }))).execute();
+    const row = { id: await insertNamedGroup(tx, realm.id, { name, description: g.description, creatorId: caller.id, now, settings, members, subgroups }) };
     // The event is built here, from what was written, so it goes out in order right after the commit.
     const settingValues: Record<string, GroupSettingValue> = {};
     for (const key of GROUP_SETTINGS) {
@@ -161,7 +141,7 @@ export async function updateUserGroup(
   const users = await services.cache.users(realm.id);
   const now = nowSeconds();
   await onConflict(services.database.transaction(async (tx, onCommit) => {
-    const set: Record<string, unknown> = {};
+    const set: Parameters<typeof updateGroupRow>[2] = {};
     const data: Record<string, unknown> = {};
     if (u.name !== undefined) {
       const name = validName(u.name);
@@ -175,7 +155,7 @@ export async function updateUserGroup(
       data[key] = update.new;
     }
     if (Object.keys(set).length === 0) return;
-    await tx.updateTable('user_groups').set(set).where('id', '=', id).execute();
+    await updateGroupRow(tx, id, set);
     onCommit(() => services.cache.invalidateGroups(realm.id));
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
@@ -219,19 +199,19 @@ export async function changeGroupMembers(
   await services.database.transaction(async (tx, onCommit) => {
     const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event });
     if (c.add.length) {
-      await tx.insertInto('group_members').values(c.add.map((user_id) => ({ group_id: id, user_id }))).execute();
+      await addGroupMembers(tx, id, c.add);
       emit({ type: 'user_group', op: 'add_members', group_id: id, user_ids: c.add });
     }
     if (c.remove.length) {
-      await tx.deleteFrom('group_members').where('group_id', '=', id).where('user_id', 'in', c.remove).execute();
+      await removeGroupMembers(tx, id, c.remove);
       emit({ type: 'user_group', op: 'remove_members', group_id: id, user_ids: c.remove });
     }
     if (c.addSubgroups.length) {
-      await tx.insertInto('group_subgroups').values(c.addSubgroups.map((subgroup_id) => ({ group_id: id, subgroup_id }))).execute();
+      await addSubgroups(tx, id, c.addSubgroups);
       emit({ type: 'user_group', op: 'add_subgroups', group_id: id, direct_subgroup_ids: c.addSubgroups });
     }
     if (c.removeSubgroups.length) {
-      await tx.deleteFrom('group_subgroups').where('group_id', '=', id).where('subgroup_id', 'in', c.removeSubgroups).execute();
+      await removeSubgroups(tx, id, c.removeSubgroups);
       emit({ type: 'user_group', op: 'remove_subgroups', group_id: id, direct_subgroup_ids: c.removeSubgroups });
     }
     onCommit(() => services.cache.invalidateGroups(realm.id));

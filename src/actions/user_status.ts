@@ -6,7 +6,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { updateUser } from '../store/users.js';
-import { userStatuses, userStatusOf, type ReactionType, type UserStatusRow } from '../store/emoji.js';
+import { storeUserStatus, userStatuses, userStatusOf, type ReactionType, type UserStatusRow } from '../store/emoji.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { apiEmail } from '../shapes/users.js';
 import { BadRequest } from '../errors.js';
@@ -93,8 +93,7 @@ export async function updateUserStatus(services: Services, target: User, realm: 
       reaction_type: emoji?.reaction_type ?? current?.reaction_type ?? 'unicode_emoji',
       timestamp: now,
     };
-    if (current) await tx.updateTable('user_status').set(next).where('user_id', '=', target.id).execute();
-    else await tx.insertInto('user_status').values({ user_id: target.id, realm_id: realm.id, ...next }).execute();
+    await storeUserStatus(tx, realm.id, target.id, next);
     const event: UserStatusEvent = { type: 'user_status', user_id: target.id };
     if (change.away !== undefined) {
       event.away = change.away;

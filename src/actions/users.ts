@@ -1,7 +1,7 @@
 // Writes to user accounts. insertAccount is the one place an account row is made (organization
 // owners, CLI users, POST /users, bots); the exported actions wrap it with permissions and events.
 import type { Executor } from '../store/db.js';
-import { insertUser, getUserByEmail, ROLE, ROLE_VALUES, BOT_TYPE, updateUser, userFromRow, usersSharingConversationWith } from '../store/users.js';
+import { insertUser, getUserByEmail, ROLE, ROLE_VALUES, BOT_TYPE, updateUser, usersSharingConversationWith, requireUser } from '../store/users.js';
 import type { User } from '../store/users.js';
 import { setSystemGroupMembership } from '../store/groups.js';
 import { getRealm } from '../store/realms.js';
@@ -17,7 +17,7 @@ import { canSeeDeliveryEmail, formatUser, apiEmail } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { subscribeNewAccountToDefaults } from './channels.js';
-import { realmUserDefaultOverrides } from './realm_user_defaults.js';
+import { realmUserDefaultOverrides } from '../store/realm_user_defaults.js';
 import { subscriptionEvents } from '../shapes/channels.js';
 import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';
 import { onConflict } from '../store/conflicts.js';
@@ -165,7 +165,7 @@ function publishSystemGroupMoves(services: Services, onCommit: OnCommit, realmId
 }
 
 async function rowAsUser(tx: Executor, id: number): Promise<User> {
-  return userFromRow(await tx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+  return requireUser(tx, id);
 }
 
 // ---- actions behind the API ----

@@ -18,7 +18,7 @@ export { STREAM_GROUP_SETTINGS };
 
 export type Stream = Row<StreamTable>;
 
-export function streamFromRow(r: Record<string, any>): Stream {
+function streamFromRow(r: Record<string, any>): Stream {
   return {
     ...(r as Stream),
     date_created: Number(r.date_created),
@@ -306,4 +306,45 @@ export async function channelSettingsUseGroup(db: Executor, realmId: number, gro
 export async function channelHasNamedTopic(db: Executor, streamId: number): Promise<boolean> {
   const row = await db.selectFrom('messages').select('id').where('stream_id', '=', streamId).where(sql<boolean>`topic <> ''`).limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Each of the organization's channels with its own retention setting (null: the organization's). */
+export async function channelRetentionDays(db: Executor, realmId: number): Promise<Array<{ id: number; message_retention_days: number | null }>> {
+  const rows = await db.selectFrom('streams').select(['id', 'message_retention_days']).where('realm_id', '=', realmId).execute();
+  return rows.map((r) => ({ id: r.id, message_retention_days: r.message_retention_days === null ? null : Number(r.message_retention_days) }));
+}
+
+/** The channels' first_message_id as stored now, by channel id. */
+export async function firstMessageIds(db: Executor, streamIds: readonly number[]): Promise<Map<number, number | null>> {
+  if (streamIds.length === 0) return new Map();
+  const rows = await db.selectFrom('streams').select(['id', 'first_message_id']).where('id', 'in', streamIds).execute();
+  return new Map(rows.map((r) => [r.id, r.first_message_id === null ? null : Number(r.first_message_id)]));
+}
+
+/** The organization's active default channels (those a new account joins), by id. */
+export async function activeDefaultStreams(db: Executor, realmId: number): Promise<Stream[]> {
+  const rows = await db
+    .selectFrom('default_streams')
+    .innerJoin('streams', 'streams.id', 'default_streams.stream_id')
+    .selectAll('streams')
+    .where('default_streams.realm_id', '=', realmId)
+    .where('streams.is_archived', '=', false)
+    .orderBy('streams.id')
+    .execute();
+  return rows.map(streamFromRow);
+}
+
+/** Sets one per-user property column of a subscription. */
+export async function setSubscriptionColumn(db: Executor, userId: number, streamId: number, column: string, value: unknown): Promise<void> {
+  await db.updateTable('subscriptions').set({ [column]: value }).where('user_id', '=', userId).where('stream_id', '=', streamId).execute();
+}
+
+/** The sender's email-gateway token for the channel, if one was made. */
+export async function channelEmailToken(db: Executor, streamId: number, senderId: number): Promise<string | undefined> {
+  return (await db.selectFrom('channel_email_tokens').select('token').where('stream_id', '=', streamId).where('sender_id', '=', senderId).executeTakeFirst())?.token;
+}
+
+/** Stores a sender's token for a channel; a second for the same pair fails with a UniqueConflict. */
+export async function insertChannelEmailToken(db: Executor, t: { realm_id: number; stream_id: number; sender_id: number; creator_id: number; token: string }): Promise<void> {
+  await db.insertInto('channel_email_tokens').values(t).execute();
 }

@@ -2,7 +2,6 @@
 import type { Executor } from './db.js';
 
 export type ReactionType = 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
-export const REACTION_TYPES: readonly ReactionType[] = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
 
 export interface RealmEmojiRow {
   id: number;
@@ -100,4 +99,24 @@ export async function userStatusOf(db: Executor, userId: number): Promise<UserSt
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return r ? { ...r, user_id: Number(r.user_id) } : undefined;
+}
+
+/** Adds a custom emoji; an active one with the same name fails with a UniqueConflict. */
+export async function insertRealmEmoji(db: Executor, e: { realm_id: number; name: string; author_id: number; file_name: string; is_animated: boolean }): Promise<void> {
+  await db.insertInto('realm_emoji').values({ ...e, deactivated: false }).execute();
+}
+
+export async function deactivateRealmEmojiRow(db: Executor, id: number): Promise<void> {
+  await db.updateTable('realm_emoji').set({ deactivated: true }).where('id', '=', id).execute();
+}
+
+/** Sets the user's status, making its row the first time. */
+export async function storeUserStatus(
+  db: Executor,
+  realmId: number,
+  userId: number,
+  next: { status_text: string; emoji_name: string; emoji_code: string; reaction_type: string; timestamp: number },
+): Promise<void> {
+  const res = await db.updateTable('user_status').set(next).where('user_id', '=', userId).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) await db.insertInto('user_status').values({ user_id: userId, realm_id: realmId, ...next }).execute();
 }

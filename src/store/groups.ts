@@ -1,5 +1,6 @@
 // User groups: the system groups every organization has, named groups, and the anonymous groups
 // that hold a group-setting value given as direct members and subgroups.
+import { sql } from 'kysely';
 import type { Executor } from './db.js';
 import type { Row, UserGroupTable } from './schema.js';
 import { ROLE } from './users.js';
@@ -198,8 +199,71 @@ export async function insertAnonymousGroup(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  if (members.length) await db.insertInto('group_members').values(members.map((user_id) => ({ group_id: row.id, user_id }))).execute();
-  if (subgroups.length)
-    await db.insertInto('group_subgroups').values(subgroups.map((subgroup_id) => ({ group_id: row.id, subgroup_id }))).execute();
+  await addGroupMembers(db, row.id, members);
+  await addSubgroups(db, row.id, subgroups);
   return row.id;
+}
+
+/**
+ * Whether another active named group of the organization has this name, in any case (a unique
+ * index on lower(name) over active named groups makes a racing second one a UniqueConflict).
+ */
+export async function groupNameTaken(db: Executor, realmId: number, name: string, exceptId?: number): Promise<boolean> {
+  let q = db
+    .selectFrom('user_groups')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('named', '=', true)
+    .where('deactivated', '=', false)
+    .where(sql<boolean>`lower(name) = lower(${name})`);
+  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+  return !!(await q.executeTakeFirst());
+}
+
+/** The permission settings of a group, each the id of the group holding it. */
+export type GroupSettingIds = Record<'can_add_members_group' | 'can_join_group' | 'can_leave_group' | 'can_manage_group' | 'can_mention_group' | 'can_remove_members_group', number>;
+
+/** Creates a named group with its settings, direct members and subgroups. */
+export async function insertNamedGroup(
+  db: Executor,
+  realmId: number,
+  g: { name: string; description: string; creatorId: number; now: number; settings: GroupSettingIds; members: readonly number[]; subgroups: readonly number[] },
+): Promise<number> {
+  const row = await db
+    .insertInto('user_groups')
+    .values({ realm_id: realmId, name: g.name, description: g.description, is_system_group: false, named: true, deactivated: false, date_created: g.now, creator_id: g.creatorId, ...g.settings })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await addGroupMembers(db, row.id, g.members);
+  await addSubgroups(db, row.id, g.subgroups);
+  return row.id;
+}
+
+export async function updateGroupRow(
+  db: Executor,
+  id: number,
+  set: Partial<GroupSettingIds> & { name?: string; description?: string; deactivated?: boolean },
+): Promise<void> {
+  await db.updateTable('user_groups').set(set).where('id', '=', id).execute();
+}
+
+export async function addGroupMembers(db: Executor, groupId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length) await db.insertInto('group_members').values(userIds.map((user_id) => ({ group_id: groupId, user_id }))).execute();
+}
+
+export async function removeGroupMembers(db: Executor, groupId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length) await db.deleteFrom('group_members').where('group_id', '=', groupId).where('user_id', 'in', userIds).execute();
+}
+
+export async function addSubgroups(db: Executor, groupId: number, subgroupIds: readonly number[]): Promise<void> {
+  if (subgroupIds.length) await db.insertInto('group_subgroups').values(subgroupIds.map((subgroup_id) => ({ group_id: groupId, subgroup_id }))).execute();
+}
+
+export async function removeSubgroups(db: Executor, groupId: number, subgroupIds: readonly number[]): Promise<void> {
+  if (subgroupIds.length) await db.deleteFrom('group_subgroups').where('group_id', '=', groupId).where('subgroup_id', 'in', subgroupIds).execute();
+}
+
+/** Makes the user a direct member of each of these groups. */
+export async function addUserToGroups(db: Executor, userId: number, groupIds: readonly number[]): Promise<void> {
+  if (groupIds.length) await db.insertInto('group_members').values(groupIds.map((group_id) => ({ group_id, user_id: userId }))).execute();
 }

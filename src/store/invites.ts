@@ -102,3 +102,15 @@ export async function markEmailInvitesUsed(db: Executor, realmId: number, email:
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .execute();
 }
+
+/** Whether the invitation is still pending. */
+export async function invitePending(db: Executor, id: number): Promise<boolean> {
+  const r = await db.selectFrom('invites').select('status').where('id', '=', id).executeTakeFirst();
+  return !!r && Number(r.status) === INVITE_STATUS.pending;
+}
+
+/** Uses up a single-use invitation; false when another acceptance (or a revocation) came first. */
+export async function claimInvite(db: Executor, id: number): Promise<boolean> {
+  const res = await db.updateTable('invites').set({ status: INVITE_STATUS.used }).where('id', '=', id).where('status', '=', INVITE_STATUS.pending).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

@@ -71,3 +71,14 @@ export async function updateLinkifierFields(db: Executor, realmId: number, id: n
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
+
+/** Deletes one of the organization's linkifiers; false when it has no such linkifier. */
+export async function deleteLinkifier(db: Executor, realmId: number, id: number): Promise<boolean> {
+  const res = await db.deleteFrom('linkifiers').where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Gives the linkifiers the positions of `order` (all of the organization's linkifiers' ids). */
+export async function setLinkifierOrder(db: Executor, order: readonly number[]): Promise<void> {
+  for (const [index, id] of order.entries()) await db.updateTable('linkifiers').set({ order_index: index }).where('id', '=', id).execute();
+}

@@ -205,3 +205,80 @@ export async function recentDmConversations(db: Executor, userId: number, limit:
     .sort((a, b) => b.maxMessageId - a.maxMessageId)
     .slice(0, limit);
 }
+
+/** Everyone with a user_messages row for the message (its recipients, and readers who joined in). */
+export async function messageHolderIds(db: Executor, messageId: number): Promise<number[]> {
+  return (await db.selectFrom('user_messages').select('user_id').where('message_id', '=', messageId).execute()).map((r) => r.user_id);
+}
+
+/** Of these message ids, those of the organization's channel messages, with their channel. */
+export async function channelMessagesAmong(db: Executor, realmId: number, ids: readonly number[]): Promise<Array<{ id: number; stream_id: number }>> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('messages').select(['id', 'stream_id']).where('realm_id', '=', realmId).where('id', 'in', ids).where('recipient_type', '=', 'stream').execute();
+  return rows.map((r) => ({ id: r.id, stream_id: r.stream_id! }));
+}
+
+/** Sets (on) or clears one flag bit on the user's rows for these messages. */
+export async function setFlagBit(db: Executor, userId: number, ids: readonly number[], bit: number, on: boolean): Promise<void> {
+  for (let i = 0; i < ids.length; i += 5000) {
+    await db
+      .updateTable('user_messages')
+      .set({ flags: (eb) => (on ? eb('flags', '|', bit) : eb('flags', '&', ~bit)) })
+      .where('user_id', '=', userId)
+      .where('message_id', 'in', ids.slice(i, i + 5000))
+      .execute();
+  }
+}
+
+/** Whether the direct message group has any message. */
+export async function dmGroupHasMessages(db: Executor, groupId: number): Promise<boolean> {
+  return !!(await db.selectFrom('messages').select('id').where('dm_group_id', '=', groupId).limit(1).executeTakeFirst());
+}
+
+/** Every message the user sent, with whether its channel is private (null for direct messages). */
+export async function messagesSentBy(db: Executor, userId: number) {
+  return db
+    .selectFrom('messages')
+    .leftJoin('streams', 'streams.id', 'messages.stream_id')
+    .select(['messages.id', 'messages.recipient_type', 'messages.stream_id', 'messages.topic', 'streams.invite_only'])
+    .where('messages.sender_id', '=', userId)
+    .execute();
+}
+
+/** The channel's oldest messages sent before `cutoff`, up to `limit`. */
+export async function expiredChannelMessages(db: Executor, streamId: number, cutoff: number, limit: number) {
+  return db
+    .selectFrom('messages')
+    .select(['id', 'recipient_type', 'stream_id', 'topic'])
+    .where('stream_id', '=', streamId)
+    .where(sql<boolean>`date_sent < ${cutoff}`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The newest messages of these channels sent after `since`, newest first, up to `limit`. */
+export async function recentChannelMessageIds(db: Executor, streamIds: readonly number[], since: number, limit: number): Promise<number[]> {
+  if (streamIds.length === 0) return [];
+  const rows = await db.selectFrom('messages').select('id').where('stream_id', 'in', streamIds).where('date_sent', '>', since).orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Readers of a message for its read receipts: users whose row has the read bit, other than the
+ * sender, leaving out users the viewer muted and users who muted the viewer; by id.
+ */
+export async function messageReaderIds(db: Executor, messageId: number, senderId: number, viewerId: number): Promise<number[]> {
+  // Readers come from the message's rows (user_messages_message index), read bit set.
+  const rows = await db
+    .selectFrom('user_messages')
+    .select('user_id')
+    .where('message_id', '=', messageId)
+    .where((eb) => eb(eb('flags', '&', FLAG_BITS.read), '<>', 0))
+    .where('user_id', '<>', senderId)
+    .where('user_id', 'not in', (eb) => eb.selectFrom('muted_users').select('muted_user_id').where('user_id', '=', viewerId))
+    .where('user_id', 'not in', (eb) => eb.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', viewerId))
+    .orderBy('user_id')
+    .execute();
+  return rows.map((r) => r.user_id);
+}

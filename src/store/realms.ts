@@ -182,3 +182,8 @@ export async function updateRealm(
   if (Object.keys(values).length === 0) return;
   await db.updateTable('realms').set(values).where('id', '=', id).execute();
 }
+
+/** Every organization's subdomain (string_id). */
+export async function realmStringIds(db: Executor): Promise<string[]> {
+  return (await db.selectFrom('realms').select('string_id').execute()).map((r) => r.string_id);
+}

@@ -91,3 +91,9 @@ export async function claimScheduled(db: Executor, id: number, messageIdPlacehol
 export async function deleteScheduled(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('scheduled_messages').where('id', '=', id).execute();
 }
+
+/** Marks an undelivered message failed; false when it was delivered (or gone) meanwhile. */
+export async function markScheduledFailed(db: Executor, id: number): Promise<boolean> {
+  const res = await db.updateTable('scheduled_messages').set({ failed: true }).where('id', '=', id).where('delivered', '=', false).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

@@ -50,3 +50,17 @@ export async function starredMessageIds(db: Executor, userId: number): Promise<n
     .execute();
   return rows.map((r) => r.message_id);
 }
+
+/** The user's unread messages, all of them or those of one channel, topic (any case) or sender. */
+export async function unreadMessageIds(db: Executor, userId: number, only: { streamId?: number; topic?: string; senderId?: number } = {}): Promise<number[]> {
+  let q = db
+    .selectFrom('user_messages as um')
+    .innerJoin('messages', 'messages.id', 'um.message_id')
+    .select('um.message_id')
+    .where('um.user_id', '=', userId)
+    .where(sql<boolean>`(um.flags & 1) = 0`);
+  if (only.streamId !== undefined) q = q.where('messages.stream_id', '=', only.streamId);
+  if (only.topic !== undefined) q = q.where(sql<boolean>`lower(messages.topic) = lower(${only.topic})`);
+  if (only.senderId !== undefined) q = q.where('messages.sender_id', '=', only.senderId);
+  return (await q.execute()).map((r) => r.message_id);
+}

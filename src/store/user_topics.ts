@@ -82,3 +82,14 @@ export async function mutedTopicsOf(db: Executor, userId: number): Promise<Array
     .execute();
   return rows.map((r) => [r.name, r.topic, Number(r.at)]);
 }
+
+/** Every user's stored policy row for the topic (any spelling). */
+export async function topicPolicyRows(db: Executor, streamId: number, topic: string): Promise<Array<{ user_id: number; topic_name: string }>> {
+  return db.selectFrom('user_topics').select(['user_id', 'topic_name']).where('stream_id', '=', streamId).where(sql<boolean>`lower(topic_name) = lower(${topic})`).execute();
+}
+
+/** Drops these users' policies for the topic (any spelling). */
+export async function deleteTopicPolicies(db: Executor, userIds: readonly number[], streamId: number, topic: string): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.deleteFrom('user_topics').where('user_id', 'in', userIds).where('stream_id', '=', streamId).where(sql<boolean>`lower(topic_name) = lower(${topic})`).execute();
+}

@@ -40,7 +40,7 @@ type UserRow = Omit<User, 'is_bot' | 'is_active' | 'can_create_users' | 'setting
   settings: string;
 };
 
-export function userFromRow(row: UserRow): User {
+function userFromRow(row: UserRow): User {
   return {
     ...row,
     date_joined: Number(row.date_joined),
@@ -190,4 +190,14 @@ export async function usersWithExternalAccount(db: Executor, realmId: number, su
   if (ids.length === 0) return [];
   const rows = await db.selectFrom('custom_profile_field_values').select('user_id').where('realm_id', '=', realmId).where('field_id', 'in', ids).where('value', '=', username).execute();
   return [...new Set(rows.map((r) => r.user_id))];
+}
+
+/** The ids of the organization's active accounts (bots included). */
+export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
+  return (await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).execute()).map((r) => r.id);
+}
+
+/** An account that exists (one just created in this transaction). */
+export async function requireUser(db: Executor, id: number): Promise<User> {
+  return userFromRow(await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 }

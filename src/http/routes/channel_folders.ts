@@ -3,7 +3,8 @@ import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
 import { check } from '../../lib/params.js';
 import { BadRequest } from '../../errors.js';
-import { createChannelFolder, listChannelFolders, reorderChannelFolders, updateChannelFolder } from '../../actions/channel_folders.js';
+import { createChannelFolder, reorderChannelFolders, updateChannelFolder } from '../../actions/channel_folders.js';
+import { listChannelFolders } from '../../store/channel_folders.js';
 
 export function registerChannelFolderRoutes(r: Router): void {
   r.post('/channel_folders/create', async ({ params, services, user, realm }) =>

@@ -9,7 +9,8 @@ import { createBot, createUserByApi, updateUserByAdmin, usersVisibleTo } from '.
 import { requireMemberOrAdmin, requireRealmAdmin } from '../../access/roles.js';
 import { BOT_TYPE, type User } from '../../store/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
-import { addAlertWords, alertWordsOf, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
+import { addAlertWords, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
+import { alertWordsOf } from '../../store/alert_words.js';
 import { deactivateUser, reactivateUser, type DeactivationActions } from '../../actions/deactivation.js';
 import { BadRequest } from '../../errors.js';
 import { prepareProfileData, realmProfileData } from '../../actions/profile_fields.js';
