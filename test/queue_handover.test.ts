@@ -125,7 +125,18 @@ test('the hand-over route exists only for peers: anyone else gets 404 before the
 test('a /register that reaches a process during its hand-over is refused (503, retry elsewhere), never given a queue that is then lost', async () => {
   const late = await spawnServer(a, env);
   const reader = await a.createUser({ name: 'Lena Late' });
-  const direct = on(reader, late.url);
+  // Plain fetch, not the recording client: Zulip's OpenAPI documents no 503 for /register (a
+  // restarting Zulip answers from its proxy, outside the API), so these exchanges stay out of the
+  // conformance record.
+  const auth = `Basic ${Buffer.from(`${reader.email}:${reader.apiKey}`).toString('base64')}`;
+  const register = async () => {
+    const res = await fetch(`${late.url}/api/v1/register`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ event_types: '["message"]', fetch_event_types: '["realm"]' }).toString(),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { queue_id?: string; code?: string } };
+  };
   const made: string[] = [];
   const refused: number[] = [];
   let running = true;
@@ -133,7 +144,7 @@ test('a /register that reaches a process during its hand-over is refused (503, r
   const hammer = async () => {
     while (running) {
       try {
-        const res = await direct.post('/register', { event_types: ['message'], fetch_event_types: ['realm'] });
+        const res = await register();
         if (res.status === 200) made.push(res.body.queue_id as string);
         else {
           assert.equal(res.status, 503, JSON.stringify(res.body));
