@@ -16,8 +16,8 @@ const queues = new Map<string, Queue>();
 let nextQueue = 0;
 let nextMessage = 0;
 
-function json(res: ServerResponse, text: string): void {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+function json(res: ServerResponse, text: string, status = 200): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -35,7 +35,7 @@ const server = createServer((req, res) => {
   }
   if (url.pathname === '/api/v1/events' && req.method === 'GET') {
     const q = queues.get(url.searchParams.get('queue_id') ?? '');
-    if (!q) return json(res, '{"result":"error","msg":"Bad event queue ID","code":"BAD_EVENT_QUEUE_ID"}');
+    if (!q) return json(res, '{"result":"error","msg":"Bad event queue ID","code":"BAD_EVENT_QUEUE_ID"}', 400);
     const last = Number(url.searchParams.get('last_event_id') ?? -1);
     q.events = q.events.filter((e) => Number(/"id":(\d+)\}$/.exec(e)![1]) > last);
     if (q.events.length) return answer(q, res);
@@ -49,7 +49,7 @@ const server = createServer((req, res) => {
       const q = queues.get(new URLSearchParams(Buffer.concat(chunks).toString()).get('queue_id') ?? '');
       if (q) {
         queues.delete(q.id);
-        if (q.parked) json(q.parked, '{"result":"error","msg":"Bad event queue ID","code":"BAD_EVENT_QUEUE_ID"}');
+        if (q.parked) json(q.parked, '{"result":"error","msg":"Bad event queue ID","code":"BAD_EVENT_QUEUE_ID"}', 400);
       }
       json(res, '{"result":"success","msg":""}');
     });

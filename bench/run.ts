@@ -19,6 +19,8 @@ const usePostgres = process.argv.includes('--postgres');
 const PG_URL = process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
 /** Concurrent senders in the message-throughput figure. */
+// Fixed sending rates for the send-to-event latency lines (CONFAB_BENCH_ONLY=rate runs only these).
+const RATES = (process.env.CONFAB_BENCH_RATES || '100,1000').split(',').map(Number);
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
 /** Comma-separated subset of figures to measure: rss,me,send,get,register,render,web,scale (default: all). */
 const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render,web,scale').split(','));
@@ -40,6 +42,12 @@ function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux clock ticks are 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
@@ -112,7 +120,7 @@ const basic = (email: string, key: string) => 'Basic ' + Buffer.from(`${email}:$
  * an open-loop sender at that many messages a second, each latency counted from when the message
  * was due, so a server that falls behind shows it.
  */
-async function sendThroughput(base: string, s: Seeded, rate?: number) {
+async function sendThroughput(base: string, s: Seeded, rate?: number, serverPid?: number) {
   // Every subscriber of the channel long-polls its own queue, as a client would.
   const latencies: number[] = [];
   let polling = true;
@@ -131,6 +139,7 @@ async function sendThroughput(base: string, s: Seeded, rate?: number) {
     const sampled = index < SAMPLED;
     while (polling) {
       const res = await call(base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }, !sampled);
+      if (!polling) break; // the queue may be deleted under this poll at the end
       if (res.status !== 200) throw new Error(`poll failed: ${String(res.body).slice(0, 200)}`);
       const now = performance.now();
       if (!sampled) {
@@ -148,6 +157,9 @@ async function sendThroughput(base: string, s: Seeded, rate?: number) {
     }
   });
 
+  // A poller that fails is reported after the run, not as an unhandled rejection mid-run.
+  const pollErrors: unknown[] = [];
+  for (const p of pollers) p.catch((err) => pollErrors.push(err));
   const senderAuth = basic(s.sender.email, s.sender.api_key);
   let sent = 0;
   const deadline = performance.now() + SECONDS * 1000;
@@ -172,17 +184,20 @@ async function sendThroughput(base: string, s: Seeded, rate?: number) {
   });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const serverCpuBefore = serverPid ? cpuSeconds(serverPid) : 0;
   await Promise.all(senders);
   const elapsed = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const clientCpu = (cpu.user + cpu.system) / 1e6 / elapsed;
+  const serverCpu = serverPid ? (cpuSeconds(serverPid) - serverCpuBefore) / elapsed : NaN;
   // Let the last events arrive, then release the pollers.
   await new Promise((r) => setTimeout(r, 500));
   polling = false;
   await Promise.all(queues.map((q) => call(base, q.auth, 'DELETE', '/events', { queue_id: q.queueId }).catch(() => undefined)));
   await Promise.allSettled(pollers);
+  if (pollErrors.length) throw pollErrors[0];
   latencies.sort((a, b) => a - b);
-  return { perSecond: sent / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, clientCpu };
+  return { perSecond: sent / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, clientCpu, serverCpu };
 }
 
 async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
@@ -251,17 +266,20 @@ async function main() {
     line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite)`, send.perSecond / floorCommitEach);
     line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${send.samples} events sampled; load generator used ${(send.clientCpu * 100).toFixed(0)}% of a core`);
     line('send-to-event latency p99 (ms)', send.p99.toFixed(1));
+    }
+
+    if (ONLY.has('send') || ONLY.has('rate')) {
     // The same at fixed rates (the load a team produces), beside a bare Node long-poll relay
     // (bench/floor_server.ts) driven by the same client at the same rate.
     const relay = await startProcess([join(root, 'dist/bench/floor_server.js')], {}, /listening (\d+)/);
     try {
-      for (const rate of [100, 1000]) {
-        const at = await sendThroughput(base, seeded, rate);
-        const floorAt = await sendThroughput(`http://127.0.0.1:${relay.match[1]}`, seeded, rate);
+      for (const rate of RATES) {
+        const at = await sendThroughput(base, seeded, rate, server.child.pid);
+        const floorAt = await sendThroughput(`http://127.0.0.1:${relay.match[1]}`, seeded, rate, relay.child.pid);
         line(
           `send-to-event at ${rate} msgs/s p50 / p99 (ms)`,
           `${at.p50.toFixed(1)} / ${at.p99.toFixed(1)}`,
-          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent`,
+          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent; server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%)`,
           at.p50 / floorAt.p50,
         );
       }

@@ -206,7 +206,7 @@ test('behind round-robin HAProxy: every event once and in order, and a killed pr
   const sending = (async () => {
     for (let i = 0; i < 30; i++) {
       const r = await lbOwner.post('/messages', { type: 'stream', to: 'balanced', topic: 'rr', content: `m${i}` });
-      assert.equal(r.status, 200);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
       sentIds.push(r.body.id);
     }
   })();

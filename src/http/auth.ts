@@ -1,5 +1,5 @@
 // HTTP Basic authentication with the account's email and API key.
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidApiKey, RealmDeactivated, Unauthorized, UserDeactivated } from '../errors.js';
 import { constantTimeEqual } from '../lib/secrets.js';
 import type { Services } from '../services.js';
@@ -22,7 +22,7 @@ export function parseBasicAuth(header: string | undefined): { email: string; api
 // for that code. The `?api_key=` path of uploads keeps the specific codes, as Zulip's does.
 const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
-export async function authenticate(services: Services, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
+export async function authenticate(services: Services, request: { headers: IncomingHttpHeaders }): Promise<{ user: User; realm: Realm }> {
   const header = request.headers.authorization;
   if (!header) throw new Unauthorized();
   const creds = parseBasicAuth(header);

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound, ServerShuttingDown } from '../errors.js';
 import { UniqueConflict } from '../store/conflicts.js';
@@ -19,6 +20,7 @@ import { registerUserUploads } from './user_uploads.js';
 import { registerExportFiles } from './export_files.js';
 import { registerWebhooks } from './webhooks.js';
 import { registerWebClient } from './web_client.js';
+import { serveLongPoll } from './long_poll.js';
 
 /**
  * Fastify's schema compilers (Ajv for validation, fast-json-stringify for serialization), loaded
@@ -66,6 +68,26 @@ export function buildHttpServer(services: Services): FastifyInstance {
     bodyLimit: PUBLIC_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2000 },
     return503OnClosing: false,
+    // Plain long-polls are served before Fastify sees them (long_poll.ts); the rest go on to it.
+    // The settings are the ones Fastify gives the server it makes itself.
+    serverFactory: (handler) => {
+      const server = createServer((req, res) => {
+        serveLongPoll(services, req, res).then(
+          (served) => {
+            if (!served) handler(req, res);
+          },
+          (err: unknown) => {
+            if (res.headersSent) return void res.destroy();
+            console.error('long-poll fast path failed; the route answers instead:', err);
+            handler(req, res);
+          },
+        );
+      });
+      server.keepAliveTimeout = 72_000;
+      server.requestTimeout = 0;
+      server.setTimeout(0);
+      return server;
+    },
     // Errors of the router itself (a malformed URL, a path segment too long) in the envelope too.
     frameworkErrors: (_err, _request, reply) => {
       // Always 400: the statuses Zulip's clients (and its API description) expect for a bad request.

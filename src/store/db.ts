@@ -2,6 +2,7 @@
 // query builder, and runs transactions whose after-commit hooks carry the events out.
 import type { DialectName } from './dialect.js';
 import { mkdirSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
@@ -9,6 +10,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transa
 import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
 import { uniqueConflictOf } from './conflicts.js';
+import { Checkpointer } from './checkpoints.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -134,8 +136,10 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   const open = () => {
     const raw = new SqliteDatabase(file);
     raw.pragma('journal_mode = WAL');
-    // FULL: a commit is on disk before the client hears success.
-    raw.pragma('synchronous = FULL');
+    // NORMAL: a commit writes the WAL without waiting for the disk; the group commit below makes
+    // it durable (fdatasync of the WAL, off the main thread) before anyone hears success, so the
+    // event loop serves requests while the disk works. SQLite itself still syncs around checkpoints.
+    raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
     return new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqlite(raw) }) });
@@ -146,13 +150,20 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   const writer = open();
   await migrate(writer, dialect);
   const reader = file === ':memory:' ? writer : open();
-  const batcher = new GroupCommit(writer);
+  let checkpointer: Checkpointer | null = null;
+  if (file !== ':memory:') {
+    // Checkpoints run in a worker thread (store/checkpoints.ts), not inside the writer's commits.
+    await sql`pragma wal_autocheckpoint = 0`.execute(writer);
+    checkpointer = new Checkpointer(file, () => void sql`pragma wal_autocheckpoint = 1000`.execute(writer).catch(() => undefined));
+  }
+  const batcher = new GroupCommit(writer, file === ':memory:' ? null : new WalSync(`${file}-wal`), checkpointer);
   return {
     dialect,
     db: reader,
     transaction: (fn) => batcher.run(fn),
     async close() {
       await batcher.drain();
+      await checkpointer?.close();
       if (reader !== writer) await reader.destroy();
       await writer.destroy();
     },
@@ -202,15 +213,66 @@ const RELEASE = CompiledQuery.raw('RELEASE SAVEPOINT confab_job');
 const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT confab_job');
 
 /**
+ * Makes committed WAL frames durable: fdatasync of the WAL file on libuv's thread pool, so the
+ * main thread goes on serving while the disk works. Syncs coalesce: a sync asked for while one
+ * is running waits for the next, which covers every commit made before it starts.
+ */
+class WalSync {
+  private running: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+
+  constructor(private readonly path: string) {}
+
+  /** Resolves once everything committed before this call is on disk. */
+  sync(): Promise<void> {
+    if (!this.running) {
+      this.running = this.fdatasync().finally(() => {
+        this.running = null;
+      });
+      return this.running;
+    }
+    // The running sync may have started before this commit: the next one covers it.
+    return (this.next ??= this.running.then(
+      () => {
+        this.next = null;
+        return this.sync();
+      },
+      () => {
+        this.next = null;
+        return this.sync();
+      },
+    ));
+  }
+
+  private async fdatasync(): Promise<void> {
+    // Opened per sync: SQLite may recreate the WAL file (after the last connection closes).
+    const handle = await openFile(this.path, 'r');
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/**
  * SQLite group commit: transactions that arrive while one is committing wait, then run together
  * in the next transaction, each inside its own savepoint (a failing one rolls back alone), and
- * share one durable commit. Every caller still hears back only after its data is on disk.
+ * share one durable commit. Every caller still hears back (and its after-commit hooks run) only
+ * after its data is on disk. The next batch runs while the previous one's WAL sync is on the
+ * disk; batches are answered in commit order.
  */
 class GroupCommit {
   private queue: Job[] = [];
   private running: Promise<void> | null = null;
+  /** The last committed batch's answers, once its data is durable: the next batch's wait after it. */
+  private answered: Promise<void> = Promise.resolve();
 
-  constructor(private readonly writer: Kysely<DB>) {}
+  constructor(
+    private readonly writer: Kysely<DB>,
+    private readonly wal: WalSync | null,
+    private readonly checkpointer: Checkpointer | null,
+  ) {}
 
   run<T>(fn: TxFn<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -224,20 +286,29 @@ class GroupCommit {
 
   async drain(): Promise<void> {
     while (this.running) await this.running;
+    await this.answered;
   }
 
   private async loop(): Promise<void> {
     try {
       while (this.queue.length) {
         const batch = this.queue.splice(0, this.queue.length);
-        await this.commit(batch);
+        const committed = await this.commit(batch);
+        // Durable before anyone hears back; answered in order, after the batches before it.
+        const durable = committed && this.wal ? this.wal.sync() : Promise.resolve();
+        const previous = this.answered;
+        this.answered = Promise.all([previous, durable]).then(
+          () => this.answer(batch),
+          (error: unknown) => previous.then(() => this.fail(batch, error)),
+        );
       }
     } finally {
       this.running = null;
     }
   }
 
-  private async commit(batch: Job[]): Promise<void> {
+  /** Runs the batch in one transaction; false when nothing of it was committed. */
+  private async commit(batch: Job[]): Promise<boolean> {
     try {
       await this.writer.transaction().execute(async (tx) => {
         for (const job of batch) {
@@ -260,12 +331,18 @@ class GroupCommit {
         // A failure here fails the whole batch (below), as a failed commit would.
         await insertSortedUserMessages(tx, batch.flatMap((job) => (job.outcome?.ok ? job.userMessages : [])));
       });
+      return batch.some((job) => job.outcome?.ok);
     } catch (error) {
       // A lone job's own error, or a failed commit: nothing of this batch was written.
       for (const job of batch) {
         if (batch.length === 1 || !job.outcome || job.outcome.ok) job.outcome = { ok: false, error };
       }
+      return false;
     }
+  }
+
+  private answer(batch: Job[]): void {
+    this.checkpointer?.committed();
     for (const job of batch) {
       const outcome = job.outcome!;
       if (outcome.ok) {
@@ -276,6 +353,12 @@ class GroupCommit {
         job.reject(uniqueConflictOf(outcome.error) ?? outcome.error);
       }
     }
+  }
+
+  /** The WAL could not be synced: the batch's data may not survive a crash, so nobody hears success. */
+  private fail(batch: Job[], error: unknown): void {
+    console.error('syncing the SQLite WAL failed; the batch is reported as failed:', error);
+    for (const job of batch) job.reject(error);
   }
 }
 

@@ -7,6 +7,7 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
 import { parseQueueNarrow } from '../../events/narrow_filter.js';
 import { forwardToQueueHome } from '../queue_forward.js';
+import { eventsBody } from '../long_poll.js';
 
 function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
   if (v === undefined || v === 'false') return false;
@@ -98,7 +99,7 @@ export function registerEventRoutes(r: Router): void {
       // The events are stored as JSON text; the response is assembled around them.
       const ignored = params.ignored();
       const tail = ignored.length ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : '';
-      const body = `{"result":"success","msg":"","events":[${events.map((e) => e.json).join(',')}],"queue_id":${JSON.stringify(queue.id)}${tail}}`;
+      const body = eventsBody(events, queue.id, tail);
       if (!reply.raw.destroyed) reply.type('application/json; charset=utf-8').send(body);
       return;
     } finally {
