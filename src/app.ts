@@ -12,6 +12,7 @@ import { buildHttpServer } from './http/server.js';
 import { endForwardedPolls, isForwardedByPeer } from './http/queue_forward.js';
 import { handOverQueues } from './http/queue_handover.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
+import { RealmEmailDomains } from './lib/realm_email_domains.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
 const CACHE_EVENT = '__cache_invalidation';
@@ -19,7 +20,6 @@ import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
 import { listRealms } from './store/realms.js';
-import { registerFakeEmailDomain } from './shapes/users.js';
 import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
 import { settleExports } from './actions/realm_exports.js';
@@ -92,14 +92,14 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   } else if (config.rateLimits) {
     rateLimiter = new RateLimiter(config.rateLimits);
   }
-  return { config, database, cache, bus, queues, rateLimiter, cluster, handover, draining: false };
+  return { config, database, cache, bus, queues, rateLimiter, cluster, handover, emailDomains: new RealmEmailDomains(), draining: false };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, opts);
   // Placeholder addresses (users who hide theirs) name each organization's domain; background
   // jobs shape users before any request has come in.
-  for (const realm of await listRealms(services.database.db)) registerFakeEmailDomain(realm.id, botDomain(realm, config.externalUrl));
+  for (const realm of await listRealms(services.database.db)) services.emailDomains.set(realm.id, botDomain(realm, config.externalUrl));
   await ensureSystemBots(services);
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);

@@ -7,6 +7,7 @@ import type { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
 import type { QueueHandover } from './events/handover.js';
 import type { Limiter } from './lib/rate_limit.js';
+import type { RealmEmailDomains } from './lib/realm_email_domains.js';
 
 export interface Services {
   config: Config;
@@ -20,6 +21,8 @@ export interface Services {
   cluster: QueueDirectory | null;
   /** Hands this process's queues to another on a graceful stop, and adopts others'; with `cluster`. */
   handover: QueueHandover | null;
+  /** Each organization's placeholder-address domain, for user objects (shapes/users.ts apiEmail). */
+  emailDomains: RealmEmailDomains;
   /** Set once the process is shutting down: the health check fails so balancers move on. */
   draining: boolean;
 }

@@ -62,7 +62,7 @@ async function loadContext(services: Services, ev: WebhookEvent): Promise<Contex
   const streams = row.stream_id !== null ? await getStreamsByIds(db, realm.id, [row.stream_id]) : [];
   const members = row.dm_group_id !== null ? await dmGroupMembers(db, [row.dm_group_id]) : new Map<number, number[]>();
   const linkifiers = row.topic !== '' ? await services.cache.linkifiers(realm.id) : [];
-  const shaped = shapeMessage(row, realm, users, new Map(streams.map((s) => [s.id, s.name])), members, {
+  const shaped = shapeMessage(row, realm, users, services.emailDomains, new Map(streams.map((s) => [s.id, s.name])), members, {
     applyMarkdown: false,
     clientGravatar: false,
     allowEmptyTopicName: true,
@@ -252,7 +252,7 @@ async function deliver(services: Services, ev: WebhookEvent, stop: AbortSignal):
   const body =
     c.service.interface === INTERFACE.slack
       ? { form: slackWebhookForm(c.bot, c.service, c.message, ev.trigger, c.realm.id, new URL(realmUrl(c.realm, services.config.externalUrl)).host) }
-      : { json: zulipWebhookPayload(c.bot, c.service, c.message, ev.trigger) };
+      : { json: zulipWebhookPayload(c.bot, services.emailDomains, c.service, c.message, ev.trigger) };
   const outcome = await postWebhook(c.service.base_url, body, services.config.outgoingWebhooks.timeoutMs, stop);
   await handleOutcome(services, c, outcome);
 }

@@ -211,7 +211,7 @@ interface PushContext {
 /** Zulip's legacy APNs and FCM payloads for a message. */
 export function messagePayloads(services: Services, c: PushContext): { apns: Record<string, unknown>; gcm: Record<string, unknown>; gcmOptions: Record<string, unknown> } {
   const { message: msg, sender } = c;
-  const data: Record<string, unknown> = { ...basePayload(services, c.realm, c.user), sender_id: sender.id, sender_email: apiEmail(sender), time: msg.date_sent };
+  const data: Record<string, unknown> = { ...basePayload(services, c.realm, c.user), sender_id: sender.id, sender_email: apiEmail(sender, services.emailDomains), time: msg.date_sent };
   if (c.groupId !== null && c.groupName !== undefined) Object.assign(data, { mentioned_user_group_id: c.groupId, mentioned_user_group_name: c.groupName });
   if (msg.stream_id !== null) Object.assign(data, { recipient_type: 'stream', stream: c.streamName, stream_id: msg.stream_id, topic: msg.topic });
   else if (c.dmMembers.length > 2) Object.assign(data, { recipient_type: 'private', pm_users: [...c.dmMembers].sort((a, b) => a - b).join(',') });
