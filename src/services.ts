@@ -8,6 +8,7 @@ import type { QueueDirectory } from './events/cluster.js';
 import type { QueueHandover } from './events/handover.js';
 import type { Limiter } from './lib/rate_limit.js';
 import type { RealmEmailDomains } from './lib/realm_email_domains.js';
+import type { BackgroundJobs } from './lib/jobs.js';
 
 export interface Services {
   config: Config;
@@ -23,6 +24,8 @@ export interface Services {
   handover: QueueHandover | null;
   /** Each organization's placeholder-address domain, for user objects (shapes/users.ts apiEmail). */
   emailDomains: RealmEmailDomains;
+  /** This server's queue runners (woken after commits) and background tasks (waited for on shutdown). */
+  jobs: BackgroundJobs;
   /** Set once the process is shutting down: the health check fails so balancers move on. */
   draining: boolean;
 }

@@ -103,22 +103,9 @@ async function announce(services: Services, tx: Executor, onCommit: OnCommit, re
   publishAfterCommit(services, onCommit, { realmId, userIds: admins, event: { type: 'realm_export', exports } });
 }
 
-// Exports being written, per server, so that shutting down waits for them.
-const running = new WeakMap<Services, Set<Promise<void>>>();
-
-export async function settleExports(services: Services): Promise<void> {
-  const set = running.get(services);
-  if (set) await Promise.allSettled([...set]);
-}
-
+/** Writes the export after the request has been answered; shutting down waits for it (services.jobs). */
 function startInBackground(services: Services, exportId: number): void {
-  let set = running.get(services);
-  if (!set) running.set(services, (set = new Set()));
-  const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => runExport(services, exportId))
-    .catch((err) => console.error(`export ${exportId} failed:`, err))
-    .finally(() => set.delete(p));
-  set.add(p);
+  services.jobs.runSoon(`export ${exportId}`, () => runExport(services, exportId));
 }
 
 export async function createExport(services: Services, user: User, realm: Realm, type: ExportTypeName): Promise<{ id: number }> {
