@@ -327,7 +327,7 @@ export async function writeMessage(
       ...contentFlags(rendered.html),
     };
     const id = await insertMessage(tx, row);
-    if (m.webhookTriggers?.length) await enqueueTriggered(tx, onCommit, realm.id, id, m.webhookTriggers);
+    if (m.webhookTriggers?.length) await enqueueTriggered(services, tx, onCommit, realm.id, id, m.webhookTriggers);
     const perUser: Record<number, Record<string, unknown>> = {};
     // Recipients with the same flags share one object (the queues serialize each object once).
     const byFlags = new Map<number, Record<string, unknown>>();

@@ -26,7 +26,6 @@ import { shapeMessage } from '../shapes/messages.js';
 import { realmUrl } from '../shapes/realm.js';
 import { slackWebhookForm, zulipWebhookPayload } from '../shapes/outgoing_webhooks.js';
 import { postWebhook, type WebhookOutcome } from '../lib/outgoing_webhook_http.js';
-import { onWebhookWork } from '../lib/outgoing_webhook_wakeup.js';
 import { topicNarrow } from '../lib/narrow_urls.js';
 
 /** Zulip's MAX_REQUEST_RETRIES: a delivery fails for good at its fourth failed attempt. */
@@ -322,17 +321,19 @@ export function startOutgoingWebhooks(services: Services): WebhookWorker {
 
   const timer = setInterval(poke, pollMs);
   timer.unref();
-  const unsubscribe = onWebhookWork(poke);
-  return {
+  const worker: WebhookWorker = {
     poke,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      unsubscribe();
+      if (services.jobs.outgoingWebhooks === worker) services.jobs.outgoingWebhooks = null;
       if (scanning) await scanning;
       // Requests under way are abandoned and their rows released, so shutting down is quick.
       stopping.abort();
       await Promise.all([...inFlight]);
     },
   };
+  // Woken after a commit that queued a delivery here (actions/outgoing_webhook_triggers.ts).
+  services.jobs.outgoingWebhooks = worker;
+  return worker;
 }
