@@ -1,5 +1,6 @@
 // The layers of docs/architecture.md, checked: a file under src/ may import only files of its own
 // layer or a lower one, and no files may import each other in a loop (type-only imports count too).
+// Also: only src/store/ speaks SQL (no query builder call, no `sql` template, outside it).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -35,6 +36,8 @@ const files = [];
 })(root);
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+// A query builder call, a `sql` template (sql`…`, sql<T>`…`, sql.ref/join/raw/…), or `sql` imported from kysely.
+const QUERY_BUILDER = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<[^`]*>)?`|\bsql\.(ref|join|raw|lit|id|table|val|expression)\(|import\s*\{[^}]*\bsql\b[^}]*\}\s*from\s*'kysely'/;
 const edges = new Map();
 const problems = [];
 for (const f of files) {
@@ -47,6 +50,11 @@ for (const f of files) {
     if (layerOf(target) > layerOf(f)) problems.push(`upward import: ${path.relative(root, f)} -> ${path.relative(root, target)}`);
   }
   edges.set(f, targets);
+  if (path.relative(root, f).split(path.sep)[0] !== 'store') {
+    text.split('\n').forEach((line, i) => {
+      if (QUERY_BUILDER.test(line)) problems.push(`SQL outside store/: ${path.relative(root, f)}:${i + 1}: ${line.trim().slice(0, 100)}`);
+    });
+  }
 }
 
 // File loops: strongly connected components of more than one file (Tarjan).
@@ -70,7 +78,7 @@ for (const f of files) if (!idx.has(f)) connect(f);
 
 if (problems.length) {
   console.error(problems.join('\n'));
-  console.error(`${problems.length} import problem(s); the layers are listed in .ci/check-imports.mjs and docs/architecture.md`);
+  console.error(`${problems.length} problem(s); the layers are listed in .ci/check-imports.mjs and docs/architecture.md`);
   process.exit(1);
 }
-console.log(`imports: ${files.length} files, ${[...edges.values()].reduce((n, s) => n + s.size, 0)} imports, no upward import, no loop`);
+console.log(`imports: ${files.length} files, ${[...edges.values()].reduce((n, s) => n + s.size, 0)} imports, no upward import, no loop, no SQL outside store/`);

@@ -12,6 +12,8 @@ import { buildHttpServer } from './http/server.js';
 import { endForwardedPolls, isForwardedByPeer } from './http/queue_forward.js';
 import { handOverQueues } from './http/queue_handover.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
+import { RealmEmailDomains } from './lib/realm_email_domains.js';
+import { BackgroundJobs } from './lib/jobs.js';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
 const CACHE_EVENT = '__cache_invalidation';
@@ -19,10 +21,8 @@ import type { Services } from './services.js';
 import { startScheduledDelivery } from './actions/scheduled.js';
 import { startRetention } from './actions/retention.js';
 import { listRealms } from './store/realms.js';
-import { registerFakeEmailDomain } from './shapes/users.js';
 import { botDomain } from './shapes/realm.js';
 import { startFullMemberPromotion } from './actions/full_members.js';
-import { settleExports } from './actions/realm_exports.js';
 import { startMailDelivery } from './actions/email.js';
 import { startMissedMessageEmails } from './actions/missed_messages.js';
 import { startOutgoingWebhooks } from './actions/outgoing_webhooks.js';
@@ -92,14 +92,14 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   } else if (config.rateLimits) {
     rateLimiter = new RateLimiter(config.rateLimits);
   }
-  return { config, database, cache, bus, queues, rateLimiter, cluster, handover, draining: false };
+  return { config, database, cache, bus, queues, rateLimiter, cluster, handover, emailDomains: new RealmEmailDomains(), jobs: new BackgroundJobs(), draining: false };
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, opts);
   // Placeholder addresses (users who hide theirs) name each organization's domain; background
   // jobs shape users before any request has come in.
-  for (const realm of await listRealms(services.database.db)) registerFakeEmailDomain(realm.id, botDomain(realm, config.externalUrl));
+  for (const realm of await listRealms(services.database.db)) services.emailDomains.set(realm.id, botDomain(realm, config.externalUrl));
   await ensureSystemBots(services);
   const http = buildHttpServer(services);
   const delivery = startScheduledDelivery(services);
@@ -165,7 +165,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await services.rateLimiter?.close();
     // Stops listening, closes idle keep-alive connections, waits for requests in flight.
     await http.close();
-    await settleExports(services);
+    // Exports being written finish (their files and rows) before the database closes.
+    await services.jobs.settle();
     await services.bus.close();
     await services.cluster?.close();
     await services.database.close();

@@ -7,6 +7,8 @@ import type { QueueManager } from './events/queues.js';
 import type { QueueDirectory } from './events/cluster.js';
 import type { QueueHandover } from './events/handover.js';
 import type { Limiter } from './lib/rate_limit.js';
+import type { RealmEmailDomains } from './lib/realm_email_domains.js';
+import type { BackgroundJobs } from './lib/jobs.js';
 
 export interface Services {
   config: Config;
@@ -20,6 +22,10 @@ export interface Services {
   cluster: QueueDirectory | null;
   /** Hands this process's queues to another on a graceful stop, and adopts others'; with `cluster`. */
   handover: QueueHandover | null;
+  /** Each organization's placeholder-address domain, for user objects (shapes/users.ts apiEmail). */
+  emailDomains: RealmEmailDomains;
+  /** This server's queue runners (woken after commits) and background tasks (waited for on shutdown). */
+  jobs: BackgroundJobs;
   /** Set once the process is shutting down: the health check fails so balancers move on. */
   draining: boolean;
 }

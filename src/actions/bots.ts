@@ -49,7 +49,7 @@ export async function updateBot(services: Services, caller: User, realm: Realm, 
   }
   const after = (await services.cache.users(realm.id)).get(bot.id) ?? bot;
   const owner = after.bot_owner_id !== null ? (await services.cache.users(realm.id)).get(after.bot_owner_id) : undefined;
-  const shaped = formatBot(after);
+  const shaped = formatBot(after, services.emailDomains);
   return {
     full_name: after.full_name,
     avatar_url: shaped.avatar_url,
@@ -59,6 +59,6 @@ export async function updateBot(services: Services, caller: User, realm: Realm, 
     default_sending_stream: null,
     default_events_register_stream: null,
     default_all_public_streams: false,
-    ...(owner ? { bot_owner: apiEmail(owner) } : {}),
+    ...(owner ? { bot_owner: apiEmail(owner, services.emailDomains) } : {}),
   };
 }

@@ -15,13 +15,11 @@ const CLAIM_MS = 5 * 60_000;
 /** Sent rows are kept this long (for the operator's inspection), then deleted. */
 const KEEP_SENT_MS = 7 * 86400_000;
 
-const runners = new WeakMap<Services, Periodic>();
-
 /** Queues mails in the caller's transaction; the runner is woken once the transaction commits. Returns the rows' ids. */
 export async function queueMails(services: Services, tx: Transaction<DB>, onCommit: (hook: () => void) => void, mails: OutboxMail[]): Promise<number[]> {
   if (mails.length === 0) return [];
   const ids = await insertOutboxMails(tx, mails, Date.now());
-  onCommit(() => runners.get(services)?.runSoon());
+  onCommit(() => services.jobs.mail?.runSoon());
   return ids;
 }
 
@@ -81,7 +79,7 @@ export function startMailDelivery(services: Services, intervalMs = 1000): Period
       await services.database.transaction((tx) => deleteSentOutboxMails(tx, Date.now() - KEEP_SENT_MS));
     }
   });
-  runners.set(services, runner);
+  services.jobs.mail = runner;
   return runner;
 }
 

@@ -114,7 +114,7 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
       out.set(u.id, u);
     }
   } else {
-    const byEmail = usersByAddress([...users.values(), ...systemBots.values()], sender);
+    const byEmail = usersByAddress([...users.values(), ...systemBots.values()], sender, services.emailDomains);
     for (const email of target.emails ?? []) {
       const u = byEmail.get(email.trim().toLowerCase());
       if (!u) throw new BadRequest(`Invalid email '${email}'`);
@@ -126,7 +126,7 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
   const visible = await usersVisibleTo(services, sender, realm);
   if (visible && [...out.keys()].some((id) => !visible.has(id) && !systemBots.has(id))) throw new BadRequest('You do not have permission to access some of the recipients.');
   for (const u of out.values()) {
-    if (!u.is_active) throw new BadRequest(`'${apiEmail(u)}' is no longer using Zulip.`);
+    if (!u.is_active) throw new BadRequest(`'${apiEmail(u, services.emailDomains)}' is no longer using Zulip.`);
   }
   // The sender in the list counts only when they are the only recipient (a note to self).
   if (out.size > 1) out.delete(sender.id);
@@ -327,7 +327,7 @@ export async function writeMessage(
       ...contentFlags(rendered.html),
     };
     const id = await insertMessage(tx, row);
-    if (m.webhookTriggers?.length) await enqueueTriggered(tx, onCommit, realm.id, id, m.webhookTriggers);
+    if (m.webhookTriggers?.length) await enqueueTriggered(services, tx, onCommit, realm.id, id, m.webhookTriggers);
     const perUser: Record<number, Record<string, unknown>> = {};
     // Recipients with the same flags share one object (the queues serialize each object once).
     const byFlags = new Map<number, Record<string, unknown>>();
@@ -356,6 +356,7 @@ export async function writeMessage(
       { ...row, id },
       realm,
       users,
+      services.emailDomains,
       new Map(stream ? [[stream.id, stream.name]] : []),
       new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants]] : []),
       { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },

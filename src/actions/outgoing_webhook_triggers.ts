@@ -3,12 +3,12 @@
 // participants of a direct message ("direct_message"). Messages sent by bots trigger nothing,
 // so two bots never answer each other forever. The deliveries are queued in the message's own
 // transaction: they exist exactly when the message does, and survive a restart.
+import type { Services } from '../services.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { BOT_TYPE, type User } from '../store/users.js';
 import { enqueueWebhookEvents } from '../store/outgoing_webhooks.js';
 import type { OnCommit } from '../events/publish.js';
-import { notifyWebhookWork } from '../lib/outgoing_webhook_wakeup.js';
 
 export interface WebhookTrigger {
   botId: number;
@@ -27,11 +27,12 @@ export function outgoingWebhookTriggers(sender: User, users: Map<number, User>, 
   return out;
 }
 
-export async function enqueueTriggered(tx: Transaction<DB>, onCommit: OnCommit, realmId: number, messageId: number, triggers: readonly WebhookTrigger[]): Promise<void> {
+/** Queues the deliveries in the message's transaction; this server's worker is woken after the commit. */
+export async function enqueueTriggered(services: Services, tx: Transaction<DB>, onCommit: OnCommit, realmId: number, messageId: number, triggers: readonly WebhookTrigger[]): Promise<void> {
   await enqueueWebhookEvents(
     tx,
     triggers.map((t) => ({ realm_id: realmId, bot_id: t.botId, message_id: messageId, trigger: t.trigger })),
     Date.now(),
   );
-  onCommit(notifyWebhookWork);
+  onCommit(() => services.jobs.outgoingWebhooks?.poke());
 }

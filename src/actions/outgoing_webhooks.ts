@@ -26,7 +26,6 @@ import { shapeMessage } from '../shapes/messages.js';
 import { realmUrl } from '../shapes/realm.js';
 import { slackWebhookForm, zulipWebhookPayload } from '../shapes/outgoing_webhooks.js';
 import { postWebhook, type WebhookOutcome } from '../lib/outgoing_webhook_http.js';
-import { onWebhookWork } from '../lib/outgoing_webhook_wakeup.js';
 import { topicNarrow } from '../lib/narrow_urls.js';
 
 /** Zulip's MAX_REQUEST_RETRIES: a delivery fails for good at its fourth failed attempt. */
@@ -62,7 +61,7 @@ async function loadContext(services: Services, ev: WebhookEvent): Promise<Contex
   const streams = row.stream_id !== null ? await getStreamsByIds(db, realm.id, [row.stream_id]) : [];
   const members = row.dm_group_id !== null ? await dmGroupMembers(db, [row.dm_group_id]) : new Map<number, number[]>();
   const linkifiers = row.topic !== '' ? await services.cache.linkifiers(realm.id) : [];
-  const shaped = shapeMessage(row, realm, users, new Map(streams.map((s) => [s.id, s.name])), members, {
+  const shaped = shapeMessage(row, realm, users, services.emailDomains, new Map(streams.map((s) => [s.id, s.name])), members, {
     applyMarkdown: false,
     clientGravatar: false,
     allowEmptyTopicName: true,
@@ -252,7 +251,7 @@ async function deliver(services: Services, ev: WebhookEvent, stop: AbortSignal):
   const body =
     c.service.interface === INTERFACE.slack
       ? { form: slackWebhookForm(c.bot, c.service, c.message, ev.trigger, c.realm.id, new URL(realmUrl(c.realm, services.config.externalUrl)).host) }
-      : { json: zulipWebhookPayload(c.bot, c.service, c.message, ev.trigger) };
+      : { json: zulipWebhookPayload(c.bot, services.emailDomains, c.service, c.message, ev.trigger) };
   const outcome = await postWebhook(c.service.base_url, body, services.config.outgoingWebhooks.timeoutMs, stop);
   await handleOutcome(services, c, outcome);
 }
@@ -322,17 +321,19 @@ export function startOutgoingWebhooks(services: Services): WebhookWorker {
 
   const timer = setInterval(poke, pollMs);
   timer.unref();
-  const unsubscribe = onWebhookWork(poke);
-  return {
+  const worker: WebhookWorker = {
     poke,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      unsubscribe();
+      if (services.jobs.outgoingWebhooks === worker) services.jobs.outgoingWebhooks = null;
       if (scanning) await scanning;
       // Requests under way are abandoned and their rows released, so shutting down is quick.
       stopping.abort();
       await Promise.all([...inFlight]);
     },
   };
+  // Woken after a commit that queued a delivery here (actions/outgoing_webhook_triggers.ts).
+  services.jobs.outgoingWebhooks = worker;
+  return worker;
 }

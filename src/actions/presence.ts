@@ -1,4 +1,5 @@
 // Presence: clients report "active" or "idle" about once a minute; everyone may read it.
+import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
 import { apiEmail } from '../shapes/users.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
@@ -27,11 +28,11 @@ export function legacyPresence(r: PresenceRow): Record<string, unknown> {
   return { website: entry, aggregated: { client: entry.client, status: entry.status, timestamp: entry.timestamp } };
 }
 
-export function legacyPresences(rows: PresenceRow[], users: Map<number, User>): Record<string, unknown> {
+export function legacyPresences(rows: PresenceRow[], users: Map<number, User>, domains: RealmEmailDomains): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const r of rows) {
     const u = users.get(r.user_id);
-    if (u) out[apiEmail(u)] = legacyPresence(r);
+    if (u) out[apiEmail(u, domains)] = legacyPresence(r);
   }
   return out;
 }
@@ -52,7 +53,7 @@ export async function updatePresence(services: Services, user: User, realm: Real
       publishAfterCommit(services, onCommit, {
         realmId: realm.id,
         userIds: audience,
-        event: { type: 'presence', user_id: user.id, email: apiEmail(user), server_timestamp: Date.now() / 1000, presence: { website: (presence as { website: unknown }).website } },
+        event: { type: 'presence', user_id: user.id, email: apiEmail(user, services.emailDomains), server_timestamp: Date.now() / 1000, presence: { website: (presence as { website: unknown }).website } },
       });
     }
   });

@@ -49,8 +49,6 @@ const MAX_CONTENT = 200;
 /** Removal pushes name at most this many messages (APNs' 4 KB limit). */
 const MAX_REMOVE_IDS = 200;
 
-const runners = new WeakMap<Services, Periodic>();
-
 /** The client-facing error for a bouncer failure, as Zulip reports them. */
 export function bouncerApiError(err: unknown): ApiError {
   if (!(err instanceof BouncerError)) throw err;
@@ -160,7 +158,7 @@ async function completeE2eeRegistration(services: Services, cfg: BouncerConfig, 
 export async function queuePushes(services: Services, tx: Transaction<DB>, onCommit: (hook: () => void) => void, rows: NewPush[]): Promise<void> {
   if (rows.length === 0) return;
   await insertPushQueue(tx, rows);
-  onCommit(() => runners.get(services)?.runSoon());
+  onCommit(() => services.jobs.push?.runSoon());
 }
 
 /** Zulip's push content: the rendered message as plain text (emoji as characters, quotes with "> "). */
@@ -211,7 +209,7 @@ interface PushContext {
 /** Zulip's legacy APNs and FCM payloads for a message. */
 export function messagePayloads(services: Services, c: PushContext): { apns: Record<string, unknown>; gcm: Record<string, unknown>; gcmOptions: Record<string, unknown> } {
   const { message: msg, sender } = c;
-  const data: Record<string, unknown> = { ...basePayload(services, c.realm, c.user), sender_id: sender.id, sender_email: apiEmail(sender), time: msg.date_sent };
+  const data: Record<string, unknown> = { ...basePayload(services, c.realm, c.user), sender_id: sender.id, sender_email: apiEmail(sender, services.emailDomains), time: msg.date_sent };
   if (c.groupId !== null && c.groupName !== undefined) Object.assign(data, { mentioned_user_group_id: c.groupId, mentioned_user_group_name: c.groupName });
   if (msg.stream_id !== null) Object.assign(data, { recipient_type: 'stream', stream: c.streamName, stream_id: msg.stream_id, topic: msg.topic });
   else if (c.dmMembers.length > 2) Object.assign(data, { recipient_type: 'private', pm_users: [...c.dmMembers].sort((a, b) => a - b).join(',') });
@@ -417,7 +415,7 @@ export async function sendTestPush(services: Services, user: User, realm: Realm,
 export function startPushDelivery(services: Services, intervalMs = 1000): Periodic | null {
   if (!services.config.pushBouncer) return null;
   const runner = runPeriodically('mobile push', intervalMs, (self) => sendDuePushes(services, self));
-  runners.set(services, runner);
+  services.jobs.push = runner;
   // Every way of reading (flags, mark all/channel/topic read, muting) ends in this event; every
   // process sees it, and takeActivePushes lets exactly one of them send the removal.
   services.bus.subscribe((e) => {

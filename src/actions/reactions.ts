@@ -96,7 +96,7 @@ function publishReaction(
       type: 'reaction',
       op,
       user_id: user.id,
-      user: { user_id: user.id, email: apiEmail(user), full_name: user.full_name },
+      user: { user_id: user.id, email: apiEmail(user, services.emailDomains), full_name: user.full_name },
       message_id: messageId,
       emoji_name: e.emoji_name,
       emoji_code: e.emoji_code,

@@ -9,7 +9,31 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { Executor } from '../store/db.js';
-import type { RealmExportTable, Row } from '../store/schema.js';
+import { uploadSpaceUsed } from '../store/attachments.js';
+import {
+  attachmentLinksOfMessages,
+  attachmentRowsForExport,
+  channelRowsForExport,
+  countExportsRequestedSince,
+  countPublicChannelMessages,
+  directMessageIdsOfRealm,
+  directMessageIdsOfUsers,
+  dmGroupRowsForExport,
+  emojiRowsForExport,
+  exportDeletedMs,
+  insertRealmExport,
+  listRealmExports,
+  liveExportFilePath,
+  messageBatchForExport,
+  reactionRowsForExport,
+  realmExportById,
+  realmExportOf,
+  realmRowForExport,
+  subscriptionRowsForExport,
+  updateRealmExport,
+  userRowsForExport,
+  type RealmExportRow,
+} from '../store/realm_exports.js';
 import type { OnCommit } from '../events/publish.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { BadRequest, AdminRequired } from '../errors.js';
@@ -39,7 +63,7 @@ export interface RealmExport {
   export_type: ExportTypeName;
 }
 
-type ExportRow = Row<RealmExportTable>;
+type ExportRow = RealmExportRow;
 
 /** The address of an export's file: Zulip's local-storage path, answered by http/export_files.ts. */
 export function exportUrl(services: Services, filePath: string): string {
@@ -60,17 +84,13 @@ function shape(services: Services, r: ExportRow): RealmExport {
   };
 }
 
-async function exportRows(db: Executor, realmId: number): Promise<ExportRow[]> {
-  return db.selectFrom('realm_exports').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
-}
-
 function requireAdmin(user: User): void {
   if (!isRealmAdmin(user)) throw new AdminRequired();
 }
 
 export async function listExports(services: Services, user: User, realm: Realm): Promise<RealmExport[]> {
   requireAdmin(user);
-  return (await exportRows(services.database.db, realm.id)).map((r) => shape(services, r));
+  return (await listRealmExports(services.database.db, realm.id)).map((r) => shape(services, r));
 }
 
 async function adminIds(services: Services, realmId: number): Promise<number[]> {
@@ -79,26 +99,13 @@ async function adminIds(services: Services, realmId: number): Promise<number[]> 
 
 /** Zulip sends the whole list to the organization's administrators whenever an export changes. */
 async function announce(services: Services, tx: Executor, onCommit: OnCommit, realmId: number, admins: number[]): Promise<void> {
-  const exports = (await exportRows(tx, realmId)).map((r) => shape(services, r));
+  const exports = (await listRealmExports(tx, realmId)).map((r) => shape(services, r));
   publishAfterCommit(services, onCommit, { realmId, userIds: admins, event: { type: 'realm_export', exports } });
 }
 
-// Exports being written, per server, so that shutting down waits for them.
-const running = new WeakMap<Services, Set<Promise<void>>>();
-
-export async function settleExports(services: Services): Promise<void> {
-  const set = running.get(services);
-  if (set) await Promise.allSettled([...set]);
-}
-
+/** Writes the export after the request has been answered; shutting down waits for it (services.jobs). */
 function startInBackground(services: Services, exportId: number): void {
-  let set = running.get(services);
-  if (!set) running.set(services, (set = new Set()));
-  const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => runExport(services, exportId))
-    .catch((err) => console.error(`export ${exportId} failed:`, err))
-    .finally(() => set.delete(p));
-  set.add(p);
+  services.jobs.runSoon(`export ${exportId}`, () => runExport(services, exportId));
 }
 
 export async function createExport(services: Services, user: User, realm: Realm, type: ExportTypeName): Promise<{ id: number }> {
@@ -108,35 +115,17 @@ export async function createExport(services: Services, user: User, realm: Realm,
   }
   const db = services.database.db;
   // Zulip's estimate of the size: messages in public channels, and the space uploads take.
-  const messages = await db
-    .selectFrom('messages')
-    .innerJoin('streams', 'streams.id', 'messages.stream_id')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('messages.realm_id', '=', realm.id)
-    .where('streams.invite_only', '=', false)
-    .executeTakeFirstOrThrow();
-  const uploads = await db.selectFrom('attachments').select((eb) => eb.fn.sum<number | string | null>('size').as('bytes')).where('realm_id', '=', realm.id).executeTakeFirstOrThrow();
-  if (Number(messages.n) > MAX_MESSAGE_HISTORY || Number(uploads.bytes ?? 0) > MAX_UPLOAD_BYTES) {
+  if ((await countPublicChannelMessages(db, realm.id)) > MAX_MESSAGE_HISTORY || (await uploadSpaceUsed(db, realm.id)) > MAX_UPLOAD_BYTES) {
     throw new BadRequest(`Please request a manual export from ${services.config.mailFrom}.`);
   }
   const admins = await adminIds(services, realm.id);
   return services.database.transaction(async (tx, onCommit) => {
     const now = Date.now();
-    const recent = await tx
-      .selectFrom('realm_exports')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('realm_id', '=', realm.id)
-      .where('requested_ms', '>=', now - EXPORT_WINDOW_MS)
-      .executeTakeFirstOrThrow();
-    if (Number(recent.n) >= EXPORT_LIMIT) throw new BadRequest('Exceeded rate limit.');
-    const row = await tx
-      .insertInto('realm_exports')
-      .values({ realm_id: realm.id, acting_user_id: user.id, export_type: EXPORT_TYPES[type], requested_ms: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    if ((await countExportsRequestedSince(tx, realm.id, now - EXPORT_WINDOW_MS)) >= EXPORT_LIMIT) throw new BadRequest('Exceeded rate limit.');
+    const id = await insertRealmExport(tx, { realm_id: realm.id, acting_user_id: user.id, export_type: EXPORT_TYPES[type], requested_ms: now });
     await announce(services, tx, onCommit, realm.id, admins);
-    onCommit(() => startInBackground(services, row.id));
-    return { id: row.id };
+    onCommit(() => startInBackground(services, id));
+    return { id };
   });
 }
 
@@ -145,7 +134,7 @@ export async function deleteExport(services: Services, user: User, realm: Realm,
   const admins = await adminIds(services, realm.id);
   let path: string | null = null;
   await services.database.transaction(async (tx, onCommit) => {
-    const row = await tx.selectFrom('realm_exports').selectAll().where('id', '=', exportId).where('realm_id', '=', realm.id).executeTakeFirst();
+    const row = await realmExportOf(tx, realm.id, exportId);
     if (!row) throw new BadRequest('Invalid data export ID');
     if (row.deleted_ms !== null) throw new BadRequest('Export already deleted');
     if (row.file_path === null) {
@@ -153,7 +142,7 @@ export async function deleteExport(services: Services, user: User, realm: Realm,
       throw new BadRequest('Export still in progress');
     }
     path = row.file_path;
-    await tx.updateTable('realm_exports').set({ deleted_ms: Date.now() }).where('id', '=', row.id).execute();
+    await updateRealmExport(tx, row.id, { deleted_ms: Date.now() });
     await announce(services, tx, onCommit, realm.id, admins);
   });
   if (path) await rm(dirname(join(services.config.uploadsDir, path)), { recursive: true, force: true });
@@ -181,17 +170,9 @@ async function inChunks<T, R>(items: T[], fn: (chunk: T[]) => Promise<R[]>): Pro
   return out;
 }
 
-/** The JSON files of an export: what the export type allows, never a secret. */
-type Db = Services['database']['db'];
-
 /** The organization's users; settings only of those whose private data goes in (`consenting`). */
-async function exportUsers(db: Db, realmId: number, type: number) {
-  const userRows = await db
-    .selectFrom('users')
-    .select(['id', 'email', 'full_name', 'role', 'is_bot', 'bot_type', 'bot_owner_id', 'is_active', 'date_joined', 'timezone', 'avatar_version', 'settings'])
-    .where('realm_id', '=', realmId)
-    .orderBy('id')
-    .execute();
+async function exportUsers(db: Executor, realmId: number, type: number) {
+  const userRows = await userRowsForExport(db, realmId);
   const everyone = type === EXPORT_TYPES.full_without_consent;
   // Users whose private data (settings, direct messages, private channels) goes in.
   const consenting = new Set<number>(
@@ -207,15 +188,10 @@ async function exportUsers(db: Db, realmId: number, type: number) {
 }
 
 /** The channels and subscriptions that go in, and which channels' messages do. */
-async function exportChannels(db: Db, realmId: number, consenting: ReadonlySet<number>, everyone: boolean) {
-  const streams = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+async function exportChannels(db: Executor, realmId: number, consenting: ReadonlySet<number>, everyone: boolean) {
+  const streams = await channelRowsForExport(db, realmId);
   const publicStreams = new Set(streams.filter((s) => !s.invite_only).map((s) => s.id));
-  const subs = await db
-    .selectFrom('subscriptions')
-    .select(['user_id', 'stream_id', 'active', 'color', 'is_muted', 'pin_to_top'])
-    .where('realm_id', '=', realmId)
-    .orderBy('id')
-    .execute();
+  const subs = await subscriptionRowsForExport(db, realmId);
   // Private channels go in when someone who consented is subscribed (all of them without consent).
   const privateIncluded = new Set(
     everyone ? streams.filter((s) => s.invite_only).map((s) => s.id) : subs.filter((s) => consenting.has(s.user_id) && !publicStreams.has(s.stream_id)).map((s) => s.stream_id),
@@ -242,17 +218,15 @@ async function exportChannels(db: Db, realmId: number, consenting: ReadonlySet<n
 }
 
 /** The ids of the direct messages that go in. */
-async function exportedDirectIds(db: Db, realmId: number, type: number, consenting: ReadonlySet<number>, everyone: boolean): Promise<Set<number>> {
+async function exportedDirectIds(db: Executor, realmId: number, type: number, consenting: ReadonlySet<number>, everyone: boolean): Promise<Set<number>> {
   // Direct messages a consenting user sent or received (every one without consent).
   const directIds = new Set<number>();
   if (type !== EXPORT_TYPES.public) {
     const ids = [...consenting];
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      let q = db.selectFrom('user_messages').innerJoin('messages', 'messages.id', 'user_messages.message_id').select('messages.id').where('messages.recipient_type', '=', 'direct');
-      if (!everyone) q = q.where('user_messages.user_id', 'in', ids.slice(i, i + CHUNK));
-      else q = q.where('messages.realm_id', '=', realmId);
-      for (const r of await q.execute()) directIds.add(r.id);
-      if (everyone) break;
+    if (everyone) {
+      if (ids.length) for (const id of await directMessageIdsOfRealm(db, realmId)) directIds.add(id);
+    } else {
+      for (const id of await inChunks(ids, (chunk) => directMessageIdsOfUsers(db, chunk))) directIds.add(id);
     }
   }
 
@@ -260,19 +234,12 @@ async function exportedDirectIds(db: Db, realmId: number, type: number, consenti
 }
 
 /** The messages that go in, read in id order a batch at a time, and the direct-message groups they name. */
-async function exportMessages(db: Db, realmId: number, included: (id: number | null) => boolean, directIds: ReadonlySet<number>) {
+async function exportMessages(db: Executor, realmId: number, included: (id: number | null) => boolean, directIds: ReadonlySet<number>) {
   const messages: Record<string, unknown>[] = [];
   const dmGroups = new Set<number>();
   let after = 0;
   for (;;) {
-    const batch = await db
-      .selectFrom('messages')
-      .select(['id', 'sender_id', 'recipient_type', 'stream_id', 'dm_group_id', 'topic', 'content', 'rendered_content', 'date_sent', 'last_edit_time', 'sending_client'])
-      .where('realm_id', '=', realmId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(CHUNK * 4)
-      .execute();
+    const batch = await messageBatchForExport(db, realmId, after, CHUNK * 4);
     if (batch.length === 0) break;
     after = batch[batch.length - 1].id;
     for (const m of batch) {
@@ -285,19 +252,18 @@ async function exportMessages(db: Db, realmId: number, included: (id: number | n
   return { messages, dmGroups };
 }
 
+/** The JSON files of an export: what the export type allows, never a secret. */
 export async function exportFiles(services: Services, realmId: number, type: number, mtime: number): Promise<TarEntry[]> {
   const db = services.database.db;
-  const realm = await db.selectFrom('realms').selectAll().where('id', '=', realmId).executeTakeFirstOrThrow();
+  const realm = await realmRowForExport(db, realmId);
   const { users, consenting, everyone } = await exportUsers(db, realmId, type);
   const { channels, subscriptions, included } = await exportChannels(db, realmId, consenting, everyone);
   const directIds = await exportedDirectIds(db, realmId, type, consenting, everyone);
   const { messages, dmGroups } = await exportMessages(db, realmId, included, directIds);
   const messageIds = messages.map((m) => m.id as number);
-  const reactions = await inChunks(messageIds, (ids) =>
-    db.selectFrom('reactions').select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type']).where('message_id', 'in', ids).orderBy('id').execute(),
-  );
-  const groups = await inChunks([...dmGroups], (ids) => db.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('id', 'in', ids).execute());
-  const attachmentLinks = await inChunks(messageIds, (ids) => db.selectFrom('attachment_messages').select(['attachment_id', 'message_id']).where('message_id', 'in', ids).execute());
+  const reactions = await inChunks(messageIds, (ids) => reactionRowsForExport(db, ids));
+  const groups = await inChunks([...dmGroups], (ids) => dmGroupRowsForExport(db, ids));
+  const attachmentLinks = await inChunks(messageIds, (ids) => attachmentLinksOfMessages(db, ids));
   // Each upload's messages, grouped once (not one scan of every link per upload).
   const messagesByAttachment = new Map<number, number[]>();
   for (const l of attachmentLinks) {
@@ -306,10 +272,8 @@ export async function exportFiles(services: Services, realmId: number, type: num
     else messagesByAttachment.set(l.attachment_id, [l.message_id]);
   }
   const attachmentIds = [...messagesByAttachment.keys()];
-  const attachments = await inChunks(attachmentIds, (ids) =>
-    db.selectFrom('attachments').select(['id', 'owner_id', 'path_id', 'file_name', 'content_type', 'size', 'create_time']).where('id', 'in', ids).execute(),
-  );
-  const emoji = await db.selectFrom('realm_emoji').select(['id', 'name', 'author_id', 'file_name', 'is_animated', 'deactivated']).where('realm_id', '=', realmId).orderBy('id').execute();
+  const attachments = await inChunks(attachmentIds, (ids) => attachmentRowsForExport(db, ids));
+  const emoji = await emojiRowsForExport(db, realmId);
 
   return [
     json('realm.json', { id: realm.id, string_id: realm.string_id, name: realm.name, description: realm.description, date_created: realm.date_created, settings: JSON.parse(realm.settings) }, mtime),
@@ -327,9 +291,9 @@ export async function exportFiles(services: Services, realmId: number, type: num
 async function finish(services: Services, row: ExportRow, patch: { succeeded_ms?: number; failed_ms?: number; file_path?: string }): Promise<boolean> {
   const admins = await adminIds(services, row.realm_id);
   return services.database.transaction(async (tx, onCommit) => {
-    const current = await tx.selectFrom('realm_exports').select('deleted_ms').where('id', '=', row.id).executeTakeFirst();
-    if (!current || current.deleted_ms !== null) return false;
-    await tx.updateTable('realm_exports').set(patch).where('id', '=', row.id).execute();
+    // Deleted meanwhile (or gone): nothing to record.
+    if ((await exportDeletedMs(tx, row.id)) !== null) return false;
+    await updateRealmExport(tx, row.id, patch);
     await announce(services, tx, onCommit, row.realm_id, admins);
     return true;
   });
@@ -337,7 +301,7 @@ async function finish(services: Services, row: ExportRow, patch: { succeeded_ms?
 
 /** Writes the archive of one requested export, then records (and announces) success or failure. */
 export async function runExport(services: Services, exportId: number): Promise<void> {
-  const row = await services.database.db.selectFrom('realm_exports').selectAll().where('id', '=', exportId).executeTakeFirst();
+  const row = await realmExportById(services.database.db, exportId);
   if (!row || row.succeeded_ms !== null || row.failed_ms !== null || row.deleted_ms !== null) return;
   const stamp = Math.floor(row.requested_ms / 1000);
   const dirName = `zulip-export-${randomBytes(4).toString('hex')}`;
@@ -360,12 +324,6 @@ export async function runExport(services: Services, exportId: number): Promise<v
 
 /** The stored export a download address names, if it is still there. */
 export async function exportByPath(services: Services, realmId: number, filePath: string): Promise<string | null> {
-  const row = await services.database.db
-    .selectFrom('realm_exports')
-    .select(['file_path'])
-    .where('realm_id', '=', realmId)
-    .where('file_path', '=', filePath)
-    .where('deleted_ms', 'is', null)
-    .executeTakeFirst();
-  return row?.file_path ? join(services.config.uploadsDir, row.file_path) : null;
+  const path = await liveExportFilePath(services.database.db, realmId, filePath);
+  return path ? join(services.config.uploadsDir, path) : null;
 }

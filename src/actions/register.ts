@@ -174,7 +174,7 @@ async function personalState(c: StateContext): Promise<void> {
   if (want('muted_users')) state.muted_users = await mutedUsersOf(db, user.id);
   if (want('presence')) {
     const rows = await presenceRows(db, realm.id, -1, Math.floor(Date.now() / 1000) - 14 * 86400);
-    state.presences = o.slimPresence ? modernPresences(rows) : legacyPresences(rows, users);
+    state.presences = o.slimPresence ? modernPresences(rows) : legacyPresences(rows, users, services.emailDomains);
     state.presence_last_update_id = await lastPresenceUpdateId(db, realm.id);
     state.server_timestamp = Date.now() / 1000;
   }
@@ -297,7 +297,7 @@ async function realmUserState(c: StateContext): Promise<void> {
         if (!o.userListIncomplete) active.push(inaccessibleUser(u.id, realm, config.externalUrl));
         continue;
       }
-      const shaped = userForClient(u, user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });
+      const shaped = userForClient(u, user, services.emailDomains, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });
       if (u.is_active) {
         delete shaped.is_active;
         active.push(shaped);
@@ -311,8 +311,8 @@ async function realmUserState(c: StateContext): Promise<void> {
       realm_users: active,
       realm_non_active_users: inactive,
       avatar_source: 'G',
-      avatar_url_medium: formatUser(user, { clientGravatar: false }).avatar_url,
-      avatar_url: formatUser(user, { clientGravatar: false }).avatar_url,
+      avatar_url_medium: formatUser(user, services.emailDomains, { clientGravatar: false }).avatar_url,
+      avatar_url: formatUser(user, services.emailDomains, { clientGravatar: false }).avatar_url,
       can_create_streams: can(settings.can_create_public_channel_group) || can(settings.can_create_private_channel_group),
       can_create_public_streams: can(settings.can_create_public_channel_group),
       can_create_private_streams: can(settings.can_create_private_channel_group),
@@ -324,14 +324,14 @@ async function realmUserState(c: StateContext): Promise<void> {
       is_moderator: user.role === ROLE.moderator,
       is_guest: user.role === ROLE.guest,
       user_id: user.id,
-      email: apiEmail(user),
+      email: apiEmail(user, services.emailDomains),
       delivery_email: user.email,
       full_name: user.full_name,
       // The system bots every organization shares, by name, as Zulip lists them.
       cross_realm_bots: [...(await services.cache.systemBots()).values()]
         .filter((u) => u.is_active)
         .sort((a, b) => (a.full_name < b.full_name ? -1 : a.full_name > b.full_name ? 1 : 0))
-        .map((u) => ({ ...formatUser(u, { clientGravatar: o.clientGravatar }), is_system_bot: true })),
+        .map((u) => ({ ...formatUser(u, services.emailDomains, { clientGravatar: o.clientGravatar }), is_system_bot: true })),
     });
   }
 }
@@ -345,7 +345,7 @@ async function botsGroupsAndDefaultsState(c: StateContext): Promise<void> {
     const bots = [...users.values()].filter((u) => u.is_bot && (admin || u.bot_owner_id === user.id));
     const outgoing = bots.filter((u) => u.bot_type === BOT_TYPE.outgoing_webhook).map((u) => u.id);
     const botServices = await servicesOf(db, outgoing);
-    state.realm_bots = bots.map((u) => formatBot(u, botServices.get(u.id)));
+    state.realm_bots = bots.map((u) => formatBot(u, services.emailDomains, botServices.get(u.id)));
   }
 
   if (want('realm_user_groups')) state.realm_user_groups = await userGroupsForClient(services, realm.id, graph, { includeDeactivated: o.includeDeactivatedGroups === true });

@@ -101,7 +101,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
         // Clients without the user_settings_object capability get Zulip's older events too (the
         // queues drop them for clients that declare it).
-        for (const legacy of legacySettingEvents(property, value, apiEmail(target))) {
+        for (const legacy of legacySettingEvents(property, value, apiEmail(target, services.emailDomains))) {
           publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event: legacy });
         }
         // Administrators see who lets them export private data (GET /export/realm/consents).
@@ -110,12 +110,12 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         }
       }
       if (timezoneChanged) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(target), timezone } } });
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(target, services.emailDomains), timezone } } });
       }
       if (changed.some(([k]) => k === 'email_address_visibility')) {
         // Everyone learns the new API address; those whose access to the real one changed, that.
         const after = { ...target, settings: stored } as User;
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(after) } } });
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(after, services.emailDomains) } } });
         for (const viewer of activeUsers) {
           const could = canSeeDeliveryEmail(viewer, target);
           const can = canSeeDeliveryEmail(viewer, after);

@@ -19,7 +19,7 @@ const MAX_TYPING_RECIPIENTS = 100;
 
 export async function sendTyping(services: Services, sender: User, realm: Realm, t: TypingTarget): Promise<void> {
   const users = await services.cache.users(realm.id);
-  const sender_ = { user_id: sender.id, email: apiEmail(sender) };
+  const sender_ = { user_id: sender.id, email: apiEmail(sender, services.emailDomains) };
   const receives = (id: number) => {
     const u = users.get(id);
     return !!u && u.is_active && id !== sender.id && userSettingsOf(u.settings).receives_typing_notifications;
@@ -39,7 +39,7 @@ export async function sendTyping(services: Services, sender: User, realm: Realm,
   for (const id of t.userIds) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
   if (!userSettingsOf(sender.settings).send_private_typing_notifications) return;
   const everyone = [...new Set([sender.id, ...t.userIds])];
-  const recipients = everyone.map((id) => ({ user_id: id, email: apiEmail(users.get(id)!) }));
+  const recipients = everyone.map((id) => ({ user_id: id, email: apiEmail(users.get(id)!, services.emailDomains) }));
   const to = everyone.filter(receives);
   if (to.length === 0 || to.length > MAX_TYPING_RECIPIENTS) return;
   services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing', op: t.op, message_type: 'direct', sender: sender_, recipients } });

@@ -105,7 +105,7 @@ export async function updateUserStatus(services: Services, target: User, realm: 
           userIds: [target.id],
           event: { type: 'user_settings', op: 'update', property: 'presence_enabled', value: presenceEnabled },
         });
-        for (const legacy of legacySettingEvents('presence_enabled', presenceEnabled, apiEmail(target))) {
+        for (const legacy of legacySettingEvents('presence_enabled', presenceEnabled, apiEmail(target, services.emailDomains))) {
           publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event: legacy });
         }
         onCommit(() => services.cache.invalidateUsers(realm.id));

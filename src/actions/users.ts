@@ -1,5 +1,6 @@
 // Writes to user accounts. insertAccount is the one place an account row is made (organization
 // owners, CLI users, POST /users, bots); the exported actions wrap it with permissions and events.
+import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
 import type { Executor } from '../store/db.js';
 import { insertUser, getUserByEmail, ROLE, ROLE_VALUES, BOT_TYPE, updateUser, usersSharingConversationWith, requireUser } from '../store/users.js';
 import type { User } from '../store/users.js';
@@ -149,7 +150,7 @@ function afterUserChange(services: Services, realmId: number) {
 export function publishUserAdded(services: Services, onCommit: OnCommit, realmId: number, user: User, audience: User[]): void {
   const seeing = audience.filter((v) => canSeeDeliveryEmail(v, user)).map((v) => v.id);
   const notSeeing = audience.filter((v) => !canSeeDeliveryEmail(v, user)).map((v) => v.id);
-  const person = (see: boolean) => formatUser(user, { includeCustomProfileFields: true, canSeeDeliveryEmail: see });
+  const person = (see: boolean) => formatUser(user, services.emailDomains, { includeCustomProfileFields: true, canSeeDeliveryEmail: see });
   publishAfterCommit(services, onCommit, { realmId, userIds: seeing, event: { type: 'realm_user', op: 'add', person: person(true) } });
   publishAfterCommit(services, onCommit, { realmId, userIds: notSeeing, event: { type: 'realm_user', op: 'add', person: person(false) } });
 }
@@ -261,7 +262,7 @@ export function formatService(s: BotService): Record<string, unknown> {
 }
 
 /** The object realm_bot events and /register's realm_bots carry. */
-export function formatBot(bot: User, service?: BotService): Record<string, unknown> {
+export function formatBot(bot: User, domains: RealmEmailDomains, service?: BotService): Record<string, unknown> {
   return {
     user_id: bot.id,
     full_name: bot.full_name,
@@ -269,10 +270,10 @@ export function formatBot(bot: User, service?: BotService): Record<string, unkno
     default_sending_stream: null,
     default_events_register_stream: null,
     default_all_public_streams: false,
-    avatar_url: formatUser(bot).avatar_url,
+    avatar_url: formatUser(bot, domains).avatar_url,
     owner_id: bot.bot_owner_id,
     services: service ? [formatService(service)] : [],
-    email: apiEmail(bot),
+    email: apiEmail(bot, domains),
     bot_type: bot.bot_type,
     is_active: bot.is_active,
   };
@@ -337,8 +338,8 @@ export async function createBot(
     }
     onCommit(() => afterUserChange(services, realm.id));
     publishUserAdded(services, onCommit, realm.id, bot, audience);
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'add', bot: formatBot(bot, service) } });
-    const shaped = formatBot(bot);
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'add', bot: formatBot(bot, services.emailDomains, service) } });
+    const shaped = formatBot(bot, services.emailDomains);
     return {
       user_id: created.id,
       api_key: created.api_key,

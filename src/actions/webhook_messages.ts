@@ -54,8 +54,6 @@ export async function postWebhookMessages(services: Services, bot: User, realm: 
   return ids;
 }
 
-/** When each bot's owner was last told about a problem (per process, as a flood guard). */
-const lastNotice = new Map<number, number>();
 const NOTICE_INTERVAL_MS = 60_000;
 
 /**
@@ -64,6 +62,8 @@ const NOTICE_INTERVAL_MS = 60_000;
  */
 export async function notifyBotOwner(services: Services, bot: User, realm: Realm, content: string): Promise<void> {
   if (!bot.is_bot || bot.bot_owner_id === null) return;
+  // When each bot's owner was last told (per server, as a flood guard).
+  const lastNotice = services.jobs.botOwnerNotices;
   const now = Date.now();
   if ((lastNotice.get(bot.id) ?? -Infinity) > now - NOTICE_INTERVAL_MS) return;
   lastNotice.set(bot.id, now);

@@ -9,7 +9,6 @@ import { authenticate } from './auth.js';
 import type { Verdict } from '../lib/rate_limit.js';
 import { BadRequest, Unauthorized } from '../errors.js';
 import { BOT_TYPE } from '../store/users.js';
-import { registerFakeEmailDomain } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import type { FileRouteSpec } from './multipart.js';
 import { isForwardedByPeer } from './queue_forward.js';
@@ -88,7 +87,7 @@ export function success(params: Params, data: Reply): Record<string, unknown> {
 }
 
 export class Router {
-  /** Organizations whose placeholder-address domain is registered (see shapes/users.ts apiEmail). */
+  /** Organizations whose placeholder-address domain is recorded in services.emailDomains (see shapes/users.ts apiEmail). */
   private readonly knownRealms = new Set<number>();
 
   /** This server's API paths (404 or 405 for what matches none). */
@@ -120,7 +119,7 @@ export class Router {
             throw new Unauthorized('This API is not available to incoming webhook bots.');
           }
           if (!this.knownRealms.has(realm.id)) {
-            registerFakeEmailDomain(realm.id, botDomain(realm, this.services.config.externalUrl));
+            this.services.emailDomains.set(realm.id, botDomain(realm, this.services.config.externalUrl));
             this.knownRealms.add(realm.id);
           }
           (request as WithLogin)[LOGIN] = { user, realm };

@@ -11,7 +11,7 @@ import { Params, check } from '../lib/params.js';
 import type { User } from '../store/users.js';
 import { externalAccountNames } from '../queries/external_accounts.js';
 import type { Realm } from '../store/realms.js';
-import { apiEmail, registerFakeEmailDomain } from '../shapes/users.js';
+import { apiEmail } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { findIntegration } from '../integrations/registry.js';
 import { AnomalousPayload, MalformedPayload, MisconfiguredPayload, MissingEventHeader, type WebhookMessage } from '../integrations/core.js';
@@ -135,7 +135,7 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
       // Query parameters configure the webhook; form fields may carry the key too (Zulip's REQ reads both).
       const params = new Params({ ...formFields, ...query });
       const { user, realm } = await webhookUser(services, request, params.optStr('api_key'));
-      registerFakeEmailDomain(realm.id, botDomain(realm, services.config.externalUrl));
+      services.emailDomains.set(realm.id, botDomain(realm, services.config.externalUrl));
       const limiter = services.rateLimiter;
       if (limiter) setRateLimitHeaders(reply, await limiter.hit(`user:${user.id}`, limiter.config.user));
 
@@ -162,7 +162,7 @@ export function registerWebhooks(app: FastifyInstance, services: Services): void
         const webhookRequest = { ...base, externalUsers };
         if (integration.isAuthProbe?.(webhookRequest)) {
           // The service checks the key and labels the connection with the bot's identity.
-          return success(params, { full_name: user.full_name, email: apiEmail(user), id: user.id });
+          return success(params, { full_name: user.full_name, email: apiEmail(user, services.emailDomains), id: user.id });
         }
         let messages: WebhookMessage[];
         try {

@@ -75,7 +75,7 @@ function messageIdOperand(v: unknown): number | undefined {
 
 async function userIdsFromOperand(services: Services, viewer: User, operand: unknown, operator: string): Promise<number[]> {
   const users = await services.cache.users(viewer.realm_id);
-  const byAddress = usersByAddress(users.values(), viewer);
+  const byAddress = usersByAddress(users.values(), viewer, services.emailDomains);
   let items: unknown[];
   if (Array.isArray(operand)) items = operand;
   else if (typeof operand === 'number') items = [operand];

@@ -1,19 +1,11 @@
 // Full-text search (the `search` narrow operator). Words are ANDed and stemmed; a quoted phrase
 // must also appear as written; the topic counts as part of the message. The operand never reaches
-// the database as query syntax: it is cut into words here and passed as bound values, so any input
-// gives a clean result. SQLite searches the FTS5 table messages_fts, PostgreSQL the GIN index on
-// to_tsvector('english', topic || ' ' || content) (both made in migration 0017_message_search).
-import { sql, type Expression, type SqlBool } from 'kysely';
+// the database as query syntax: it is cut into words here, and store/message_search.ts passes them
+// as bound values, so any input gives a clean result.
 import { stemmer } from 'stemmer';
-import { CUSTOM_PLAN } from '../store/db.js';
-import type { DialectName } from '../store/dialect.js';
+import type { SearchQuery } from '../store/message_search.js';
 
-export interface SearchQuery {
-  /** Lowercased words, in order, without repeats. */
-  words: string[];
-  /** Quoted phrases, as written. */
-  phrases: string[];
-}
+export type { SearchQuery } from '../store/message_search.js';
 
 /** Zulip keeps at most this much of a search operand. */
 const MAX_WORDS = 50;
@@ -39,29 +31,6 @@ export function parseSearch(operand: string): SearchQuery {
   const all = [...new Set([...operand.toLowerCase().matchAll(WORD)].map((m) => m[0]))];
   const words = all.filter((w) => !STOP_WORDS.has(w)).slice(0, MAX_WORDS);
   return { words, phrases };
-}
-
-function likePattern(s: string): string {
-  return `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The condition on `messages` for a search; a search without any word matches nothing. */
-export function searchCondition(dialect: DialectName, q: SearchQuery): Expression<SqlBool> {
-  if (q.words.length === 0) return sql<SqlBool>`1 = 0`;
-  let cond: Expression<SqlBool>;
-  if (dialect === 'postgres') {
-    // Planned for these words each time: rare words read the GIN index, common ones walk the window.
-    cond = sql<SqlBool>`${sql.raw(CUSTOM_PLAN)} to_tsvector('english'::regconfig, messages.topic || ' ' || messages.content) @@ plainto_tsquery('english'::regconfig, ${q.words.join(' ')})`;
-  } else {
-    // Each word quoted: FTS5 reads it as a string, never as an operator or column filter.
-    const match = q.words.map((w) => `"${w}"`).join(' ');
-    cond = sql<SqlBool>`messages.id in (select rowid from messages_fts where messages_fts match ${match})`;
-  }
-  for (const phrase of q.phrases) {
-    const p = likePattern(phrase);
-    cond = sql<SqlBool>`(${cond} and (lower(messages.content) like ${p} escape '\\' or lower(messages.topic) like ${p} escape '\\'))`;
-  }
-  return cond;
 }
 
 function fold(word: string): string {

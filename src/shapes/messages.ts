@@ -7,6 +7,7 @@ import { dmGroupMembers, flagNames, type MessageRow } from '../store/messages.js
 import { getStreamsByIds } from '../store/channels.js';
 import { topicLinks, type LinkifierRule } from '../markdown/render.js';
 import { apiEmail, avatarUrl } from './users.js';
+import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
 import type { EditEntry } from '../store/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { reactionsForMessages } from '../store/emoji.js';
@@ -23,8 +24,8 @@ export interface MessageShapeOptions {
 }
 
 
-function displayUser(u: User) {
-  return { id: u.id, email: apiEmail(u), full_name: u.full_name, is_mirror_dummy: false };
+function displayUser(u: User, domains: RealmEmailDomains) {
+  return { id: u.id, email: apiEmail(u, domains), full_name: u.full_name, is_mirror_dummy: false };
 }
 
 const isMove = (e: EditEntry) => e.prev_topic !== undefined || e.prev_stream !== undefined;
@@ -85,6 +86,7 @@ export function shapeMessage(
   m: MessageRow,
   realm: Realm,
   users: Map<number, User>,
+  domains: RealmEmailDomains,
   streamNames: Map<number, string>,
   dmMembers: Map<number, number[]>,
   o: MessageShapeOptions,
@@ -108,7 +110,7 @@ export function shapeMessage(
     reactions: [],
     submessages: [],
     sender_full_name: sender?.full_name ?? '',
-    sender_email: sender ? apiEmail(sender) : '',
+    sender_email: sender ? apiEmail(sender, domains) : '',
     sender_realm_str: realm.string_id,
     avatar_url: sender ? avatarOf(sender) : null,
     type: isStream ? 'stream' : 'private',
@@ -118,7 +120,7 @@ export function shapeMessage(
     out.stream_id = m.stream_id;
   } else {
     const members = dmMembers.get(m.dm_group_id!) ?? [];
-    out.display_recipient = members.map((id) => users.get(id)).filter((u): u is User => !!u).map(displayUser);
+    out.display_recipient = members.map((id) => users.get(id)).filter((u): u is User => !!u).map((u) => displayUser(u, domains));
   }
   return Object.assign(out, editFields(m, realm, o));
 }
@@ -163,7 +165,7 @@ export async function formatMessages(
     (reactions.get(id) ?? []).map((r) => ({ emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id }));
   const submessagesOf = (id: number) => (submessages.get(id) ?? []).map(submessageForClient);
   return rows.map((m) => ({
-    ...shapeMessage(m, realm, ctx.users, ctx.streamNames, ctx.dmMembers, options, avatarOf),
+    ...shapeMessage(m, realm, ctx.users, services.emailDomains, ctx.streamNames, ctx.dmMembers, options, avatarOf),
     reactions: reactionsOf(m.id),
     submessages: submessagesOf(m.id),
     flags: flagNames(m.flags),

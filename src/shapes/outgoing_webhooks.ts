@@ -3,12 +3,13 @@
 import type { User } from '../store/users.js';
 import type { BotService } from '../store/outgoing_webhooks.js';
 import { apiEmail } from './users.js';
+import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
 
-export function zulipWebhookPayload(bot: User, service: BotService, message: Record<string, unknown>, trigger: string): Record<string, unknown> {
+export function zulipWebhookPayload(bot: User, domains: RealmEmailDomains, service: BotService, message: Record<string, unknown>, trigger: string): Record<string, unknown> {
   return {
     data: message.content,
     message,
-    bot_email: apiEmail(bot),
+    bot_email: apiEmail(bot, domains),
     bot_full_name: bot.full_name,
     token: service.token,
     trigger,

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { ROLE, type User } from '../store/users.js';
 import { USER_SETTING_DEFAULTS } from '../lib/user_settings.js';
+import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
 
 /** Zulip's email_address_visibility values (a personal setting). */
 export const EMAIL_VISIBILITY = { everyone: 1, members: 2, admins: 3, nobody: 4, moderators: 5 } as const;
@@ -21,34 +22,23 @@ export function emailVisibilityOf(user: User): number {
 }
 
 /**
- * The domain of each organization's placeholder addresses (Zulip's get_fake_email_domain), filled
- * in when the server starts, when an organization is created, and by every request: user objects
- * are shaped without the organization at hand.
- */
-const fakeEmailDomains = new Map<number, string>();
-
-export function registerFakeEmailDomain(realmId: number, domain: string): void {
-  if (fakeEmailDomains.get(realmId) !== domain) fakeEmailDomains.set(realmId, domain);
-}
-
-/**
  * The user's address as the API shows it (`email`): the real one when they let everyone see it,
- * otherwise Zulip's placeholder user{id}@{organization domain}. The real address, for those
- * allowed to see it, is `delivery_email`.
+ * otherwise Zulip's placeholder user{id}@{organization domain} (the server's `emailDomains`).
+ * The real address, for those allowed to see it, is `delivery_email`.
  */
-export function apiEmail(user: User): string {
+export function apiEmail(user: User, domains: RealmEmailDomains): string {
   if (emailVisibilityOf(user) === EMAIL_VISIBILITY.everyone) return user.email;
-  return `user${user.id}@${fakeEmailDomains.get(user.realm_id) ?? 'localhost.localdomain'}`;
+  return `user${user.id}@${domains.of(user.realm_id)}`;
 }
 
 /**
  * The users a viewer may name by address: by their API address, and by their real one where the
  * viewer may see it, so that a lookup never confirms an address the viewer may not know.
  */
-export function usersByAddress(users: Iterable<User>, viewer: User): Map<string, User> {
+export function usersByAddress(users: Iterable<User>, viewer: User, domains: RealmEmailDomains): Map<string, User> {
   const out = new Map<string, User>();
   for (const u of users) {
-    out.set(apiEmail(u).toLowerCase(), u);
+    out.set(apiEmail(u, domains).toLowerCase(), u);
     if (canSeeDeliveryEmail(viewer, u)) out.set(u.email.toLowerCase(), u);
   }
   return out;
@@ -92,10 +82,10 @@ export interface FormatUserOptions {
 }
 
 /** The user object; bot_type and bot_owner_id only for bots, profile_data only for humans. */
-export function formatUser(user: User, opts: FormatUserOptions = {}): Record<string, unknown> {
+export function formatUser(user: User, domains: RealmEmailDomains, opts: FormatUserOptions = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {
     user_id: user.id,
-    email: apiEmail(user),
+    email: apiEmail(user, domains),
     full_name: user.full_name,
     date_joined: isoDate(user.date_joined),
     is_active: user.is_active,
@@ -121,7 +111,8 @@ export function formatUser(user: User, opts: FormatUserOptions = {}): Record<str
 export function userForClient(
   user: User,
   viewer: User,
+  domains: RealmEmailDomains,
   opts: { clientGravatar?: boolean; includeCustomProfileFields?: boolean; profileData?: Record<string, unknown> } = {},
 ): Record<string, unknown> {
-  return formatUser(user, { ...opts, canSeeDeliveryEmail: canSeeDeliveryEmail(viewer, user) });
+  return formatUser(user, domains, { ...opts, canSeeDeliveryEmail: canSeeDeliveryEmail(viewer, user) });
 }

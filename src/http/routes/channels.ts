@@ -82,7 +82,7 @@ export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promi
   const strs = raw.every((p) => typeof p === 'string');
   if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
   const users = await ctx.services.cache.users(ctx.realm.id);
-  const byEmail = usersByAddress(users.values(), ctx.user);
+  const byEmail = usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
   const out = new Map<number, User>();
   for (const p of raw as Array<number | string>) {
     const user = typeof p === 'number' ? users.get(p) : byEmail.get(p.trim().toLowerCase());

@@ -28,21 +28,21 @@ export function registerPresenceRoutes(r: Router): void {
       out.presences = modernPresences(rows);
       out.presence_last_update_id = await lastPresenceUpdateId(services.database.db, realm.id);
     } else {
-      out.presences = legacyPresences(rows, await services.cache.users(realm.id));
+      out.presences = legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains);
     }
     return out;
   });
 
   r.get('/realm/presence', async ({ services, realm }) => {
     const rows = await presenceRows(services.database.db, realm.id, -1, nowSeconds() - 14 * DAY);
-    return { server_timestamp: Date.now() / 1000, presences: legacyPresences(rows, await services.cache.users(realm.id)) };
+    return { server_timestamp: Date.now() / 1000, presences: legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains) };
   });
 
   r.get('/users/{user_id_or_email}/presence', async (ctx) => {
     const { services, realm } = ctx;
     const key = decodedPathPart(ctx, 'user_id_or_email');
     const users = await services.cache.users(realm.id);
-    const target = /^\d+$/.test(key) ? users.get(Number(key)) : usersByAddress(users.values(), ctx.user).get(key.trim().toLowerCase());
+    const target = /^\d+$/.test(key) ? users.get(Number(key)) : usersByAddress(users.values(), ctx.user, services.emailDomains).get(key.trim().toLowerCase());
     if (!target) throw new NoSuchUser();
     const rows = await presenceRows(services.database.db, realm.id, -1, 0);
     const row = rows.find((x) => x.user_id === target.id);

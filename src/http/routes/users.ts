@@ -34,7 +34,7 @@ export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
     // avatar_url is always a URL here: the schema of this endpoint does not allow null.
     const profileData = (await realmProfileData(services, user.realm_id)).get(user.id);
-    const shaped = formatUser(user, { clientGravatar: false, includeCustomProfileFields: true, profileData });
+    const shaped = formatUser(user, services.emailDomains, { clientGravatar: false, includeCustomProfileFields: true, profileData });
     // This endpoint's object has no bot fields; a bot reads its own through GET /users/{id}.
     delete shaped.bot_type;
     delete shaped.bot_owner_id;
@@ -58,7 +58,7 @@ export function registerUserRoutes(r: Router): void {
       chosen = [...users.values()].filter(canSee);
     }
     const profiles = includeCustomProfileFields ? await realmProfileData(services, realm.id) : undefined;
-    return { members: chosen.map((u) => userForClient(u, user, { clientGravatar, includeCustomProfileFields, profileData: profiles?.get(u.id) })) };
+    return { members: chosen.map((u) => userForClient(u, user, services.emailDomains, { clientGravatar, includeCustomProfileFields, profileData: profiles?.get(u.id) })) };
   });
 
   // One path for GET /users/{user_id} and GET /users/{email}: a number is an id, anything else an address.
@@ -72,19 +72,19 @@ export function registerUserRoutes(r: Router): void {
       target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
     } else {
       // A real address finds only users whose address the caller may see, so lookups reveal nothing.
-      target = usersByAddress(users.values(), user).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
+      target = usersByAddress(users.values(), user, services.emailDomains).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
     }
     if (!target) {
       // The system bots every organization shares are found too, as Zulip finds cross-realm bots.
       const bots = await services.cache.systemBots();
-      const byAddress = /^\d+$/.test(path.user_id ?? '') ? undefined : usersByAddress(bots.values(), user).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
+      const byAddress = /^\d+$/.test(path.user_id ?? '') ? undefined : usersByAddress(bots.values(), user, services.emailDomains).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
       const bot = byAddress ?? bots.get(Number(path.user_id));
-      if (bot?.is_active) return { user: userForClient(bot, user, { clientGravatar }) };
+      if (bot?.is_active) return { user: userForClient(bot, user, services.emailDomains, { clientGravatar }) };
     }
     const visible = target ? await usersVisibleTo(services, user, realm) : null;
     if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
     const profileData = includeCustomProfileFields ? (await realmProfileData(services, realm.id)).get(target.id) : undefined;
-    return { user: userForClient(target, user, { clientGravatar, includeCustomProfileFields, profileData }) };
+    return { user: userForClient(target, user, services.emailDomains, { clientGravatar, includeCustomProfileFields, profileData }) };
   });
 
   r.post('/users', async ({ params, services, user, realm }) => {
