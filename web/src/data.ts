@@ -4,7 +4,7 @@
 import { api, ApiError } from './api';
 import type { Term, View } from './narrow';
 import {
-  allStreams, batch, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
+  allStreams, batch, realmSettings, drafts, type Draft, connection, dmConversations, dmOthers, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
   presence, ready, realm, replaceMessage, setUnread, subs, Subscription, topicKey, topicsByStream, typing, unread, UnreadInfo,
   unreadInfoOf, updateFeed, User, users, userSettings, view,
 } from './state';
@@ -401,9 +401,7 @@ function wantsDesktopNotification(m: Message): boolean {
 /** The narrow of a message's conversation: its channel and topic, or the other people of a DM. */
 function conversationTerms(m: Message): Term[] {
   if (m.type === 'stream') return [{ operator: 'channel', operand: m.stream_id! }, { operator: 'topic', operand: m.subject }];
-  const all = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [];
-  const others = all.filter((id) => id !== me.value.user_id);
-  return [{ operator: 'dm', operand: others.length ? others : all }];
+  return [{ operator: 'dm', operand: dmOthers(m).map((r) => r.id) }];
 }
 
 function notifyDesktop(m: Message): void {

@@ -8,7 +8,7 @@ import { api } from './api';
 import { deferUploadSources } from './uploads';
 import { loadMore, markRead } from './data';
 import { channelHash, dmHash, topicHash } from './narrow';
-import { channelName, feed, feedState, me, Message, Reaction, realm, selectedId, showToast, unread, userName, view } from './state';
+import { channelName, dmOthers, feed, feedState, me, Message, Reaction, realm, selectedId, showToast, unread, userName, view } from './state';
 import { composeApi } from './compose';
 
 export function emojiChar(code: string): string {
@@ -42,12 +42,6 @@ export function Icon({ name, filled }: { name: string; filled?: boolean }) {
 
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
-}
-
-function dmOthers(m: Message): Array<{ id: number; full_name: string }> {
-  const all = Array.isArray(m.display_recipient) ? m.display_recipient : [];
-  const others = all.filter((r) => r.id !== me.value.user_id);
-  return others.length ? others : all;
 }
 
 export function messageLink(m: Message): string {

@@ -65,6 +65,14 @@ export const me = signal<{ user_id: number; email: string; full_name: string; ro
   role: 400,
   is_admin: false,
 });
+
+/** The other people of a direct message; everyone in it when one wrote to oneself. */
+export function dmOthers(m: Message): Array<{ id: number; full_name: string }> {
+  const all = Array.isArray(m.display_recipient) ? m.display_recipient : [];
+  const others = all.filter((r) => r.id !== me.value.user_id);
+  return others.length ? others : all;
+}
+
 export const realm = signal<{ name: string; description: string; emoji: Record<string, { id: string; name: string; source_url: string; deactivated: boolean }> }>({
   name: 'Confab',
   description: '',
