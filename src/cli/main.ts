@@ -200,6 +200,7 @@ async function serve(): Promise<number> {
   // bin/confab.js held V8's young generation at its initial size during start-up; from here on
   // it grows with the load as V8 sizes it by default.
   setFlagsFromString('--semi-space-growth-factor=2');
+  setFlagsFromString('--turbofan');
   process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
   await requested;
   if (config.drainSeconds) process.stdout.write(`Draining for ${config.drainSeconds} s (health checks fail, requests are still served)\n`);
