@@ -5,7 +5,7 @@
 // Identifiers are kept (readable stack traces; a source map points back into dist/src).
 // Run by build_web.mjs, so every build that prepares the web client prepares this too.
 import * as esbuild from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,3 +33,16 @@ await esbuild.build({
   banner: { js: "import { createRequire as __confabCreateRequire } from 'node:module'; const require = __confabCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// V8 keeps a script's whole source in the heap, one byte per character only if every character is
+// Latin-1: one '✔' in a regular expression literal (esbuild escapes strings, not regex literals)
+// doubled the bundle's ~2 MB. Write such characters as \u escapes in src/.
+for (const f of readdirSync(out)) {
+  if (!f.endsWith('.js')) continue;
+  const text = readFileSync(join(out, f), 'utf8');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) {
+    console.error(`build_server: ${f} holds a non-ASCII character (escape it as \\u… in src/): …${text.slice(Math.max(0, at - 60), at + 20)}…`);
+    process.exitCode = 1;
+  }
+}
