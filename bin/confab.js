@@ -11,7 +11,8 @@ import { setFlagsFromString } from 'node:v8';
 // While the server starts, V8's young generation does not grow: nearly everything allocated then
 // (modules, caches) lives on, so a larger young generation would only hold ~14 MB more pages for
 // the life of the process. `confab serve` restores the default growth once it listens, so request
-// load sizes the young generation as usual.
+// load sizes the young generation as usual. TurboFan waits likewise, for the first request
+// (src/cli/main.ts says why).
 setFlagsFromString('--semi-space-growth-factor=1');
 setFlagsFromString('--no-turbofan');
 

@@ -200,7 +200,10 @@ async function serve(): Promise<number> {
   // bin/confab.js held V8's young generation at its initial size during start-up; from here on
   // it grows with the load as V8 sizes it by default.
   setFlagsFromString('--semi-space-growth-factor=2');
-  setFlagsFromString('--turbofan');
+  // It also kept TurboFan off: start-up code runs once, and while no request has come the only
+  // work is the background jobs' polls, which need no optimized code (one optimizing compile pages
+  // in ~4 MB of the compiler). The first request turns it on; its hot code is optimized from then.
+  server.http.server.once('request', () => setFlagsFromString('--turbofan'));
   process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
   await requested;
   if (config.drainSeconds) process.stdout.write(`Draining for ${config.drainSeconds} s (health checks fail, requests are still served)\n`);
