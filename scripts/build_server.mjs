@@ -10,6 +10,29 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Fastify's lib/server.js requires node:https and node:http2 when it loads, though it creates an
+// HTTPS or HTTP/2 server only when asked to (Confab never is). Loading them (with tls) costs
+// ~2.3 MB resident; here they load on first use instead. If a Fastify release changes these lines
+// the build fails, so this is revisited rather than silently lost.
+function lazyFastifyTransports() {
+  const eager = ["const https = require('node:https')", "const http2 = require('node:http2')"];
+  return {
+    name: 'confab-lazy-fastify-transports',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/ }, async (args) => {
+        let contents = readFileSync(args.path, 'utf8');
+        for (const line of eager) {
+          if (!contents.includes(line)) throw new Error(`build_server: fastify/lib/server.js no longer has "${line}"`);
+          const [, name, id] = /const (\w+) = require\('([^']+)'\)/.exec(line);
+          contents = contents.replace(line, `let ${name}Module; const ${name} = new Proxy({}, { get: (_, key) => (${name}Module ??= require('${id}'))[key] })`);
+        }
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 // Two levels under dist/, as dist/src/http/web_client.js is: its '../../web/' is dist/web either way.
 const out = join(root, 'dist', 'server', 'bundle');
 rmSync(join(root, 'dist', 'server'), { recursive: true, force: true });
@@ -29,6 +52,7 @@ await esbuild.build({
   legalComments: 'none',
   // Native addons and packages loaded only on demand stay in node_modules.
   external: ['better-sqlite3', 'pg', 'ioredis', '@node-rs/*', 'nodemailer'],
+  plugins: [lazyFastifyTransports()],
   // CommonJS dependencies bundled into an ES module still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __confabCreateRequire } from 'node:module'; const require = __confabCreateRequire(import.meta.url);" },
   logLevel: 'warning',
