@@ -1,11 +1,15 @@
 // Builds the browser client (web/) into dist/web: hashed, minified ES modules split by esbuild,
 // an index.html naming them, and .br/.gz copies of every file made once here so the server never
 // compresses at request time. Prints the first view's weight (JS + CSS, gzipped).
+// It first bundles the server itself (scripts/build_server.mjs), so the commands that build the
+// client (npm test, npm start, npm run bench) leave bin/confab.js a current bundle to run.
 import * as esbuild from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+await import('./build_server.mjs');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'web');

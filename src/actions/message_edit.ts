@@ -154,7 +154,7 @@ async function planEditChannels(
   let unresolved = false;
   if (topic !== undefined) {
     resolved = topic.startsWith(RESOLVED_TOPIC_PREFIX) && !message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && topic.slice(RESOLVED_TOPIC_PREFIX.length) === message.topic;
-    unresolved = message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && !topic.startsWith(RESOLVED_TOPIC_PREFIX) && message.topic.replace(/^[✔ ]+/, '') === topic;
+    unresolved = message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && !topic.startsWith(RESOLVED_TOPIC_PREFIX) && message.topic.replace(/^[\u2714 ]+/, '') === topic;
   }
   return { orig, dest, resolved, unresolved };
 }

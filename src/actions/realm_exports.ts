@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
@@ -309,6 +308,8 @@ export async function runExport(services: Services, exportId: number): Promise<v
   const full = join(services.config.uploadsDir, relPath);
   try {
     const files = await exportFiles(services, row.realm_id, row.export_type, stamp);
+    // zlib loads here, on the first export (~1.5 MB resident if loaded at start).
+    const { gzip } = await import('node:zlib');
     const archive = await promisify(gzip)(tarArchive(files.map((f) => ({ ...f, name: `${dirName}/${f.name}` }))));
     await mkdir(dirname(full), { recursive: true });
     await writeFile(full, archive);

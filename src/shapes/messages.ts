@@ -33,7 +33,7 @@ const isMove = (e: EditEntry) => e.prev_topic !== undefined || e.prev_stream !==
 /** Resolving or unresolving a topic (adding or removing Zulip's "✔ " prefix) is not a move. */
 function isResolveOnly(e: EditEntry): boolean {
   if (e.prev_stream !== undefined || e.prev_topic === undefined || e.topic === undefined) return false;
-  const bare = (t: string) => t.replace(/^✔ /, '');
+  const bare = (t: string) => t.replace(/^\u2714 /, '');
   return bare(e.prev_topic) === bare(e.topic) && e.prev_topic !== e.topic;
 }
 
