@@ -38,7 +38,9 @@ const out = join(root, 'dist', 'server', 'bundle');
 rmSync(join(root, 'dist', 'server'), { recursive: true, force: true });
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { main: 'dist/src/cli/main.js' },
+  // Worker threads are started from a file beside the code that starts them
+  // (new URL('./x.js', import.meta.url)): each is an entry point of its own.
+  entryPoints: { main: 'dist/src/cli/main.js', checkpoint_worker: 'dist/src/store/checkpoint_worker.js' },
   bundle: true,
   // Dynamic imports (the Redis bus, the PostgreSQL driver, …) stay separate files, loaded on first use.
   splitting: true,
@@ -61,9 +63,17 @@ await esbuild.build({
 // V8 keeps a script's whole source in the heap, one byte per character only if every character is
 // Latin-1: one '✔' in a regular expression literal (esbuild escapes strings, not regex literals)
 // doubled the bundle's ~2 MB. Write such characters as \u escapes in src/.
-for (const f of readdirSync(out)) {
+const files = new Set(readdirSync(out));
+for (const f of files) {
   if (!f.endsWith('.js')) continue;
   const text = readFileSync(join(out, f), 'utf8');
+  // A file the bundle starts as a worker must be in the bundle's folder.
+  for (const [, ref] of text.matchAll(/new URL\(\s*["']\.\/([^"']+)["']\s*,\s*import\.meta\.url\s*\)/g)) {
+    if (!files.has(ref)) {
+      console.error(`build_server: ${f} starts ./${ref}, which is not in the bundle (add it to entryPoints)`);
+      process.exitCode = 1;
+    }
+  }
   const at = text.search(/[^\x00-\x7f]/);
   if (at >= 0) {
     console.error(`build_server: ${f} holds a non-ASCII character (escape it as \\u… in src/): …${text.slice(Math.max(0, at - 60), at + 20)}…`);

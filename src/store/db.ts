@@ -150,12 +150,13 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   const writer = open();
   await migrate(writer, dialect);
   const reader = file === ':memory:' ? writer : open();
-  let checkpointer: Checkpointer | null = null;
-  if (file !== ':memory:') {
-    // Checkpoints run in a worker thread (store/checkpoints.ts), not inside the writer's commits.
-    await sql`pragma wal_autocheckpoint = 0`.execute(writer);
-    checkpointer = new Checkpointer(file, () => void sql`pragma wal_autocheckpoint = 1000`.execute(writer).catch(() => undefined));
-  }
+  // When busy, checkpoints run in a worker thread, not inside the writer's commits (checkpoints.ts).
+  const checkpointer =
+    file === ':memory:'
+      ? null
+      : new Checkpointer(file, async (pages) => {
+          await sql`pragma wal_autocheckpoint = ${sql.raw(String(Math.trunc(pages)))}`.execute(writer).catch((err) => console.error('setting wal_autocheckpoint failed:', err));
+        });
   const batcher = new GroupCommit(writer, file === ':memory:' ? null : new WalSync(`${file}-wal`), checkpointer);
   return {
     dialect,
