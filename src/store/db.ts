@@ -1,8 +1,7 @@
 // Opens the database (SQLite through better-sqlite3, or PostgreSQL through pg) behind one Kysely
 // query builder, and runs transactions whose after-commit hooks carry the events out.
 import type { DialectName } from './dialect.js';
-import { mkdirSync } from 'node:fs';
-import { open as openFile } from 'node:fs/promises';
+import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
@@ -157,13 +156,15 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
       : new Checkpointer(file, async (pages) => {
           await sql`pragma wal_autocheckpoint = ${sql.raw(String(Math.trunc(pages)))}`.execute(writer).catch((err) => console.error('setting wal_autocheckpoint failed:', err));
         });
-  const batcher = new GroupCommit(writer, file === ':memory:' ? null : new WalSync(`${file}-wal`), checkpointer);
+  const wal = file === ':memory:' ? null : new WalSync(`${file}-wal`);
+  const batcher = new GroupCommit(writer, wal, checkpointer);
   return {
     dialect,
     db: reader,
     transaction: (fn) => batcher.run(fn),
     async close() {
       await batcher.drain();
+      wal?.close();
       await checkpointer?.close();
       if (reader !== writer) await reader.destroy();
       await writer.destroy();
@@ -216,11 +217,13 @@ const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT confab_job');
 /**
  * Makes committed WAL frames durable: fdatasync of the WAL file on libuv's thread pool, so the
  * main thread goes on serving while the disk works. Syncs coalesce: a sync asked for while one
- * is running waits for the next, which covers every commit made before it starts.
+ * is running waits for the next, which covers every commit made before it starts. The file stays
+ * open: SQLite keeps the same WAL file while any connection (ours) has the database open.
  */
 class WalSync {
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
+  private fd: number | null = null;
 
   constructor(private readonly path: string) {}
 
@@ -233,26 +236,23 @@ class WalSync {
       return this.running;
     }
     // The running sync may have started before this commit: the next one covers it.
-    return (this.next ??= this.running.then(
-      () => {
-        this.next = null;
-        return this.sync();
-      },
-      () => {
-        this.next = null;
-        return this.sync();
-      },
-    ));
+    const again = () => {
+      this.next = null;
+      return this.sync();
+    };
+    return (this.next ??= this.running.then(again, again));
   }
 
-  private async fdatasync(): Promise<void> {
-    // Opened per sync: SQLite may recreate the WAL file (after the last connection closes).
-    const handle = await openFile(this.path, 'r');
-    try {
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
+  private fdatasync(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.fd === null) this.fd = openSync(this.path, 'r');
+      fdatasync(this.fd, (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 }
 
