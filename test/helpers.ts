@@ -233,7 +233,6 @@ export async function startTestServer(
   };
 }
 
-/** Registers an event queue for these event types (the initial state is kept small). */
 /** Sends a channel message and returns its id; fails the test unless the send succeeded. */
 export async function sendToChannel(c: Client, to: string, topic: string, content: string): Promise<number> {
   const res = await c.post('/messages', { type: 'stream', to, topic, content });
@@ -248,6 +247,12 @@ export async function sendMessage(c: Client, params: Record<string, Value | unde
   return res.body.id as number;
 }
 
+/** Posts a channel message and returns the whole response, for a test that expects a refusal or reads other fields. */
+export function postToChannel(c: Client, to: string, topic: string, content: string): Promise<ApiResponse> {
+  return c.post('/messages', { type: 'stream', to, topic, content });
+}
+
+/** Registers an event queue for these event types (the initial state is kept small). */
 export async function openQueue(c: Client, eventTypes: string[], fetchEventTypes: string[] = ['message']): Promise<string> {
   // As Zulip's current clients do, it declares the capabilities that change event formats.
   const client_capabilities = { bulk_message_deletion: true, stream_typing_notifications: true, linkifier_url_template: true, include_deactivated_groups: true };
