@@ -13,6 +13,7 @@ import { createOrganization } from '../src/actions/realms.js';
 import { insertAccount } from '../src/actions/users.js';
 import { ROLE, type RoleName } from '../src/store/users.js';
 import { nowSeconds } from '../src/services.js';
+import { hashPassword } from '../src/lib/secrets.js';
 import type { RateLimitConfig } from '../src/lib/rate_limit.js';
 
 export const TEST_DATABASE_URL = process.env.CONFAB_TEST_DATABASE_URL || 'sqlite';
@@ -116,8 +117,11 @@ export interface TestServer {
   server: RunningServer;
   realmId: number;
   owner: Client;
-  /** Makes an account directly in the database (fixture setup; POST /users has its own tests). */
-  createUser(opts?: { role?: RoleName; name?: string; email?: string; realmId?: number }): Promise<Client>;
+  /**
+   * Makes an account through the account-creating action, without the mail of a sign-up (fixture
+   * setup; POST /users and the sign-up pages have their own tests); with `password`, one that can log in.
+   */
+  createUser(opts?: { role?: RoleName; name?: string; email?: string; realmId?: number; password?: string }): Promise<Client>;
   /** Another organization on the same server, with its owner. */
   createOrg(name: string): Promise<{ realmId: number; owner: Client }>;
   close(): Promise<void>;
@@ -199,8 +203,9 @@ export async function startTestServer(
     const role = ROLE[o.role ?? 'member'];
     const realmId = o.realmId ?? org.realm_id;
     const email = o.email ?? `user${n}-${o.role ?? 'member'}@example.com`;
+    const passwordHash = o.password === undefined ? null : await hashPassword(o.password);
     const created = await database.transaction((tx) =>
-      insertAccount(tx, { realmId, email, fullName: o.name ?? `User ${n}`, role, passwordHash: null, now: nowSeconds() }),
+      insertAccount(tx, { realmId, email, fullName: o.name ?? `User ${n}`, role, passwordHash, now: nowSeconds() }),
     );
     cache.invalidateUsers(realmId);
     cache.invalidateGroups(realmId);

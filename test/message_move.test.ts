@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
+import { backdateMessage } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -29,8 +30,6 @@ after(async () => {
 
 const latest = async (c: Client, stream: string, topic: string) =>
   (await c.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: [{ operator: 'channel', operand: stream }, { operator: 'topic', operand: topic }] })).body.messages;
-const makeOld = (id: number, secondsAgo: number) =>
-  t.server.services.database.db.updateTable('messages').set({ date_sent: Math.floor(Date.now() / 1000) - secondsAgo }).where('id', '=', id).execute();
 
 test('change_all to another channel with a new topic: events, locations, history, breadcrumbs', async () => {
   const m1 = await sendToChannel(ann, 'origin', 'plans', 'first');
@@ -200,7 +199,7 @@ test('time limits: one message, and change_all reporting the part that may move'
   const oldOne = await sendToChannel(ann, 'origin', 'aging', 'old');
   const newer = await sendToChannel(ann, 'origin', 'aging', 'newer');
   const newest = await sendToChannel(ann, 'origin', 'aging', 'newest');
-  await makeOld(oldOne, 7200);
+  await backdateMessage(t, oldOne, 7200);
   const single = await ann.patch(`/messages/${oldOne}`, { stream_id: ids.destination });
   assert.deepEqual([single.status, single.body.msg], [400, "The time limit for editing this message's channel has passed"]);
   const all = await ann.patch(`/messages/${newest}`, { stream_id: ids.destination, propagate_mode: 'change_all' });
@@ -216,7 +215,7 @@ test('time limits: one message, and change_all reporting the part that may move'
   // The topic limit applies to topic moves in the same way.
   assert.equal((await t.owner.patch('/realm', { move_messages_within_stream_limit_seconds: 3600, move_messages_between_streams_limit_seconds: 'unlimited' })).status, 200);
   const stale = await sendToChannel(ann, 'origin', 'aging2', 'x');
-  await makeOld(stale, 7200);
+  await backdateMessage(t, stale, 7200);
   const topicMove = await ann.patch(`/messages/${stale}`, { topic: 'renamed' });
   assert.deepEqual([topicMove.status, topicMove.body.msg], [400, "The time limit for editing this message's topic has passed."]);
   assert.equal((await t.owner.patch('/realm', { move_messages_within_stream_limit_seconds: 'unlimited' })).status, 200);

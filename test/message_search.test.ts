@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
+import { giveMessages, seedChannelHistory } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -297,30 +298,17 @@ test('the first unread anchor skips muted topics, and muted channels unless narr
 // Correctness over a large history; the speed of search is the benchmark's to measure.
 test('search over a large history finds the rare words and pages the common ones', { timeout: 120_000 }, async () => {
   const reader = await t.createUser({ name: 'Rita Reader' });
-  const db = t.server.services.database;
-  const recipientId = (await db.db.selectFrom('recipients').select('id').where('type', '=', 2).where('type_id', '=', generalId).executeTakeFirstOrThrow()).id;
-  const now = Math.floor(Date.now() / 1000);
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
-  await db.transaction(async (tx) => {
-    for (let batch = 0; batch < 20; batch++) {
-      const rows = Array.from({ length: 1000 }, (_, i) => {
-        const n = batch * 1000 + i;
-        const content = `${words[n % 8]} ${words[(n * 7) % 8]} filler text number ${n}`;
-        return {
-          realm_id: t.realmId, sender_id: bob.userId, recipient_type: 'stream', recipient_id: recipientId, stream_id: generalId, dm_group_id: null,
-          topic: `load ${n % 50}`, content, rendered_content: `<p>${content}</p>`, date_sent: now, last_edit_time: null, sending_client: 'test', edit_history: null,
-        };
-      });
-      const ids = await tx.insertInto('messages').values(rows).returning('id').execute();
-      await tx.insertInto('user_messages').values(ids.map((r) => ({ user_id: reader.userId, message_id: r.id, flags: 1 }))).execute();
-    }
+  await seedChannelHistory(t, {
+    channelId: generalId, senderId: bob.userId, readerId: reader.userId, flags: 1, count: 20_000,
+    topic: (n) => `load ${n % 50}`, content: (n) => `${words[n % 8]} ${words[(n * 7) % 8]} filler text number ${n}`,
   });
   const wanted: number[] = [];
   for (let i = 0; i < 3; i++) wanted.push(await sendToChannel(bob, 'general', 'needle', `a rare xylophone ${i}`));
   // Rita received only the bulk rows; give her the needles too.
-  await db.db.insertInto('user_messages').values(wanted.map((id) => ({ user_id: reader.userId, message_id: id, flags: 0 }))).execute();
+  await giveMessages(t, reader.userId, wanted, 0);
   // The planner's statistics after a bulk load, as autovacuum would gather them.
-  await sql`ANALYZE`.execute(db.db);
+  await sql`ANALYZE`.execute(t.server.services.database.db);
   await search(reader, [s('xylophone')]);
   for (let i = 0; i < 3; i++) assert.deepEqual(ids(await search(reader, [s('rare xylophone')])), wanted);
   // A common word answers with the newest page.

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, sendToChannel, startTestServer, type TestServer } from './helpers.js';
+import { seedChannelHistory } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -265,19 +266,10 @@ test('GET /messages/{id}: raw_content, apply_markdown, and one error for missing
 test('a channel-and-topic narrow over a large channel finds its messages', { timeout: 120_000 }, async () => {
   await subscribe('big', [t.owner.userId, ann.userId]);
   const bigId = (await t.owner.get('/get_stream_id', { stream: 'big' })).body.stream_id;
-  const db = t.server.services.database;
-  const recipientId = (await db.db.selectFrom('recipients').select('id').where('type', '=', 2).where('type_id', '=', bigId).executeTakeFirstOrThrow()).id;
   // 20,000 messages in other topics, written straight to the store.
-  const now = Math.floor(Date.now() / 1000);
-  await db.transaction(async (tx) => {
-    for (let batch = 0; batch < 20; batch++) {
-      const rows = Array.from({ length: 1000 }, (_, i) => ({
-        realm_id: t.realmId, sender_id: t.owner.userId, recipient_type: 'stream', recipient_id: recipientId, stream_id: bigId, dm_group_id: null,
-        topic: `noise ${(batch * 1000 + i) % 97}`, content: 'noise', rendered_content: '<p>noise</p>', date_sent: now, last_edit_time: null, sending_client: 'test', edit_history: null,
-      }));
-      const ids = await tx.insertInto('messages').values(rows).returning('id').execute();
-      await tx.insertInto('user_messages').values(ids.map((r) => ({ user_id: ann.userId, message_id: r.id, flags: 1 }))).execute();
-    }
+  await seedChannelHistory(t, {
+    channelId: bigId, senderId: t.owner.userId, readerId: ann.userId, flags: 1, count: 20_000,
+    topic: (n) => `noise ${n % 97}`, content: () => 'noise',
   });
   const wanted: number[] = [];
   for (let i = 0; i < 5; i++) wanted.push(await sendToChannel(t.owner, 'big', 'needle', `needle ${i}`));

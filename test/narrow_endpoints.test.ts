@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
+import { setMessageDate } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -183,8 +184,7 @@ test('GET /messages with anchor=date: the first message of the narrow sent at or
   for (let i = 0; i < 3; i++) ids.push(await sendToChannel(bob, 'general', 'dated', `dated ${i}`));
   // Later than every other message, in id order: 2030-01-01, 2031-06-15 12:00, 2032-01-01 (UTC).
   const dates = [Date.UTC(2030, 0, 1), Date.UTC(2031, 5, 15, 12), Date.UTC(2032, 0, 1)].map((ms) => ms / 1000);
-  const db = t.server.services.database.db;
-  for (let i = 0; i < 3; i++) await db.updateTable('messages').set({ date_sent: dates[i]! }).where('id', '=', ids[i]!).execute();
+  for (let i = 0; i < 3; i++) await setMessageDate(t, ids[i]!, dates[i]!);
   const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'dated' }];
   const at = async (anchor_date: string) => {
     const res = await ann.get('/messages', { anchor: 'date', anchor_date, num_before: 0, num_after: 1, narrow });
