@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type Client } from './helpers.js';
 import { startSmtpServer, type TestSmtpServer } from './smtp_server.js';
+import { ageResetLinks, backdateJoined } from './beyond_api.js';
 
 let t: TestServer;
 let smtp: TestSmtpServer;
@@ -130,7 +131,7 @@ test('password reset: an expired link no longer works', async () => {
   const [mail] = await mailsTo(user.email);
   const link = resetLink(mail!.text!);
   // Age the link past Zulip's 24 hours.
-  await t.server.services.database.transaction((tx) => tx.updateTable('password_resets').set({ created_at: Math.floor(Date.now() / 1000) - 86401 }).where('user_id', '=', user.userId).execute());
+  await ageResetLinks(t, user.userId, 86401);
   assert.equal((await fetch(link)).status, 404);
   assert.equal((await form(new URL(link).pathname, { new_password1: 'late-password', new_password2: 'late-password' })).status, 404);
 });
@@ -168,11 +169,7 @@ test('outbox: invitations and email changes go through it, as multipart mail', a
 });
 
 test('new-login emails: a password login is reported unless turned off or the account is brand new', async () => {
-  const { hashPassword } = await import('../src/lib/secrets.js');
-  const user = await t.createUser({ name: 'Lou Login', email: 'lou@example.com' });
-  const hash = await hashPassword('lou-password');
-  await t.server.services.database.transaction((tx) => tx.updateTable('users').set({ password_hash: hash }).where('id', '=', user.userId).execute());
-  t.server.services.cache.invalidateUsers(t.realmId);
+  const user = await t.createUser({ name: 'Lou Login', email: 'lou@example.com', password: 'lou-password' });
   const loginAs = () =>
     fetch(new URL('/api/v1/fetch_api_key', t.url), {
       method: 'POST',
@@ -181,8 +178,7 @@ test('new-login emails: a password login is reported unless turned off or the ac
     });
   // Just created: the first login is expected, no mail.
   assert.equal((await loginAs()).status, 200);
-  await t.server.services.database.transaction((tx) => tx.updateTable('users').set({ date_joined: Math.floor(Date.now() / 1000) - 3600 }).where('id', '=', user.userId).execute());
-  t.server.services.cache.invalidateUsers(t.realmId);
+  await backdateJoined(t, user.userId, 3600);
   assert.equal((await loginAs()).status, 200);
   const [mail] = await mailsTo('lou@example.com');
   assert.equal(mail!.subject, 'New login from Firefox on Linux');

@@ -2,7 +2,7 @@
 // delete_message events, visibility policies reset, protected history respected.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
 import { deleteTopic } from '../src/actions/topic_delete.js';
 
 let t: TestServer;
@@ -22,11 +22,9 @@ after(async () => {
   await t.close();
 });
 
-const send = (c: Client, topic: string, content: string, to = 'cleanup') => c.post('/messages', { type: 'stream', to, topic, content });
-
 test('an administrator deletes every message of the topic; readers get delete_message; other topics stay', async () => {
-  const ids = [(await send(ann, 'doomed', 'a')).body.id, (await send(bob, 'DOOMED', 'b')).body.id, (await send(ann, 'doomed', 'c')).body.id];
-  const kept = (await send(ann, 'kept', 'stays')).body.id;
+  const ids = [await sendToChannel(ann, 'cleanup', 'doomed', 'a'), await sendToChannel(bob, 'cleanup', 'DOOMED', 'b'), await sendToChannel(ann, 'cleanup', 'doomed', 'c')];
+  const kept = await sendToChannel(ann, 'cleanup', 'kept', 'stays');
   assert.equal((await ann.post('/user_topics', { stream_id: streamId, topic: 'doomed', visibility_policy: 3 })).status, 200);
   const q = await openQueue(bob, ['delete_message']);
   const qa = await openQueue(ann, ['user_topic']);
@@ -60,7 +58,7 @@ test('an administrator deletes every message of the topic; readers get delete_me
 });
 
 test('members may not; bad channels and missing names are refused', async () => {
-  await send(ann, 'precious', 'x');
+  await sendToChannel(ann, 'cleanup', 'precious', 'x');
   const denied = await ann.post(`/streams/${streamId}/delete_topic`, { topic_name: 'precious' });
   assert.equal(denied.status, 400);
   assert.equal(denied.body.msg, 'Must be an organization administrator');
@@ -74,7 +72,7 @@ test('members may not; bad channels and missing names are refused', async () => 
   // A private channel the administrator is not in looks missing.
   await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'cleanup-private' }], invite_only: true });
   const priv = (await ann.get('/get_stream_id', { stream: 'cleanup-private' })).body.stream_id;
-  await send(ann, 'secret', 'x', 'cleanup-private');
+  await sendToChannel(ann, 'cleanup-private', 'secret', 'x');
   const hidden = await admin.post(`/streams/${priv}/delete_topic`, { topic_name: 'secret' });
   assert.equal(hidden.status, 400);
   assert.equal(hidden.body.msg, 'Invalid channel ID');
@@ -83,24 +81,24 @@ test('members may not; bad channels and missing names are refused', async () => 
   assert.equal((await t.owner.delete(`/streams/${priv}`)).status, 200);
   await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'cleanup-archived' }], principals: [admin.userId] });
   const archived = (await ann.get('/get_stream_id', { stream: 'cleanup-archived' })).body.stream_id;
-  await send(ann, 'old', 'x', 'cleanup-archived');
+  await sendToChannel(ann, 'cleanup-archived', 'old', 'x');
   assert.equal((await t.owner.delete(`/streams/${archived}`)).status, 200);
   const gone = await admin.post(`/streams/${archived}/delete_topic`, { topic_name: 'old' });
   assert.deepEqual([gone.status, gone.body.msg], [400, 'Invalid channel ID']);
 });
 
 test('"general chat" names the empty topic', async () => {
-  const m = await send(ann, '', 'no topic');
+  const m = await sendToChannel(ann, 'cleanup', '', 'no topic');
   const res = await admin.post(`/streams/${streamId}/delete_topic`, { topic_name: 'general chat' });
   assert.equal(res.status, 200);
-  assert.equal((await ann.get(`/messages/${m.body.id}`)).status, 400);
+  assert.equal((await ann.get(`/messages/${m}`)).status, 400);
 });
 
 test('protected history: only the messages the administrator received are deleted', async () => {
   await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'cleanup-protected' }], invite_only: true, history_public_to_subscribers: false, principals: [ann.userId] });
-  const early = (await send(ann, 'mixed', 'before the admin joined', 'cleanup-protected')).body.id;
+  const early = await sendToChannel(ann, 'cleanup-protected', 'mixed', 'before the admin joined');
   await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'cleanup-protected' }], principals: [admin.userId] });
-  const late = (await send(ann, 'mixed', 'after', 'cleanup-protected')).body.id;
+  const late = await sendToChannel(ann, 'cleanup-protected', 'mixed', 'after');
   const id = (await ann.get('/get_stream_id', { stream: 'cleanup-protected' })).body.stream_id;
   const res = await admin.post(`/streams/${id}/delete_topic`, { topic_name: 'mixed' });
   assert.equal(res.status, 200);
@@ -109,7 +107,7 @@ test('protected history: only the messages the administrator received are delete
 });
 
 test('a request that runs out of time reports complete: false; repeating it finishes', async () => {
-  for (let i = 0; i < 5; i++) await send(ann, 'big', `m${i}`);
+  for (let i = 0; i < 5; i++) await sendToChannel(ann, 'cleanup', 'big', `m${i}`);
   const services = t.server.services;
   const realm = (await services.cache.realm(t.realmId))!;
   const adminUser = (await services.cache.user(t.realmId, admin.userId))!;

@@ -98,10 +98,7 @@ test('drafts: edit and delete, with events; other users and unknown ids get 404'
 
 test('drafts: a user who turned synchronization off cannot use them', async () => {
   const carl = await t.createUser({ name: 'Carl NoSync' });
-  await t.server.services.database.transaction((tx) =>
-    tx.updateTable('users').set({ settings: JSON.stringify({ enable_drafts_synchronization: false }) }).where('id', '=', carl.userId).execute(),
-  );
-  t.server.services.cache.invalidateUsers(t.realmId);
+  assert.equal((await carl.patch('/settings', { enable_drafts_synchronization: false })).status, 200);
   const res = await carl.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'x' }] });
   assert.equal(res.status, 400);
   assert.equal(res.body.msg, 'User has disabled synchronizing drafts.');

@@ -13,6 +13,7 @@ import { createOrganization } from '../src/actions/realms.js';
 import { insertAccount } from '../src/actions/users.js';
 import { ROLE, type RoleName } from '../src/store/users.js';
 import { nowSeconds } from '../src/services.js';
+import { hashPassword } from '../src/lib/secrets.js';
 import type { RateLimitConfig } from '../src/lib/rate_limit.js';
 
 export const TEST_DATABASE_URL = process.env.CONFAB_TEST_DATABASE_URL || 'sqlite';
@@ -116,8 +117,11 @@ export interface TestServer {
   server: RunningServer;
   realmId: number;
   owner: Client;
-  /** Makes an account directly in the database (fixture setup; POST /users has its own tests). */
-  createUser(opts?: { role?: RoleName; name?: string; email?: string; realmId?: number }): Promise<Client>;
+  /**
+   * Makes an account through the account-creating action, without the mail of a sign-up (fixture
+   * setup; POST /users and the sign-up pages have their own tests); with `password`, one that can log in.
+   */
+  createUser(opts?: { role?: RoleName; name?: string; email?: string; realmId?: number; password?: string }): Promise<Client>;
   /** Another organization on the same server, with its owner. */
   createOrg(name: string): Promise<{ realmId: number; owner: Client }>;
   close(): Promise<void>;
@@ -199,8 +203,9 @@ export async function startTestServer(
     const role = ROLE[o.role ?? 'member'];
     const realmId = o.realmId ?? org.realm_id;
     const email = o.email ?? `user${n}-${o.role ?? 'member'}@example.com`;
+    const passwordHash = o.password === undefined ? null : await hashPassword(o.password);
     const created = await database.transaction((tx) =>
-      insertAccount(tx, { realmId, email, fullName: o.name ?? `User ${n}`, role, passwordHash: null, now: nowSeconds() }),
+      insertAccount(tx, { realmId, email, fullName: o.name ?? `User ${n}`, role, passwordHash, now: nowSeconds() }),
     );
     cache.invalidateUsers(realmId);
     cache.invalidateGroups(realmId);
@@ -233,7 +238,6 @@ export async function startTestServer(
   };
 }
 
-/** Registers an event queue for these event types (the initial state is kept small). */
 /** Sends a channel message and returns its id; fails the test unless the send succeeded. */
 export async function sendToChannel(c: Client, to: string, topic: string, content: string): Promise<number> {
   const res = await c.post('/messages', { type: 'stream', to, topic, content });
@@ -248,6 +252,12 @@ export async function sendMessage(c: Client, params: Record<string, Value | unde
   return res.body.id as number;
 }
 
+/** Posts a channel message and returns the whole response, for a test that expects a refusal or reads other fields. */
+export function postToChannel(c: Client, to: string, topic: string, content: string): Promise<ApiResponse> {
+  return c.post('/messages', { type: 'stream', to, topic, content });
+}
+
+/** Registers an event queue for these event types (the initial state is kept small). */
 export async function openQueue(c: Client, eventTypes: string[], fetchEventTypes: string[] = ['message']): Promise<string> {
   // As Zulip's current clients do, it declares the capabilities that change event formats.
   const client_capabilities = { bulk_message_deletion: true, stream_typing_notifications: true, linkifier_url_template: true, include_deactivated_groups: true };

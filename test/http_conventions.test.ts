@@ -106,18 +106,10 @@ test('malformed bodies are answered with a 400 envelope', async () => {
 });
 
 test('fetch_api_key: an address with accounts in two organizations logs in where the host points', async () => {
-  const { insertAccount } = await import('../src/actions/users.js');
-  const { hashPassword } = await import('../src/lib/secrets.js');
   const other = await t.createOrg('Second Org');
   const realm = await t.server.services.cache.realm(other.realmId);
-  const hash = await hashPassword('shared-password');
-  const made = await t.server.services.database.transaction(async (tx) => {
-    const a = await insertAccount(tx, { realmId: t.realmId, email: 'both@example.com', fullName: 'Root One', role: 400, passwordHash: hash, now: 1 });
-    const b = await insertAccount(tx, { realmId: other.realmId, email: 'both@example.com', fullName: 'Sub One', role: 400, passwordHash: hash, now: 1 });
-    return { a, b };
-  });
-  t.server.services.cache.invalidateUsers(t.realmId);
-  t.server.services.cache.invalidateUsers(other.realmId);
+  const inRoot = await t.createUser({ email: 'both@example.com', name: 'Root One', password: 'shared-password' });
+  const inOther = await t.createUser({ realmId: other.realmId, email: 'both@example.com', name: 'Sub One', password: 'shared-password' });
   // fetch() will not send a Host header of our choosing; node:http will.
   const { request } = await import('node:http');
   const login = (host?: string) =>
@@ -134,8 +126,8 @@ test('fetch_api_key: an address with accounts in two organizations logs in where
       req.on('error', reject);
       req.end(body);
     });
-  assert.equal((await login()).body.user_id, made.a.id, 'the root organization without a subdomain');
-  assert.equal((await login(`${realm!.string_id}.localhost`)).body.user_id, made.b.id, 'the organization at the subdomain');
+  assert.equal((await login()).body.user_id, inRoot.userId, 'the root organization without a subdomain');
+  assert.equal((await login(`${realm!.string_id}.localhost`)).body.user_id, inOther.userId, 'the organization at the subdomain');
 });
 
 test('multipart/form-data fields are parameters like form fields; a broken multipart body is a 400', async () => {

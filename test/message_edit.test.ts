@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -17,37 +17,35 @@ after(async () => {
   await t.close();
 });
 
-const send = (c: Client, topic: string, content: string) => c.post('/messages', { type: 'stream', to: 'edits', topic, content });
-
 test('content edits: only the sender, re-rendered, history kept, update_message to readers', async () => {
-  const m = await send(ann, 'draft', 'first **version**');
+  const m = await sendToChannel(ann, 'edits', 'draft', 'first **version**');
   const q = await openQueue(bob, ['update_message']);
-  const edit = await ann.patch(`/messages/${m.body.id}`, { content: 'second version, hi @**Bob Reader**' });
+  const edit = await ann.patch(`/messages/${m}`, { content: 'second version, hi @**Bob Reader**' });
   assert.equal(edit.status, 200);
   const [ev] = await queuedEvents(bob, q);
   assert.equal(ev.type, 'update_message');
   assert.equal(ev.orig_content, 'first **version**');
   assert.match(ev.rendered_content, /user-mention/);
   assert.ok(ev.flags.includes('mentioned'), 'the newly mentioned reader is flagged');
-  const fetched = await bob.get(`/messages/${m.body.id}`);
+  const fetched = await bob.get(`/messages/${m}`);
   assert.equal(fetched.body.raw_content, 'second version, hi @**Bob Reader**');
   assert.equal(typeof fetched.body.message.last_edit_timestamp, 'number');
-  const history = await bob.get(`/messages/${m.body.id}/history`);
+  const history = await bob.get(`/messages/${m}/history`);
   assert.deepEqual(history.body.message_history.map((v: any) => v.content), ['first **version**', 'second version, hi @**Bob Reader**']);
   assert.equal(history.body.message_history[1].prev_content, 'first **version**');
-  const notMine = await bob.patch(`/messages/${m.body.id}`, { content: 'hijack' });
+  const notMine = await bob.patch(`/messages/${m}`, { content: 'hijack' });
   assert.equal(notMine.status, 400);
-  const stale = await ann.patch(`/messages/${m.body.id}`, { content: 'third', prev_content_sha256: createHash('sha256').update('not it').digest('hex') });
+  const stale = await ann.patch(`/messages/${m}`, { content: 'third', prev_content_sha256: createHash('sha256').update('not it').digest('hex') });
   assert.equal(stale.status, 400);
-  const fresh = await ann.patch(`/messages/${m.body.id}`, { content: 'third', prev_content_sha256: createHash('sha256').update('second version, hi @**Bob Reader**').digest('hex') });
+  const fresh = await ann.patch(`/messages/${m}`, { content: 'third', prev_content_sha256: createHash('sha256').update('second version, hi @**Bob Reader**').digest('hex') });
   assert.equal(fresh.status, 200);
-  assert.equal((await ann.patch(`/messages/${m.body.id}`, {})).status, 400);
+  assert.equal((await ann.patch(`/messages/${m}`, {})).status, 400);
   assert.equal((await ann.patch('/messages/999999', { content: 'x' })).status, 400);
 });
 
 test('topic edits: change_one, change_later, change_all', async () => {
   const ids = [];
-  for (let i = 0; i < 4; i++) ids.push((await send(ann, 'old topic', `m${i}`)).body.id);
+  for (let i = 0; i < 4; i++) ids.push(await sendToChannel(ann, 'edits', 'old topic', `m${i}`));
   assert.equal((await ann.patch(`/messages/${ids[0]}`, { topic: 'first alone', send_notification_to_new_thread: false })).status, 200);
   assert.equal((await bob.patch(`/messages/${ids[2]}`, { topic: 'later ones', propagate_mode: 'change_later', send_notification_to_new_thread: false })).status, 200, 'members may move topics by default');
   const topicOf = async (id: number) => (await bob.get(`/messages/${id}`)).body.message.subject;
@@ -64,14 +62,14 @@ test('topic edits: change_one, change_later, change_all', async () => {
 });
 
 test('deleting: own messages by default, others only by administrators; events', async () => {
-  const mine = await send(ann, 'deletions', 'oops');
-  const theirs = await send(bob, 'deletions', 'not yours');
+  const mine = await sendToChannel(ann, 'edits', 'deletions', 'oops');
+  const theirs = await sendToChannel(bob, 'edits', 'deletions', 'not yours');
   const q = await openQueue(bob, ['delete_message']);
-  assert.equal((await ann.delete(`/messages/${theirs.body.id}`)).status, 400);
-  assert.equal((await ann.delete(`/messages/${mine.body.id}`)).status, 200);
-  assert.equal((await bob.get(`/messages/${mine.body.id}`)).status, 400);
-  assert.equal((await t.owner.delete(`/messages/${theirs.body.id}`)).status, 200, 'administrators may delete any message');
+  assert.equal((await ann.delete(`/messages/${theirs}`)).status, 400);
+  assert.equal((await ann.delete(`/messages/${mine}`)).status, 200);
+  assert.equal((await bob.get(`/messages/${mine}`)).status, 400);
+  assert.equal((await t.owner.delete(`/messages/${theirs}`)).status, 200, 'administrators may delete any message');
   const evs = await queuedEvents(bob, q);
-  assert.deepEqual(evs.map((e: any) => e.message_ids[0]), [mine.body.id, theirs.body.id]);
-  assert.equal((await ann.delete(`/messages/${mine.body.id}`)).status, 400);
+  assert.deepEqual(evs.map((e: any) => e.message_ids[0]), [mine, theirs]);
+  assert.equal((await ann.delete(`/messages/${mine}`)).status, 400);
 });

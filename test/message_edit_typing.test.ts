@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { backdateMessage } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -87,7 +88,7 @@ test('receivers who turned typing notifications off are skipped; senders who did
 
 test('the edit rules apply: editing turned off, and the time limit (edits get a grace period, typing does not)', async () => {
   const m = await ann.post('/messages', { type: 'stream', to: 'edit-typing', topic: 'limits', content: 'x' });
-  await t.server.services.database.db.updateTable('messages').set({ date_sent: Math.floor(Date.now() / 1000) - 70 }).where('id', '=', m.body.id).execute();
+  await backdateMessage(t, m.body.id, 70);
   assert.equal((await t.owner.patch('/realm', { message_content_edit_limit_seconds: 60 })).status, 200);
   const late = await ann.post(`/messages/${m.body.id}/typing`, { op: 'start' });
   assert.deepEqual([late.status, late.body.msg], [400, 'The time limit for editing this message has passed']);

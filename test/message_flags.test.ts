@@ -31,7 +31,6 @@ async function subscribe(name: string, principals: number[], extra: Record<strin
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
-const send = sendToChannel;
 
 const flags = (c: Client, messages: number[], op: string, flag: string) => c.post('/messages/flags', { messages, op, flag });
 
@@ -48,8 +47,8 @@ async function openQueue(c: Client): Promise<string> {
 }
 
 test('star and unstar: the changed ids in the response and in one event', async () => {
-  const a = await send(t.owner, 'general', 'stars', 'one');
-  const b = await send(t.owner, 'general', 'stars', 'two');
+  const a = await sendToChannel(t.owner, 'general', 'stars', 'one');
+  const b = await sendToChannel(t.owner, 'general', 'stars', 'two');
   const q = await openQueue(ann);
   const res = await flags(ann, [a, b], 'add', 'starred');
   assert.equal(res.status, 200);
@@ -71,7 +70,7 @@ test('star and unstar: the changed ids in the response and in one event', async 
 });
 
 test('which flags and operations are accepted', async () => {
-  const id = await send(t.owner, 'general', 'rules', 'x');
+  const id = await sendToChannel(t.owner, 'general', 'rules', 'x');
   for (const flag of ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned', 'has_alert_word', 'historical', 'force_expand', 'force_collapse']) {
     const res = await flags(ann, [id], 'add', flag);
     assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', `Flag not editable: '${flag}'`]);
@@ -95,8 +94,8 @@ test('which flags and operations are accepted', async () => {
 });
 
 test('read and unread, with message_details for the messages marked unread', async () => {
-  const plain = await send(t.owner, 'general', 'reading', 'plain');
-  const mention = await send(t.owner, 'general', 'reading', 'hey @**Ann Lee**');
+  const plain = await sendToChannel(t.owner, 'general', 'reading', 'plain');
+  const mention = await sendToChannel(t.owner, 'general', 'reading', 'hey @**Ann Lee**');
   const dm = (await bob.post('/messages', { type: 'direct', to: [ann.userId, carl.userId], content: 'group dm' })).body.id;
   const self = (await ann.post('/messages', { type: 'direct', to: [ann.userId], content: 'note', read_by_sender: true })).body.id;
   const read = await flags(ann, [plain, mention, dm], 'add', 'read');
@@ -125,9 +124,9 @@ test('read and unread, with message_details for the messages marked unread', asy
 });
 
 test('marking unread skips channels the user is not subscribed to, and says which', async () => {
-  const id = await send(t.owner, 'general', 'left', 'before carl leaves');
+  const id = await sendToChannel(t.owner, 'general', 'left', 'before carl leaves');
   await subscribe('general', [carl.userId]);
-  const later = await send(t.owner, 'general', 'left', 'carl is here');
+  const later = await sendToChannel(t.owner, 'general', 'left', 'carl is here');
   assert.deepEqual((await flags(carl, [later], 'add', 'read')).body.messages, [later]);
   const left = await carl.delete('/users/me/subscriptions', { subscriptions: ['general'] });
   assert.equal(left.status, 200);
@@ -140,7 +139,7 @@ test('marking unread skips channels the user is not subscribed to, and says whic
 
 test('channel history: starring creates a historical row; reading needs none; unread only when subscribed', async () => {
   await subscribe('late', [t.owner.userId]);
-  const old = await send(t.owner, 'late', 'history', 'before bob');
+  const old = await sendToChannel(t.owner, 'late', 'history', 'before bob');
   assert.deepEqual(await flagsOf(bob, old), ['historical', 'read'], 'a public channel reads as history');
   const star = await flags(bob, [old], 'add', 'starred');
   assert.deepEqual(star.body.messages, [old]);
@@ -149,7 +148,7 @@ test('channel history: starring creates a historical row; reading needs none; un
   assert.equal(rows.length, 1, 'the flag lives on a historical row');
   assert.deepEqual(await flagsOf(bob, old), ['historical', 'read', 'starred']);
 
-  const other = await send(t.owner, 'late', 'history', 'another');
+  const other = await sendToChannel(t.owner, 'late', 'history', 'another');
   const read = await flags(bob, [other], 'add', 'read');
   assert.deepEqual(read.body.messages, [], 'history is already read: no change, no row');
   const none = await t.server.services.database.db.selectFrom('user_messages').select('flags').where('user_id', '=', bob.userId).where('message_id', '=', other).execute();
@@ -166,9 +165,9 @@ test('channel history: starring creates a historical row; reading needs none; un
 });
 
 test('messages the user cannot read: ignored when nothing would change, refused otherwise', async () => {
-  const secret = await send(t.owner, 'secret', 't', 'for subscribers');
+  const secret = await sendToChannel(t.owner, 'secret', 't', 'for subscribers');
   const dm = (await t.owner.post('/messages', { type: 'direct', to: [ann.userId], content: 'just us' })).body.id;
-  const hidden = await send(t.owner, 'protected', 't', 'protected history');
+  const hidden = await sendToChannel(t.owner, 'protected', 't', 'protected history');
   const other = await t.createOrg('Elsewhere');
   await other.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'theirs' }] });
   const theirs = (await other.owner.post('/messages', { type: 'stream', to: 'theirs', topic: 't', content: 'elsewhere' })).body.id;
@@ -178,7 +177,7 @@ test('messages the user cannot read: ignored when nothing would change, refused 
     const read = await flags(bob, [id], 'add', 'read');
     assert.deepEqual([read.status, read.body.messages], [200, []], `reading ${id} changes nothing`);
   }
-  const guestStar = await flags(guest, [await send(t.owner, 'general', 'g', 'public')], 'add', 'starred');
+  const guestStar = await flags(guest, [await sendToChannel(t.owner, 'general', 'g', 'public')], 'add', 'starred');
   assert.equal(guestStar.body.msg, 'Invalid message(s)', "a guest cannot reach a public channel's history");
   const mixed = await flags(ann, [secret, theirs], 'add', 'starred');
   assert.equal(mixed.status, 400);

@@ -2,7 +2,8 @@
 // the messages, edit history, Notification Bot breadcrumbs, resolving topics, visibility policies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
+import { backdateMessage } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -27,15 +28,12 @@ after(async () => {
   await t.close();
 });
 
-const send = (c: Client, to: string, topic: string, content: string) => c.post('/messages', { type: 'stream', to, topic, content }).then((r) => r.body.id as number);
 const latest = async (c: Client, stream: string, topic: string) =>
   (await c.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: [{ operator: 'channel', operand: stream }, { operator: 'topic', operand: topic }] })).body.messages;
-const makeOld = (id: number, secondsAgo: number) =>
-  t.server.services.database.db.updateTable('messages').set({ date_sent: Math.floor(Date.now() / 1000) - secondsAgo }).where('id', '=', id).execute();
 
 test('change_all to another channel with a new topic: events, locations, history, breadcrumbs', async () => {
-  const m1 = await send(ann, 'origin', 'plans', 'first');
-  const m2 = await send(bob, 'origin', 'plans', 'second');
+  const m1 = await sendToChannel(ann, 'origin', 'plans', 'first');
+  const m2 = await sendToChannel(bob, 'origin', 'plans', 'second');
   const qb = await openQueue(bob, ['update_message', 'delete_message']);
   const qc = await openQueue(cat, ['update_message', 'message']);
   const qu = await openQueue(cat, ['realm_user']);
@@ -99,9 +97,9 @@ test('change_all to another channel with a new topic: events, locations, history
 });
 
 test('change_one and change_later: only those messages move; breadcrumb texts count them', async () => {
-  const a = await send(ann, 'origin', 'split', 'a');
-  const b = await send(ann, 'origin', 'split', 'b');
-  const c = await send(ann, 'origin', 'split', 'c');
+  const a = await sendToChannel(ann, 'origin', 'split', 'a');
+  const b = await sendToChannel(ann, 'origin', 'split', 'b');
+  const c = await sendToChannel(ann, 'origin', 'split', 'c');
   assert.equal((await ann.patch(`/messages/${a}`, { stream_id: ids.destination, send_notification_to_old_thread: true })).status, 200);
   const annMention = `@_**Ann Mover|${ann.userId}**`;
   const dest = await latest(ann, 'destination', 'split');
@@ -117,7 +115,7 @@ test('change_one and change_later: only those messages move; breadcrumb texts co
   assert.equal((await ann.get(`/messages/${old[0].id}`)).body.raw_content, `This topic was moved to #**destination>split** by ${annMention}.`);
   const now = await latest(ann, 'destination', 'split');
   assert.ok([b, c].every((id) => now.some((m: any) => m.id === id)));
-  const three = [await send(ann, 'origin', 'many', '1'), await send(ann, 'origin', 'many', '2'), await send(ann, 'origin', 'many', '3')];
+  const three = [await sendToChannel(ann, 'origin', 'many', '1'), await sendToChannel(ann, 'origin', 'many', '2'), await sendToChannel(ann, 'origin', 'many', '3')];
   assert.equal((await ann.patch(`/messages/${three[1]}`, { stream_id: ids.destination, propagate_mode: 'change_later', send_notification_to_old_thread: true })).status, 200);
   old = await latest(ann, 'origin', 'many');
   assert.equal((await ann.get(`/messages/${old.at(-1).id}`)).body.raw_content, `2 messages were moved from this topic to #**destination>many** by ${annMention}.`);
@@ -128,7 +126,7 @@ test('change_one and change_later: only those messages move; breadcrumb texts co
 test('moving to a private channel: those not subscribed lose the messages (delete_message); its subscribers gain them', async () => {
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }], invite_only: true, history_public_to_subscribers: false, principals: [ann.userId, cat.userId, admin.userId] });
   const vault = (await admin.get('/get_stream_id', { stream: 'vault' })).body.stream_id;
-  const m = await send(ann, 'origin', 'secretive', 'soon private');
+  const m = await sendToChannel(ann, 'origin', 'secretive', 'soon private');
   const qb = await openQueue(bob, ['update_message', 'delete_message']);
   assert.equal((await ann.patch(`/messages/${m}`, { stream_id: vault, send_notification_to_new_thread: false })).status, 200);
   const evs = await queuedEvents(bob, qb);
@@ -146,7 +144,7 @@ test('moving to a private channel: those not subscribed lose the messages (delet
 test('guests lose messages moved to a public channel they are not in', async () => {
   const guest = await t.createUser({ role: 'guest', name: 'Gus Guest' });
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'origin' }], principals: [guest.userId] });
-  const m = await send(ann, 'origin', 'guests', 'for the guest too');
+  const m = await sendToChannel(ann, 'origin', 'guests', 'for the guest too');
   const qg = await openQueue(guest, ['delete_message', 'update_message']);
   const qb = await openQueue(bob, ['delete_message', 'update_message']);
   assert.equal((await ann.patch(`/messages/${m}`, { stream_id: ids.destination, send_notification_to_new_thread: false })).status, 200);
@@ -157,7 +155,7 @@ test('guests lose messages moved to a public channel they are not in', async () 
 });
 
 test('refusals: direct messages, content with a channel, bad channels, permissions', async () => {
-  const m = await send(ann, 'origin', 'rules', 'x');
+  const m = await sendToChannel(ann, 'origin', 'rules', 'x');
   const dm = (await ann.post('/messages', { type: 'direct', to: [bob.userId], content: 'dm' })).body.id;
   const expect = async (c: Client, id: number, params: Record<string, unknown>, msg: string) => {
     const res = await c.patch(`/messages/${id}`, params as any);
@@ -189,7 +187,7 @@ test('refusals: direct messages, content with a channel, bad channels, permissio
   assert.equal((await t.owner.patch('/realm', { can_move_messages_between_channels_group: { new: groups['role:members'] } })).status, 200);
 
   // The destination's posting permission applies.
-  const m2 = await send(ann, 'origin', 'rules', 'y');
+  const m2 = await sendToChannel(ann, 'origin', 'rules', 'y');
   assert.equal((await t.owner.patch(`/streams/${ids.destination}`, { can_send_message_group: { new: groups['role:administrators'] } })).status, 200);
   await expect(ann, m2, { stream_id: ids.destination }, 'You do not have permission to post in this channel.');
   assert.equal((await admin.patch(`/messages/${m2}`, { stream_id: ids.destination, send_notification_to_new_thread: false })).status, 200);
@@ -198,10 +196,10 @@ test('refusals: direct messages, content with a channel, bad channels, permissio
 
 test('time limits: one message, and change_all reporting the part that may move', async () => {
   assert.equal((await t.owner.patch('/realm', { move_messages_between_streams_limit_seconds: 3600 })).status, 200);
-  const oldOne = await send(ann, 'origin', 'aging', 'old');
-  const newer = await send(ann, 'origin', 'aging', 'newer');
-  const newest = await send(ann, 'origin', 'aging', 'newest');
-  await makeOld(oldOne, 7200);
+  const oldOne = await sendToChannel(ann, 'origin', 'aging', 'old');
+  const newer = await sendToChannel(ann, 'origin', 'aging', 'newer');
+  const newest = await sendToChannel(ann, 'origin', 'aging', 'newest');
+  await backdateMessage(t, oldOne, 7200);
   const single = await ann.patch(`/messages/${oldOne}`, { stream_id: ids.destination });
   assert.deepEqual([single.status, single.body.msg], [400, "The time limit for editing this message's channel has passed"]);
   const all = await ann.patch(`/messages/${newest}`, { stream_id: ids.destination, propagate_mode: 'change_all' });
@@ -216,16 +214,16 @@ test('time limits: one message, and change_all reporting the part that may move'
   assert.equal((await admin.patch(`/messages/${oldOne}`, { stream_id: ids.destination, propagate_mode: 'change_all', send_notification_to_new_thread: false })).status, 200);
   // The topic limit applies to topic moves in the same way.
   assert.equal((await t.owner.patch('/realm', { move_messages_within_stream_limit_seconds: 3600, move_messages_between_streams_limit_seconds: 'unlimited' })).status, 200);
-  const stale = await send(ann, 'origin', 'aging2', 'x');
-  await makeOld(stale, 7200);
+  const stale = await sendToChannel(ann, 'origin', 'aging2', 'x');
+  await backdateMessage(t, stale, 7200);
   const topicMove = await ann.patch(`/messages/${stale}`, { topic: 'renamed' });
   assert.deepEqual([topicMove.status, topicMove.body.msg], [400, "The time limit for editing this message's topic has passed."]);
   assert.equal((await t.owner.patch('/realm', { move_messages_within_stream_limit_seconds: 'unlimited' })).status, 200);
 });
 
 test('resolving a topic: the notice, undo within the grace period, permission', async () => {
-  const first = await send(ann, 'origin', 'bug 7', 'broken');
-  await send(bob, 'origin', 'bug 7', 'fixed now');
+  const first = await sendToChannel(ann, 'origin', 'bug 7', 'broken');
+  await sendToChannel(bob, 'origin', 'bug 7', 'fixed now');
   const q = await openQueue(bob, ['message', 'update_message', 'delete_message']);
   assert.equal((await ann.patch(`/messages/${first}`, { topic: '✔ bug 7', propagate_mode: 'change_all' })).status, 200);
   const evs = await queuedEvents(bob, q);
@@ -252,7 +250,7 @@ test('resolving a topic: the notice, undo within the grace period, permission', 
 });
 
 test('visibility policies follow a topic moved whole', async () => {
-  const m = await send(ann, 'origin', 'followed', 'x');
+  const m = await sendToChannel(ann, 'origin', 'followed', 'x');
   assert.equal((await bob.post('/user_topics', { stream_id: ids.origin, topic: 'followed', visibility_policy: 3 })).status, 200);
   const q = await openQueue(bob, ['user_topic']);
   assert.equal((await admin.patch(`/messages/${m}`, { stream_id: ids.destination, topic: 'followed elsewhere', propagate_mode: 'change_all', send_notification_to_new_thread: false })).status, 200);
@@ -267,8 +265,8 @@ test('visibility policies follow a topic moved whole', async () => {
 });
 
 test('topic moves within a channel: permissions by organization and channel, breadcrumbs, history on every moved message', async () => {
-  const a = await send(bob, 'origin', 'renameme', 'one');
-  const b = await send(bob, 'origin', 'RENAMEME', 'two');
+  const a = await sendToChannel(bob, 'origin', 'renameme', 'one');
+  const b = await sendToChannel(bob, 'origin', 'RENAMEME', 'two');
   assert.equal((await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:administrators'] } })).status, 200);
   const denied = await bob.patch(`/messages/${a}`, { topic: 'renamed', propagate_mode: 'change_all' });
   assert.deepEqual([denied.status, denied.body.msg], [400, "You don't have permission to edit this message"], 'being the sender is not enough');
@@ -292,8 +290,8 @@ test('topic moves within a channel: permissions by organization and channel, bre
 });
 
 test('merging into an existing topic keeps the more visible policy; a renamed case keeps its policy', async () => {
-  const a = await send(ann, 'origin', 'merge-a', 'a');
-  await send(ann, 'origin', 'merge-b', 'b');
+  const a = await sendToChannel(ann, 'origin', 'merge-a', 'a');
+  await sendToChannel(ann, 'origin', 'merge-b', 'b');
   assert.equal((await bob.post('/user_topics', { stream_id: ids.origin, topic: 'merge-a', visibility_policy: 3 })).status, 200);
   assert.equal((await bob.post('/user_topics', { stream_id: ids.origin, topic: 'merge-b', visibility_policy: 1 })).status, 200);
   const q = await openQueue(bob, ['user_topic']);

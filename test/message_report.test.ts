@@ -26,10 +26,9 @@ after(async () => {
   await t.close();
 });
 
-const send = sendMessage;
 
 test('reporting needs a moderation request channel; validation of the report', async () => {
-  const id = await send(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'You are all **terrible**.' });
+  const id = await sendMessage(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'You are all **terrible**.' });
   const off = await member.post(`/messages/${id}/report`, { report_type: 'harassment' });
   assert.deepEqual([off.status, off.body.code, off.body.msg], [400, 'BAD_REQUEST', 'Moderation request channel must be specified to enable message reporting.']);
   assert.equal((await t.owner.patch('/realm', { moderation_request_channel_id: streams.mods! })).status, 200);
@@ -46,7 +45,7 @@ test('reporting needs a moderation request channel; validation of the report', a
     const res = await member.post(path, { report_type: 'spam' });
     assert.deepEqual([res.status, res.body.msg], [400, 'Invalid message(s)'], path);
   }
-  const secret = await send(t.owner, { type: 'stream', to: 'hidden', topic: 't', content: 'private words' });
+  const secret = await sendMessage(t.owner, { type: 'stream', to: 'hidden', topic: 't', content: 'private words' });
   const hidden = await member.post(`/messages/${secret}/report`, { report_type: 'spam' });
   assert.deepEqual([hidden.status, hidden.body.msg], [400, 'Invalid message(s)'], 'a message one cannot read looks missing');
   const byGuest = await guest.post(`/messages/${id}/report`, { report_type: 'spam' });
@@ -55,7 +54,7 @@ test('reporting needs a moderation request channel; validation of the report', a
 
 test('a channel message report: the Notification Bot posts it to the moderation channel', async () => {
   assert.equal((await t.owner.patch('/realm', { moderation_request_channel_id: streams.mods! })).status, 200);
-  const id = await send(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'Buy cheap pills!' });
+  const id = await sendMessage(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'Buy cheap pills!' });
   const q = await openQueue(t.owner, ['message']);
   const res = await member.post(`/messages/${id}/report`, { report_type: 'spam', description: 'Obvious spam.' });
   assert.deepEqual(res.body, { result: 'success', msg: '' });
@@ -82,7 +81,7 @@ test('a channel message report: the Notification Bot posts it to the moderation 
 
 test('a direct message report names the recipient; fences inside the message are outgrown', async () => {
   assert.equal((await t.owner.patch('/realm', { moderation_request_channel_id: streams.mods! })).status, 200);
-  const id = await send(reported, { type: 'private', to: [member.userId], content: 'look:\n```\ncode\n```' });
+  const id = await sendMessage(reported, { type: 'private', to: [member.userId], content: 'look:\n```\ncode\n```' });
   const q = await openQueue(t.owner, ['message']);
   assert.equal((await reported.post(`/messages/${id}/report`, { report_type: 'other', description: 'I regret this.' })).status, 200);
   const [m] = (await queuedEvents(t.owner, q)).filter((e) => e.type === 'message').map((e) => e.message);

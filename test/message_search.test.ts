@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
+import { giveMessages, seedChannelHistory } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -27,7 +28,6 @@ after(async () => {
   await t.close();
 });
 
-const send = sendToChannel;
 
 async function dm(c: Client, to: number[], content: string): Promise<number> {
   const res = await c.post('/messages', { type: 'private', to, content });
@@ -45,10 +45,10 @@ const ids = (body: any): number[] => body.messages.map((m: any) => m.id);
 const s = (operand: string, negated = false) => ({ operator: 'search', operand, negated });
 
 test('search: words ANDed with stemming, the topic counts, phrases, and matches highlighted as Zulip returns them', async () => {
-  const m1 = await send(bob, 'general', 'gardening', 'The cats were running across the lawn');
-  const m2 = await send(bob, 'general', 'gardening', 'A cat sleeps in the sun');
-  const m3 = await send(bob, 'random', 'Cats & <dogs>', 'Nothing about pets here');
-  const m4 = await send(bob, 'general', 'misc', 'big dogs bark, dogs big');
+  const m1 = await sendToChannel(bob, 'general', 'gardening', 'The cats were running across the lawn');
+  const m2 = await sendToChannel(bob, 'general', 'gardening', 'A cat sleeps in the sun');
+  const m3 = await sendToChannel(bob, 'random', 'Cats & <dogs>', 'Nothing about pets here');
+  const m4 = await sendToChannel(bob, 'general', 'misc', 'big dogs bark, dogs big');
 
   assert.deepEqual(ids(await search(ann, [s('cat')])), [m1, m2, m3]);
   assert.deepEqual(ids(await search(ann, [s('cat run')])), [m1]);
@@ -83,7 +83,7 @@ test('search: words ANDed with stemming, the topic counts, phrases, and matches 
 });
 
 test('search follows edits and deletions, and never sees what the viewer cannot read', async () => {
-  const id = await send(bob, 'general', 'edits', 'original wording zebra');
+  const id = await sendToChannel(bob, 'general', 'edits', 'original wording zebra');
   assert.deepEqual(ids(await search(ann, [s('zebra')])), [id]);
   assert.equal((await bob.patch(`/messages/${id}`, { content: 'changed wording giraffe', topic: 'safari', send_notification_to_new_thread: false })).status, 200);
   assert.deepEqual(ids(await search(ann, [s('zebra')])), []);
@@ -99,7 +99,7 @@ test('search follows edits and deletions, and never sees what the viewer cannot 
 });
 
 test('hostile search input gives a clean answer, never a 500', async () => {
-  await send(bob, 'general', 'syntax', 'plain words only');
+  await sendToChannel(bob, 'general', 'syntax', 'plain words only');
   const hostile = ['"', '""', '"unclosed', 'a OR b', 'NOT plain', 'plain AND', 'NEAR(plain words)', 'content:plain', 'plain*', '^plain', '(', ')', "'; drop table messages; --", '\\', '%', '_', '-plain', '+', '{content}: x', '💥 plain', 'x'.repeat(5000), '&amp;', '<script>'];
   for (const q of hostile) {
     const res = await ann.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [s(q)] });
@@ -122,10 +122,10 @@ test('hostile search input gives a clean answer, never a 500', async () => {
 });
 
 test('has:link, has:attachment, has:image, negated, and following edits', async () => {
-  const link = await send(bob, 'general', 'has', 'read https://example.com/docs please');
-  const upload = await send(bob, 'general', 'has', 'the [report](/user_uploads/1/ab/report.pdf)');
-  const plain = await send(bob, 'general', 'has', 'nothing linked');
-  const image = await send(bob, 'general', 'has', 'https://example.com/cat.png');
+  const link = await sendToChannel(bob, 'general', 'has', 'read https://example.com/docs please');
+  const upload = await sendToChannel(bob, 'general', 'has', 'the [report](/user_uploads/1/ab/report.pdf)');
+  const plain = await sendToChannel(bob, 'general', 'has', 'nothing linked');
+  const image = await sendToChannel(bob, 'general', 'has', 'https://example.com/cat.png');
   const inHas = (op: string, negated = false) => [{ operator: 'topic', operand: 'has' }, { operator: 'has', operand: op, negated }];
   assert.deepEqual(ids(await search(ann, inHas('link'))), [link, upload, image]);
   assert.deepEqual(ids(await search(ann, inHas('attachment'))), [upload]);
@@ -145,9 +145,9 @@ test('has:link, has:attachment, has:image, negated, and following edits', async 
 });
 
 test('is:resolved, is:followed, is:muted and in:home follow the viewer\'s topic and channel settings', async () => {
-  const resolved = await send(bob, 'random', '✔ fixed bug', 'done');
-  const followed = await send(bob, 'random', 'roadmap', 'plans');
-  const mutedTopic = await send(bob, 'random', 'noise', 'chatter');
+  const resolved = await sendToChannel(bob, 'random', '✔ fixed bug', 'done');
+  const followed = await sendToChannel(bob, 'random', 'roadmap', 'plans');
+  const mutedTopic = await sendToChannel(bob, 'random', 'noise', 'chatter');
   const inRandom = (extra: Record<string, unknown>) => [{ operator: 'channel', operand: 'random' }, extra];
   assert.deepEqual(ids(await search(ann, inRandom({ operator: 'is', operand: 'resolved' }))), [resolved]);
   const randomId = (await t.owner.get('/get_stream_id', { stream: 'random' })).body.stream_id;
@@ -189,9 +189,9 @@ test('dm-including, group-pm-with, with, near and id', async () => {
   assert.deepEqual([unknown.status, unknown.body.code], [400, 'BAD_NARROW']);
 
   // with: the conversation of the message, replacing channel/topic/dm terms.
-  const a = await send(bob, 'general', 'with-topic', 'one');
-  const b = await send(bob, 'general', 'with-topic', 'two');
-  await send(bob, 'general', 'elsewhere', 'three');
+  const a = await sendToChannel(bob, 'general', 'with-topic', 'one');
+  const b = await sendToChannel(bob, 'general', 'with-topic', 'two');
+  await sendToChannel(bob, 'general', 'elsewhere', 'three');
   assert.deepEqual(ids(await search(ann, [{ operator: 'with', operand: a }])), [a, b]);
   assert.deepEqual(ids(await search(ann, [{ operator: 'channel', operand: 'random' }, { operator: 'topic', operand: 'x' }, { operator: 'with', operand: String(b) }])), [a, b]);
   assert.deepEqual(ids(await search(ann, [{ operator: 'with', operand: group }])), [group]);
@@ -238,8 +238,8 @@ test('a queue registered with a narrow gets the message events that match it, ju
   const mentionedQ = await reg([['is', 'mentioned']]);
   const unreadQ = await reg([['is', 'unread'], ['channel', 'general']]);
   const plainQ = await openQueue(ann, ['message']);
-  const r = await send(bob, 'general', '✔ solved', 'ok');
-  const m = await send(bob, 'general', 'talk', '@**Ann Lee** look');
+  const r = await sendToChannel(bob, 'general', '✔ solved', 'ok');
+  const m = await sendToChannel(bob, 'general', 'talk', '@**Ann Lee** look');
   const ownRes = await ann.post('/messages', { type: 'stream', to: 'general', topic: 'talk', content: 'mine, so read', read_by_sender: true });
   const own = ownRes.body.id;
   const got = async (q: string) => (await queuedEvents(ann, q)).filter((e) => e.type === 'message').map((e) => e.message.id);
@@ -250,10 +250,10 @@ test('a queue registered with a narrow gets the message events that match it, ju
 });
 
 test('channels:public reads the history of every public channel, never a private one, and not for guests', async () => {
-  const pub = await send(bob, 'general', 'public-history', 'quokka sighting');
+  const pub = await sendToChannel(bob, 'general', 'public-history', 'quokka sighting');
   const priv = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true, principals: [t.owner.userId, bob.userId] });
   assert.equal(priv.status, 200, JSON.stringify(priv.body));
-  const secret = await send(bob, 'hidden', 'public-history', 'quokka secret');
+  const secret = await sendToChannel(bob, 'hidden', 'public-history', 'quokka secret');
   // Carl is in no channel: the public channel's message is readable through channels:public only.
   assert.deepEqual(ids(await search(carl, [s('quokka')])), []);
   const found = await search(carl, [{ operator: 'channels', operand: 'public' }, s('quokka')]);
@@ -282,9 +282,9 @@ test('the first unread anchor skips muted topics, and muted channels unless narr
   assert.equal(sub.status, 200, JSON.stringify(sub.body));
   const quietId = (await t.owner.get('/get_stream_id', { stream: 'quiet' })).body.stream_id;
   const loudId = (await t.owner.get('/get_stream_id', { stream: 'loud' })).body.stream_id;
-  const inQuiet = await send(bob, 'quiet', 'anything', 'in a muted channel');
-  const mutedTopic = await send(bob, 'loud', 'boring', 'in a muted topic');
-  const wanted = await send(bob, 'loud', 'news', 'the first that counts');
+  const inQuiet = await sendToChannel(bob, 'quiet', 'anything', 'in a muted channel');
+  const mutedTopic = await sendToChannel(bob, 'loud', 'boring', 'in a muted topic');
+  const wanted = await sendToChannel(bob, 'loud', 'news', 'the first that counts');
   assert.equal((await viewer.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quietId, property: 'is_muted', value: true }] })).status, 200);
   assert.equal((await viewer.post('/user_topics', { stream_id: loudId, topic: 'boring', visibility_policy: 1 })).status, 200);
   const anchorOf = async (narrow: unknown[]) => (await search(viewer, narrow, { anchor: 'first_unread', num_before: 0, num_after: 0 })).anchor;
@@ -298,30 +298,17 @@ test('the first unread anchor skips muted topics, and muted channels unless narr
 // Correctness over a large history; the speed of search is the benchmark's to measure.
 test('search over a large history finds the rare words and pages the common ones', { timeout: 120_000 }, async () => {
   const reader = await t.createUser({ name: 'Rita Reader' });
-  const db = t.server.services.database;
-  const recipientId = (await db.db.selectFrom('recipients').select('id').where('type', '=', 2).where('type_id', '=', generalId).executeTakeFirstOrThrow()).id;
-  const now = Math.floor(Date.now() / 1000);
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
-  await db.transaction(async (tx) => {
-    for (let batch = 0; batch < 20; batch++) {
-      const rows = Array.from({ length: 1000 }, (_, i) => {
-        const n = batch * 1000 + i;
-        const content = `${words[n % 8]} ${words[(n * 7) % 8]} filler text number ${n}`;
-        return {
-          realm_id: t.realmId, sender_id: bob.userId, recipient_type: 'stream', recipient_id: recipientId, stream_id: generalId, dm_group_id: null,
-          topic: `load ${n % 50}`, content, rendered_content: `<p>${content}</p>`, date_sent: now, last_edit_time: null, sending_client: 'test', edit_history: null,
-        };
-      });
-      const ids = await tx.insertInto('messages').values(rows).returning('id').execute();
-      await tx.insertInto('user_messages').values(ids.map((r) => ({ user_id: reader.userId, message_id: r.id, flags: 1 }))).execute();
-    }
+  await seedChannelHistory(t, {
+    channelId: generalId, senderId: bob.userId, readerId: reader.userId, flags: 1, count: 20_000,
+    topic: (n) => `load ${n % 50}`, content: (n) => `${words[n % 8]} ${words[(n * 7) % 8]} filler text number ${n}`,
   });
   const wanted: number[] = [];
-  for (let i = 0; i < 3; i++) wanted.push(await send(bob, 'general', 'needle', `a rare xylophone ${i}`));
+  for (let i = 0; i < 3; i++) wanted.push(await sendToChannel(bob, 'general', 'needle', `a rare xylophone ${i}`));
   // Rita received only the bulk rows; give her the needles too.
-  await db.db.insertInto('user_messages').values(wanted.map((id) => ({ user_id: reader.userId, message_id: id, flags: 0 }))).execute();
+  await giveMessages(t, reader.userId, wanted, 0);
   // The planner's statistics after a bulk load, as autovacuum would gather them.
-  await sql`ANALYZE`.execute(db.db);
+  await sql`ANALYZE`.execute(t.server.services.database.db);
   await search(reader, [s('xylophone')]);
   for (let i = 0; i < 3; i++) assert.deepEqual(ids(await search(reader, [s('rare xylophone')])), wanted);
   // A common word answers with the newest page.

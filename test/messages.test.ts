@@ -36,15 +36,11 @@ async function drain(c: Client, queueId: string): Promise<any[]> {
   return res.body.events;
 }
 
-async function send(c: Client, params: Record<string, unknown>) {
-  return c.post('/messages', params as Record<string, string>);
-}
-
 test('a channel message reaches every subscriber with per-user flags', async () => {
   const qa = await register(ann);
   const qb = await register(bob);
   const qc = await register(carl);
-  const res = await send(t.owner, { type: 'stream', to: 'general', topic: 'greetings', content: 'Hello @**Ann Lee**!' });
+  const res = await t.owner.post('/messages', { type: 'stream', to: 'general', topic: 'greetings', content: 'Hello @**Ann Lee**!' });
   assert.equal(res.status, 200);
   assert.equal(typeof res.body.id, 'number');
   const [ea] = await drain(ann, qa);
@@ -63,48 +59,48 @@ test('a channel message reaches every subscriber with per-user flags', async () 
 test('to accepts a channel id, a JSON name, and a one-element list', async () => {
   const id = (await t.owner.get('/get_stream_id', { stream: 'general' })).body.stream_id;
   for (const to of [String(id), JSON.stringify('general'), JSON.stringify([id]), 'general']) {
-    const res = await send(ann, { type: 'channel', to, topic: 'forms', content: `to=${to}` });
+    const res = await ann.post('/messages', { type: 'channel', to, topic: 'forms', content: `to=${to}` });
     assert.equal(res.status, 200, `to=${to}: ${JSON.stringify(res.body)}`);
   }
-  const subject = await send(ann, { type: 'stream', to: 'general', subject: 'legacy', content: 'subject alias' });
+  const subject = await ann.post('/messages', { type: 'stream', to: 'general', subject: 'legacy', content: 'subject alias' });
   assert.equal(subject.status, 200);
   const fetched = await ann.get(`/messages/${subject.body.id}`);
   assert.equal(fetched.body.message.subject, 'legacy');
 });
 
 test('channel errors: missing, inaccessible, no topic, empty content, bad type', async () => {
-  const missing = await send(ann, { type: 'stream', to: 'nowhere', topic: 't', content: 'x' });
+  const missing = await ann.post('/messages', { type: 'stream', to: 'nowhere', topic: 't', content: 'x' });
   assert.equal(missing.status, 400);
   assert.equal(missing.body.code, 'STREAM_DOES_NOT_EXIST');
   assert.equal(missing.body.stream, 'nowhere');
-  const secret = await send(bob, { type: 'stream', to: 'private-room', topic: 't', content: 'x' });
+  const secret = await bob.post('/messages', { type: 'stream', to: 'private-room', topic: 't', content: 'x' });
   assert.equal(secret.body.code, 'STREAM_DOES_NOT_EXIST');
   assert.equal(secret.body.stream, 'private-room');
-  const badId = await send(ann, { type: 'stream', to: '999999', topic: 't', content: 'x' });
+  const badId = await ann.post('/messages', { type: 'stream', to: '999999', topic: 't', content: 'x' });
   assert.equal(badId.body.code, 'STREAM_DOES_NOT_EXIST');
   assert.equal(badId.body.stream_id, 999999);
-  const noTopic = await send(ann, { type: 'stream', to: 'general', content: 'x' });
+  const noTopic = await ann.post('/messages', { type: 'stream', to: 'general', content: 'x' });
   assert.equal(noTopic.status, 400);
-  const empty = await send(ann, { type: 'stream', to: 'general', topic: 't', content: '   ' });
+  const empty = await ann.post('/messages', { type: 'stream', to: 'general', topic: 't', content: '   ' });
   assert.equal(empty.status, 400);
   assert.equal(empty.body.msg, 'Message must not be empty');
-  const badType = await send(ann, { type: 'telegram', to: 'general', topic: 't', content: 'x' });
+  const badType = await ann.post('/messages', { type: 'telegram', to: 'general', topic: 't', content: 'x' });
   assert.equal(badType.status, 400);
-  const missingTo = await send(ann, { type: 'stream', topic: 't', content: 'x' });
+  const missingTo = await ann.post('/messages', { type: 'stream', topic: 't', content: 'x' });
   assert.equal(missingTo.body.code, 'REQUEST_VARIABLE_MISSING');
   assert.equal(missingTo.body.var_name, 'to');
-  const guestSend = await send(guest, { type: 'stream', to: 'general', topic: 't', content: 'x' });
+  const guestSend = await guest.post('/messages', { type: 'stream', to: 'general', topic: 't', content: 'x' });
   assert.equal(guestSend.body.code, 'STREAM_DOES_NOT_EXIST');
 });
 
 test('topics: "(no topic)" is the empty topic, long topics and content are truncated', async () => {
-  const res = await send(ann, { type: 'stream', to: 'general', topic: '(no topic)', content: 'empty topic' });
+  const res = await ann.post('/messages', { type: 'stream', to: 'general', topic: '(no topic)', content: 'empty topic' });
   assert.equal(res.status, 200);
   const raw = await ann.get(`/messages/${res.body.id}`, { allow_empty_topic_name: true });
   assert.equal(raw.body.message.subject, '');
   const shown = await ann.get(`/messages/${res.body.id}`);
   assert.equal(shown.body.message.subject, 'general chat');
-  const long = await send(ann, { type: 'stream', to: 'general', topic: 't'.repeat(100), content: 'c'.repeat(10050) });
+  const long = await ann.post('/messages', { type: 'stream', to: 'general', topic: 't'.repeat(100), content: 'c'.repeat(10050) });
   assert.equal(long.status, 200);
   const got = await ann.get(`/messages/${long.body.id}`);
   assert.ok(got.body.message.subject.length <= 60);
@@ -117,7 +113,7 @@ test('an organization that requires topics refuses the empty topic', async () =>
   assert.equal(set.status, 200);
   try {
     for (const topic of ['', '(no topic)', 'general chat']) {
-      const res = await send(ann, { type: 'stream', to: 'general', topic, content: 'x' });
+      const res = await ann.post('/messages', { type: 'stream', to: 'general', topic, content: 'x' });
       assert.equal(res.status, 400, `topic ${JSON.stringify(topic)}`);
     }
   } finally {
@@ -127,56 +123,56 @@ test('an organization that requires topics refuses the empty topic', async () =>
 
 test('direct messages: ids, emails, the sender alone, invalid users', async () => {
   const qb = await register(bob);
-  const byId = await send(ann, { type: 'direct', to: [bob.userId], content: 'hi bob' });
+  const byId = await ann.post('/messages', { type: 'direct', to: [bob.userId], content: 'hi bob' });
   assert.equal(byId.status, 200);
   const [e] = await drain(bob, qb);
   assert.equal(e.message.type, 'private');
   assert.deepEqual(e.message.display_recipient.map((u: any) => u.id).sort(), [ann.userId, bob.userId].sort());
 
-  const byEmail = await send(ann, { type: 'private', to: JSON.stringify([bob.email]), content: 'by email' });
+  const byEmail = await ann.post('/messages', { type: 'private', to: JSON.stringify([bob.email]), content: 'by email' });
   assert.equal(byEmail.status, 200);
-  const commaEmails = await send(ann, { type: 'private', to: `${bob.email},${carl.email}`, content: 'group' });
+  const commaEmails = await ann.post('/messages', { type: 'private', to: `${bob.email},${carl.email}`, content: 'group' });
   assert.equal(commaEmails.status, 200);
-  const withSelf = await send(ann, { type: 'direct', to: [ann.userId, bob.userId], content: 'self listed' });
+  const withSelf = await ann.post('/messages', { type: 'direct', to: [ann.userId, bob.userId], content: 'self listed' });
   assert.equal(withSelf.status, 200);
   const a = await ann.get(`/messages/${byId.body.id}`);
   const b = await ann.get(`/messages/${withSelf.body.id}`);
   assert.equal(a.body.message.recipient_id, b.body.message.recipient_id, 'the sender in the list is ignored');
 
-  const self = await send(ann, { type: 'direct', to: [ann.userId], content: 'note to self' });
+  const self = await ann.post('/messages', { type: 'direct', to: [ann.userId], content: 'note to self' });
   assert.equal(self.status, 200);
   const selfMsg = await ann.get(`/messages/${self.body.id}`);
   assert.deepEqual(selfMsg.body.message.display_recipient.map((u: any) => u.id), [ann.userId]);
 
-  const badId = await send(ann, { type: 'direct', to: [999999], content: 'x' });
+  const badId = await ann.post('/messages', { type: 'direct', to: [999999], content: 'x' });
   assert.equal(badId.status, 400);
   assert.equal(badId.body.code, 'BAD_REQUEST');
-  const badEmail = await send(ann, { type: 'direct', to: JSON.stringify(['ghost@example.com']), content: 'x' });
+  const badEmail = await ann.post('/messages', { type: 'direct', to: JSON.stringify(['ghost@example.com']), content: 'x' });
   assert.equal(badEmail.status, 400);
-  const mixed = await send(ann, { type: 'direct', to: JSON.stringify([bob.userId, carl.email]), content: 'x' });
+  const mixed = await ann.post('/messages', { type: 'direct', to: JSON.stringify([bob.userId, carl.email]), content: 'x' });
   assert.equal(mixed.status, 400);
   const org = await t.createOrg('Other Org');
-  const crossOrg = await send(ann, { type: 'direct', to: [org.owner.userId], content: 'x' });
+  const crossOrg = await ann.post('/messages', { type: 'direct', to: [org.owner.userId], content: 'x' });
   assert.equal(crossOrg.status, 400);
 });
 
 test('local echo: queue_id and local_id come back as local_message_id on that queue only', async () => {
   const q1 = await register(ann);
   const q2 = await register(ann);
-  const res = await send(ann, { type: 'stream', to: 'general', topic: 'echo', content: 'echo', queue_id: q1, local_id: '123.01' });
+  const res = await ann.post('/messages', { type: 'stream', to: 'general', topic: 'echo', content: 'echo', queue_id: q1, local_id: '123.01' });
   assert.equal(res.status, 200);
   const [e1] = await drain(ann, q1);
   const [e2] = await drain(ann, q2);
   assert.equal(e1.local_message_id, '123.01');
   assert.equal(e2.local_message_id, undefined);
-  const half = await send(ann, { type: 'stream', to: 'general', topic: 'echo', content: 'x', local_id: '1' });
+  const half = await ann.post('/messages', { type: 'stream', to: 'general', topic: 'echo', content: 'x', local_id: '1' });
   assert.equal(half.status, 400);
 });
 
 test('read_by_sender: explicit, and decided from the client name', async () => {
   const q = await register(ann);
-  await send(ann, { type: 'stream', to: 'general', topic: 'rbs', content: 'api client', read_by_sender: true });
-  await send(ann, { type: 'stream', to: 'general', topic: 'rbs', content: 'api client 2' });
+  await ann.post('/messages', { type: 'stream', to: 'general', topic: 'rbs', content: 'api client', read_by_sender: true });
+  await ann.post('/messages', { type: 'stream', to: 'general', topic: 'rbs', content: 'api client 2' });
   const events = await drain(ann, q);
   assert.deepEqual(events[0].flags, ['read']);
   assert.deepEqual(events[1].flags, [], 'an API client does not mark its own message read');
@@ -188,7 +184,7 @@ test('read_by_sender: explicit, and decided from the client name', async () => {
 
 test('apply_markdown=false queues receive the Markdown source', async () => {
   const q = await register(bob, { apply_markdown: false });
-  await send(ann, { type: 'stream', to: 'general', topic: 'md', content: '**bold**' });
+  await ann.post('/messages', { type: 'stream', to: 'general', topic: 'md', content: '**bold**' });
   const [e] = await drain(bob, q);
   assert.equal(e.message.content, '**bold**');
   assert.equal(e.message.content_type, 'text/x-markdown');
@@ -196,7 +192,7 @@ test('apply_markdown=false queues receive the Markdown source', async () => {
 
 test('GET /messages: windows around anchors, narrows, found_* flags', async () => {
   const ids: number[] = [];
-  for (let i = 0; i < 6; i++) ids.push((await send(bob, { type: 'stream', to: 'general', topic: i % 2 ? 'odd' : 'even', content: `n${i}` })).body.id);
+  for (let i = 0; i < 6; i++) ids.push((await bob.post('/messages', { type: 'stream', to: 'general', topic: i % 2 ? 'odd' : 'even', content: `n${i}` })).body.id);
   const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'odd' }];
   const newest = await ann.get('/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow });
   assert.equal(newest.status, 200);
@@ -240,7 +236,7 @@ test('GET /messages validates its parameters', async () => {
 });
 
 test('public history: a late subscriber reads earlier messages as read+historical; protected history stays hidden', async () => {
-  const early = await send(t.owner, { type: 'stream', to: 'general', topic: 'history', content: 'before carl' });
+  const early = await t.owner.post('/messages', { type: 'stream', to: 'general', topic: 'history', content: 'before carl' });
   const carlView = await carl.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'history' }] });
   assert.equal(carlView.status, 200);
   const m = carlView.body.messages.find((x: any) => x.id === early.body.id);
@@ -248,9 +244,9 @@ test('public history: a late subscriber reads earlier messages as read+historica
   assert.deepEqual(m.flags.sort(), ['historical', 'read']);
 
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'protected' }], invite_only: true, history_public_to_subscribers: false });
-  const before = await send(t.owner, { type: 'stream', to: 'protected', topic: 't', content: 'before ann' });
+  const before = await t.owner.post('/messages', { type: 'stream', to: 'protected', topic: 't', content: 'before ann' });
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'protected' }], principals: [ann.userId] });
-  const after = await send(t.owner, { type: 'stream', to: 'protected', topic: 't', content: 'after ann' });
+  const after = await t.owner.post('/messages', { type: 'stream', to: 'protected', topic: 't', content: 'after ann' });
   const annView = await ann.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'channel', operand: 'protected' }] });
   const seen = annView.body.messages.map((x: any) => x.id);
   assert.ok(seen.includes(after.body.id));
@@ -260,12 +256,12 @@ test('public history: a late subscriber reads earlier messages as read+historica
 });
 
 test('GET /messages/{id}: the same error for missing and inaccessible messages', async () => {
-  const secret = await send(t.owner, { type: 'stream', to: 'private-room', topic: 't', content: 'secret' });
+  const secret = await t.owner.post('/messages', { type: 'stream', to: 'private-room', topic: 't', content: 'secret' });
   const hidden = await bob.get(`/messages/${secret.body.id}`);
   const missing = await bob.get('/messages/99999999');
   assert.equal(hidden.status, 400);
   assert.deepEqual(hidden.body, missing.body);
-  const dm = await send(ann, { type: 'direct', to: [t.owner.userId], content: 'private words' });
+  const dm = await ann.post('/messages', { type: 'direct', to: [t.owner.userId], content: 'private words' });
   const snoop = await bob.get(`/messages/${dm.body.id}`);
   assert.deepEqual(snoop.body, missing.body);
   const mine = await ann.get(`/messages/${dm.body.id}`);
@@ -274,7 +270,7 @@ test('GET /messages/{id}: the same error for missing and inaccessible messages',
 });
 
 test('DM narrows find the conversation, is:dm lists direct messages only', async () => {
-  const sent = await send(carl, { type: 'direct', to: [bob.userId], content: 'carl to bob' });
+  const sent = await carl.post('/messages', { type: 'direct', to: [bob.userId], content: 'carl to bob' });
   const conv = await bob.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'dm', operand: [carl.userId] }] });
   assert.equal(conv.status, 200);
   assert.deepEqual(conv.body.messages.map((m: any) => m.id), [sent.body.id]);

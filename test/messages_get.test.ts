@@ -3,7 +3,8 @@
 // never a private channel's protected history or another organization's messages).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, startTestServer, type TestServer } from './helpers.js';
+import { Client, sendToChannel, startTestServer, type TestServer } from './helpers.js';
+import { seedChannelHistory } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -24,7 +25,7 @@ before(async () => {
   guest = await t.createUser({ role: 'guest', name: 'Gina Guest' });
   await subscribe('general', [t.owner.userId, ann.userId, bob.userId]);
   generalId = (await t.owner.get('/get_stream_id', { stream: 'general' })).body.stream_id;
-  for (let i = 0; i < 6; i++) window.push((await send(bob, 'general', 'window', `window ${i}`)).body.id);
+  for (let i = 0; i < 6; i++) window.push(await sendToChannel(bob, 'general', 'window', `window ${i}`));
 });
 after(async () => {
   await t.close();
@@ -33,10 +34,6 @@ after(async () => {
 async function subscribe(name: string, principals: number[], extra: Record<string, unknown> = {}) {
   const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name }], principals, ...extra } as Record<string, object>);
   assert.equal(res.status, 200, JSON.stringify(res.body));
-}
-
-function send(c: Client, to: string, topic: string, content: string) {
-  return c.post('/messages', { type: 'stream', to, topic, content });
 }
 
 async function fetch(c: Client, params: Record<string, unknown>) {
@@ -120,7 +117,7 @@ test('parameters are validated as Zulip validates them', async () => {
 });
 
 test('narrows: channel by name or id, topic, sender, id, search, negation, legacy pairs', async () => {
-  const other = (await send(ann, 'general', 'Other Topic', 'not in the window')).body.id;
+  const other = await sendToChannel(ann, 'general', 'Other Topic', 'not in the window');
   const byId = await fetch(ann, { anchor: 'newest', num_before: 20, narrow: [{ operator: 'channel', operand: generalId }, { operator: 'topic', operand: 'WINDOW' }] });
   assert.deepEqual(idsOf(byId), window, 'topics match without regard to case');
   const legacy = await fetch(ann, { anchor: 'newest', num_before: 20, narrow: [['stream', 'general'], ['subject', 'window']] });
@@ -144,7 +141,7 @@ test('narrows: channel by name or id, topic, sender, id, search, negation, legac
 });
 
 test('the empty topic: "general chat" in a topic narrow, and allow_empty_topic_name', async () => {
-  const empty = (await send(ann, 'general', '', 'in the general chat')).body.id;
+  const empty = await sendToChannel(ann, 'general', '', 'in the general chat');
   const shown = await fetch(ann, { anchor: 'newest', num_before: 5, narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'general chat' }] });
   assert.deepEqual(idsOf(shown), [empty]);
   assert.equal(shown.messages[0].subject, 'general chat');
@@ -175,8 +172,8 @@ test('direct-message narrows: by ids or emails, group conversations, is:dm and i
 });
 
 test('flag narrows: is:starred, is:mentioned, is:unread', async () => {
-  const mention = (await send(t.owner, 'general', 'flags', 'hey @**Bob Stone**')).body.id;
-  const plain = (await send(t.owner, 'general', 'flags', 'no mention')).body.id;
+  const mention = await sendToChannel(t.owner, 'general', 'flags', 'hey @**Bob Stone**');
+  const plain = await sendToChannel(t.owner, 'general', 'flags', 'no mention');
   assert.equal((await bob.post('/messages/flags', { messages: [plain], op: 'add', flag: 'starred' })).status, 200);
   const flagsNarrow = (operand: string) => [{ operator: 'is', operand }, { operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'flags' }];
   assert.deepEqual(idsOf(await fetch(bob, { anchor: 'newest', num_before: 10, narrow: flagsNarrow('starred') })), [plain]);
@@ -189,7 +186,7 @@ test('flag narrows: is:starred, is:mentioned, is:unread', async () => {
 });
 
 test('apply_markdown, client_gravatar and the message object', async () => {
-  const id = (await send(ann, 'general', 'format', '**bold** /me')).body.id;
+  const id = await sendToChannel(ann, 'general', 'format', '**bold** /me');
   const html = await fetch(ann, { anchor: id, narrow: [{ operator: 'id', operand: id }] });
   assert.deepEqual([html.messages[0].content, html.messages[0].content_type], ['<p><strong>bold</strong> /me</p>', 'text/html']);
   const raw = await fetch(ann, { anchor: id, apply_markdown: false, narrow: [{ operator: 'id', operand: id }] });
@@ -198,14 +195,14 @@ test('apply_markdown, client_gravatar and the message object', async () => {
   assert.match(gravatar.messages[0].avatar_url, /^https:\/\//);
   const m = html.messages[0];
   assert.deepEqual([m.is_me_message, typeof m.sender_realm_str, m.display_recipient, m.stream_id, m.topic_links, m.reactions, m.submessages], [false, 'string', 'general', generalId, [], [], []]);
-  const me = (await send(ann, 'general', 'format', '/me waves')).body.id;
+  const me = await sendToChannel(ann, 'general', 'format', '/me waves');
   assert.equal((await ann.get(`/messages/${me}`)).body.message.is_me_message, true);
-  const bare = (await send(ann, 'general', 'format', '/me')).body.id;
+  const bare = await sendToChannel(ann, 'general', 'format', '/me');
   assert.equal((await ann.get(`/messages/${bare}`)).body.message.is_me_message, false, 'Zulip needs "/me " with the space');
 });
 
 test('history: open channel history reads as read+historical; protected history and other channels stay hidden', async () => {
-  const early = (await send(t.owner, 'general', 'history', 'before carl')).body.id;
+  const early = await sendToChannel(t.owner, 'general', 'history', 'before carl');
   const inChannel = await fetch(carl, { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'history' }] });
   assert.deepEqual(idsOf(inChannel), [early], 'a member reads a public channel without subscribing');
   assert.deepEqual(inChannel.messages[0].flags.sort(), ['historical', 'read']);
@@ -218,9 +215,9 @@ test('history: open channel history reads as read+historical; protected history 
   assert.equal((await guest.get(`/messages/${early}`)).body.msg, 'Invalid message(s)');
 
   await subscribe('protected', [t.owner.userId], { invite_only: true, history_public_to_subscribers: false });
-  const before = (await send(t.owner, 'protected', 't', 'before ann')).body.id;
+  const before = await sendToChannel(t.owner, 'protected', 't', 'before ann');
   await subscribe('protected', [ann.userId]);
-  const afterId = (await send(t.owner, 'protected', 't', 'after ann')).body.id;
+  const afterId = await sendToChannel(t.owner, 'protected', 't', 'after ann');
   const annView = await fetch(ann, { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'protected' }] });
   assert.deepEqual(idsOf(annView), [afterId], 'protected history is not shown');
   assert.equal((await ann.get(`/messages/${before}`)).status, 400);
@@ -228,7 +225,7 @@ test('history: open channel history reads as read+historical; protected history 
   assert.equal(outsider.body.code, 'BAD_NARROW', 'a private channel is unknown to non-subscribers');
 
   await subscribe('shared', [t.owner.userId], { invite_only: true, history_public_to_subscribers: true });
-  const old = (await send(t.owner, 'shared', 't', 'old news')).body.id;
+  const old = await sendToChannel(t.owner, 'shared', 't', 'old news');
   await subscribe('shared', [ann.userId]);
   const shared = await fetch(ann, { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'shared' }] });
   assert.deepEqual(idsOf(shared), [old], 'a private channel with shared history shows it to new subscribers');
@@ -249,7 +246,7 @@ test("another organization's messages are never visible", async () => {
 });
 
 test('GET /messages/{id}: raw_content, apply_markdown, and one error for missing or inaccessible', async () => {
-  const id = (await send(ann, 'general', 'single', 'some *text*')).body.id;
+  const id = await sendToChannel(ann, 'general', 'single', 'some *text*');
   const res = await ann.get(`/messages/${id}`);
   assert.equal(res.status, 200);
   assert.equal(res.body.raw_content, 'some *text*');
@@ -269,22 +266,13 @@ test('GET /messages/{id}: raw_content, apply_markdown, and one error for missing
 test('a channel-and-topic narrow over a large channel finds its messages', { timeout: 120_000 }, async () => {
   await subscribe('big', [t.owner.userId, ann.userId]);
   const bigId = (await t.owner.get('/get_stream_id', { stream: 'big' })).body.stream_id;
-  const db = t.server.services.database;
-  const recipientId = (await db.db.selectFrom('recipients').select('id').where('type', '=', 2).where('type_id', '=', bigId).executeTakeFirstOrThrow()).id;
   // 20,000 messages in other topics, written straight to the store.
-  const now = Math.floor(Date.now() / 1000);
-  await db.transaction(async (tx) => {
-    for (let batch = 0; batch < 20; batch++) {
-      const rows = Array.from({ length: 1000 }, (_, i) => ({
-        realm_id: t.realmId, sender_id: t.owner.userId, recipient_type: 'stream', recipient_id: recipientId, stream_id: bigId, dm_group_id: null,
-        topic: `noise ${(batch * 1000 + i) % 97}`, content: 'noise', rendered_content: '<p>noise</p>', date_sent: now, last_edit_time: null, sending_client: 'test', edit_history: null,
-      }));
-      const ids = await tx.insertInto('messages').values(rows).returning('id').execute();
-      await tx.insertInto('user_messages').values(ids.map((r) => ({ user_id: ann.userId, message_id: r.id, flags: 1 }))).execute();
-    }
+  await seedChannelHistory(t, {
+    channelId: bigId, senderId: t.owner.userId, readerId: ann.userId, flags: 1, count: 20_000,
+    topic: (n) => `noise ${n % 97}`, content: () => 'noise',
   });
   const wanted: number[] = [];
-  for (let i = 0; i < 5; i++) wanted.push((await send(t.owner, 'big', 'needle', `needle ${i}`)).body.id);
+  for (let i = 0; i < 5; i++) wanted.push(await sendToChannel(t.owner, 'big', 'needle', `needle ${i}`));
   const narrow = [{ operator: 'channel', operand: 'big' }, { operator: 'topic', operand: 'needle' }];
   await fetch(ann, { anchor: 'newest', num_before: 50, narrow });
   const body = await fetch(ann, { anchor: 'newest', num_before: 50, narrow });

@@ -143,7 +143,7 @@ test('missing and inaccessible channels give the same error; archived and restri
 
   await subscribe(t.owner, 'archive', [ann.userId]);
   const archiveId = await channelId('archive');
-  await t.server.services.database.transaction((tx) => tx.updateTable('streams').set({ is_archived: true }).where('id', '=', archiveId).execute());
+  assert.equal((await t.owner.delete(`/streams/${archiveId}`)).status, 200);
   const archived = await toChannel(ann, 'archive', 't', 'hello?');
   assert.deepEqual([archived.status, archived.body.msg], [400, "Not authorized to send to channel 'archive'"]);
 });

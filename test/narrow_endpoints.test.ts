@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer, sendToChannel } from './helpers.js';
+import { setMessageDate } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -24,12 +25,11 @@ after(async () => {
   await t.close();
 });
 
-const send = sendToChannel;
 
 test('matches_narrow: which of the given messages match, with search highlighting', async () => {
-  const a = await send(bob, 'general', 'Lunch plans', 'Pizza at noon?');
-  const b = await send(bob, 'general', 'other', 'no food talk');
-  const c = await send(bob, 'random', 'lunch', 'pizza again');
+  const a = await sendToChannel(bob, 'general', 'Lunch plans', 'Pizza at noon?');
+  const b = await sendToChannel(bob, 'general', 'other', 'no food talk');
+  const c = await sendToChannel(bob, 'random', 'lunch', 'pizza again');
   const dmId = (await bob.post('/messages', { type: 'private', to: [carl.userId], content: 'pizza secret' })).body.id;
 
   const res = await ann.get('/messages/matches_narrow', { msg_ids: [a, b, c, dmId, 99999], narrow: [{ operator: 'search', operand: 'pizza' }] });
@@ -62,7 +62,7 @@ test('matches_narrow: which of the given messages match, with search highlightin
 
 test('flags/narrow: marks a window of a narrow, reports counts and ends, and sends the flag event', async () => {
   const ids: number[] = [];
-  for (let i = 0; i < 5; i++) ids.push(await send(bob, 'general', 'bulk', `bulk ${i}`));
+  for (let i = 0; i < 5; i++) ids.push(await sendToChannel(bob, 'general', 'bulk', `bulk ${i}`));
   const q = await openQueue(ann, ['update_message_flags']);
   const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'bulk' }];
 
@@ -129,7 +129,7 @@ test('flags/narrow: at most 5000 messages per request, and only messages the use
 });
 
 test('read receipts: readers other than the sender who share them, minus muted users; the realm switch', async () => {
-  const id = await send(bob, 'general', 'receipts', 'who read this?');
+  const id = await sendToChannel(bob, 'general', 'receipts', 'who read this?');
   const receipts = async (c: Client, mid = id) => c.get(`/messages/${mid}/read_receipts`);
   assert.deepEqual((await receipts(ann)).body.user_ids, []);
   for (const c of [ann, carl, t.owner, bob]) assert.equal((await c.post('/messages/flags', { messages: [id], op: 'add', flag: 'read' })).status, 200);
@@ -159,8 +159,8 @@ test('read receipts: readers other than the sender who share them, minus muted u
 });
 
 test('GET /messages with message_ids: the requested messages the viewer may read, within the narrow', async () => {
-  const a = await send(bob, 'general', 'by-id', 'first pick');
-  const b = await send(bob, 'random', 'by-id', 'second pick');
+  const a = await sendToChannel(bob, 'general', 'by-id', 'first pick');
+  const b = await sendToChannel(bob, 'random', 'by-id', 'second pick');
   const secret = (await bob.post('/messages', { type: 'private', to: [carl.userId], content: 'not for ann' })).body.id;
   const res = await ann.get('/messages', { message_ids: [b, a, secret, 999999, a] });
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -181,11 +181,10 @@ test('GET /messages with message_ids: the requested messages the viewer may read
 
 test('GET /messages with anchor=date: the first message of the narrow sent at or after anchor_date', async () => {
   const ids: number[] = [];
-  for (let i = 0; i < 3; i++) ids.push(await send(bob, 'general', 'dated', `dated ${i}`));
+  for (let i = 0; i < 3; i++) ids.push(await sendToChannel(bob, 'general', 'dated', `dated ${i}`));
   // Later than every other message, in id order: 2030-01-01, 2031-06-15 12:00, 2032-01-01 (UTC).
   const dates = [Date.UTC(2030, 0, 1), Date.UTC(2031, 5, 15, 12), Date.UTC(2032, 0, 1)].map((ms) => ms / 1000);
-  const db = t.server.services.database.db;
-  for (let i = 0; i < 3; i++) await db.updateTable('messages').set({ date_sent: dates[i]! }).where('id', '=', ids[i]!).execute();
+  for (let i = 0; i < 3; i++) await setMessageDate(t, ids[i]!, dates[i]!);
   const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'dated' }];
   const at = async (anchor_date: string) => {
     const res = await ann.get('/messages', { anchor: 'date', anchor_date, num_before: 0, num_after: 1, narrow });

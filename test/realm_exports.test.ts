@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { exportRecord } from './beyond_api.js';
 
 let t: TestServer;
 let admin: Client;
@@ -214,16 +215,15 @@ test('deleting: the file goes, the list keeps the record, errors for every other
   assert.equal((await other.owner.delete(`/export/realm/${done.id}`)).body.msg, 'Invalid data export ID', "another organization's export looks missing");
 
   // Records in the states a request cannot catch in time: still being written, and failed.
-  const db = t.server.services.database.db;
-  const pending = await db.insertInto('realm_exports').values({ realm_id: t.realmId, acting_user_id: admin.userId, export_type: 1, requested_ms: 1000 }).returning('id').executeTakeFirstOrThrow();
-  const failed = await db.insertInto('realm_exports').values({ realm_id: t.realmId, acting_user_id: admin.userId, export_type: 1, requested_ms: 1000, failed_ms: 2000 }).returning('id').executeTakeFirstOrThrow();
-  assert.equal((await admin.delete(`/export/realm/${pending.id}`)).body.msg, 'Export still in progress');
-  assert.equal((await admin.delete(`/export/realm/${failed.id}`)).body.msg, 'Export failed, nothing to delete');
+  const pendingId = await exportRecord(t, { actingUserId: admin.userId, requestedMs: 1000 });
+  const failedId = await exportRecord(t, { actingUserId: admin.userId, requestedMs: 1000, failedMs: 2000 });
+  assert.equal((await admin.delete(`/export/realm/${pendingId}`)).body.msg, 'Export still in progress');
+  assert.equal((await admin.delete(`/export/realm/${failedId}`)).body.msg, 'Export failed, nothing to delete');
   const listed = (await admin.get('/export/realm')).body.exports;
-  assert.deepEqual(listed.find((e: any) => e.id === pending.id), {
-    id: pending.id, acting_user_id: admin.userId, export_time: 1, deleted_timestamp: null, failed_timestamp: null, export_url: null, pending: true, export_type: 'public',
+  assert.deepEqual(listed.find((e: any) => e.id === pendingId), {
+    id: pendingId, acting_user_id: admin.userId, export_time: 1, deleted_timestamp: null, failed_timestamp: null, export_url: null, pending: true, export_type: 'public',
   });
-  assert.equal(listed.find((e: any) => e.id === failed.id).failed_timestamp, 2);
+  assert.equal(listed.find((e: any) => e.id === failedId).failed_timestamp, 2);
 });
 
 test('five exports a week per organization', async () => {

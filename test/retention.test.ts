@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type Client, type TestServer } from './helpers.js';
 import { runRetention } from '../src/actions/retention.js';
+import { backdateMessage } from './beyond_api.js';
 
 let t: TestServer;
 let member: Client;
@@ -14,11 +15,8 @@ after(async () => {
   await t.close();
 });
 
-/** Moves a message back in time (the API cannot send into the past). */
-async function age(messageId: number, days: number) {
-  const when = Math.floor(Date.now() / 1000) - days * 86400;
-  await t.server.services.database.transaction((tx) => tx.updateTable('messages').set({ date_sent: when }).where('id', '=', messageId).execute());
-}
+/** Moves a message this many days back in time. */
+const age = (messageId: number, days: number) => backdateMessage(t, messageId, days * 86400);
 
 test('expired messages in a channel with a retention period are deleted, with events', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'short-memory' }, { name: 'forever' }], principals: [t.owner.userId, member.userId] });

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, ON_POSTGRES, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { insertUserMessages } from '../src/store/messages.js';
 
 let t: TestServer;
 let ann: Client;
@@ -54,11 +55,7 @@ test('concurrent sends: every recipient gets every message with its own flags, e
   // before that is committed and gives Bob a historical row for it, as marking it read would.
   const early = t.server.services.database.transaction(async (tx) => {
     const newest = await tx.selectFrom('messages').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
-    await tx
-      .insertInto('user_messages')
-      .values({ user_id: bob.userId, message_id: Number(newest.id), flags: 1 | 256 })
-      .onConflict((oc) => oc.columns(['user_id', 'message_id']).doNothing())
-      .execute();
+    await insertUserMessages(tx, [{ user_id: bob.userId, message_id: Number(newest.id), flags: 1 | 256 }], true);
     return Number(newest.id);
   });
   release();

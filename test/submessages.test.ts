@@ -4,7 +4,7 @@
 // `submessage` events to everyone who can see the message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, sendToChannel, startTestServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let alice: Client;
@@ -25,12 +25,6 @@ after(async () => {
   await t.close();
 });
 
-async function send(c: Client, content: string, to = 'polls'): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to, topic: 'lunch', content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
-
 async function fetchOne(c: Client, id: number): Promise<any> {
   const res = await c.get('/messages', { anchor: id, num_before: 0, num_after: 0, narrow: [] });
   return res.body.messages.find((m: any) => m.id === id);
@@ -38,27 +32,27 @@ async function fetchOne(c: Client, id: number): Promise<any> {
 
 test('a /poll message carries the widget submessage Zulip writes, in the message event and in fetches', async () => {
   const q = await openQueue(bob, ['message']);
-  const id = await send(alice, '/poll What for lunch? Café?\n- Pizza\n* Salad\n\n  Soup  ');
+  const id = await sendToChannel(alice, 'polls', 'lunch', '/poll What for lunch? Café?\n- Pizza\n* Salad\n\n  Soup  ');
   const expected = '{"widget_type": "poll", "extra_data": {"question": "What for lunch? Caf\\u00e9?", "options": ["Pizza", "Salad", "Soup"]}}';
   const event = (await queuedEvents(bob, q)).find((e) => e.type === 'message');
   assert.deepEqual(event.message.submessages, [{ id: event.message.submessages[0].id, message_id: id, sender_id: alice.userId, msg_type: 'widget', content: expected }]);
   const fetched = await fetchOne(bob, id);
   assert.deepEqual(fetched.submessages, event.message.submessages);
   assert.deepEqual(JSON.parse(expected).extra_data.question, 'What for lunch? Café?');
-  const plain = await fetchOne(bob, await send(alice, 'no widget here /poll'));
+  const plain = await fetchOne(bob, await sendToChannel(alice, 'polls', 'lunch', 'no widget here /poll'));
   assert.deepEqual(plain.submessages, []);
 });
 
 test('a /todo message: title, tasks with descriptions after the first ": "', async () => {
-  const id = await send(alice, '/todo Trip\n- Tickets: two, return\nPack');
+  const id = await sendToChannel(alice, 'polls', 'lunch', '/todo Trip\n- Tickets: two, return\nPack');
   const [sub] = (await fetchOne(alice, id)).submessages;
   assert.equal(sub.content, '{"widget_type": "todo", "extra_data": {"task_list_title": "Trip", "tasks": [{"task": "Tickets", "desc": "two, return"}, {"task": "Pack", "desc": ""}]}}');
-  const empty = await fetchOne(alice, await send(alice, '/todo'));
+  const empty = await fetchOne(alice, await sendToChannel(alice, 'polls', 'lunch', '/todo'));
   assert.equal(empty.submessages[0].content, '{"widget_type": "todo", "extra_data": {"task_list_title": "", "tasks": []}}');
 });
 
 test('votes and new options: stored as sent, events to everyone who can see the message, in order', async () => {
-  const id = await send(alice, '/poll Tea or coffee?\nTea\nCoffee');
+  const id = await sendToChannel(alice, 'polls', 'lunch', '/poll Tea or coffee?\nTea\nCoffee');
   const qa = await openQueue(alice, ['submessage']);
   const qb = await openQueue(bob, ['submessage']);
   const qo = await openQueue(outsider, ['submessage']);
@@ -90,8 +84,8 @@ test('votes and new options: stored as sent, events to everyone who can see the 
 });
 
 test("Zulip's checks of poll and to-do submessages", async () => {
-  const poll = await send(alice, '/poll Which day?\nMonday');
-  const todo = await send(alice, '/todo Chores\nDishes');
+  const poll = await sendToChannel(alice, 'polls', 'lunch', '/poll Which day?\nMonday');
+  const todo = await sendToChannel(alice, 'polls', 'lunch', '/todo Chores\nDishes');
   const post = (c: Client, id: number, content: unknown) => c.post('/submessage', { message_id: id, msg_type: 'widget', content: typeof content === 'string' ? content : JSON.stringify(content) });
   const cases: Array<[Client, number, unknown, string]> = [
     [bob, poll, 'not json', 'Invalid json for submessage'],
@@ -124,13 +118,13 @@ test("Zulip's checks of poll and to-do submessages", async () => {
 });
 
 test('who may attach: the sender first; readers only; widgets cannot be edited', async () => {
-  const plain = await send(alice, 'an ordinary message');
+  const plain = await sendToChannel(alice, 'polls', 'lunch', 'an ordinary message');
   const first = await bob.post('/submessage', { message_id: plain, msg_type: 'widget', content: '{}' });
   assert.deepEqual([first.status, first.body.msg], [400, 'You cannot attach a submessage to this message.']);
   assert.equal((await alice.post('/submessage', { message_id: plain, msg_type: 'widget', content: '{"anything": 1}' })).status, 200);
   assert.equal((await bob.post('/submessage', { message_id: plain, msg_type: 'widget', content: '{"anything": 2}' })).status, 200, 'after the sender, anyone who can read it');
 
-  const secret = await send(alice, '/poll Secret?\nYes', 'hidden');
+  const secret = await sendToChannel(alice, 'hidden', 'lunch', '/poll Secret?\nYes');
   const denied = await outsider.post('/submessage', { message_id: secret, msg_type: 'widget', content: '{"type": "vote", "key": "canned,0", "vote": 1}' });
   assert.deepEqual([denied.status, denied.body.msg], [400, 'Invalid message(s)']);
   const missing = await bob.post('/submessage', { message_id: 999999, msg_type: 'widget', content: '{}' });
@@ -146,7 +140,7 @@ test('who may attach: the sender first; readers only; widgets cannot be edited',
 });
 
 test('deleting a widget message deletes its submessages', async () => {
-  const id = await send(alice, '/poll Gone soon?\nYes');
+  const id = await sendToChannel(alice, 'polls', 'lunch', '/poll Gone soon?\nYes');
   await bob.post('/submessage', { message_id: id, msg_type: 'widget', content: '{"type": "vote", "key": "canned,0", "vote": 1}' });
   assert.equal((await t.owner.delete(`/messages/${id}`)).status, 200);
   const left = await t.server.services.database.db.selectFrom('submessages').select('id').where('message_id', '=', id).execute();

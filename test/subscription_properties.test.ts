@@ -1,7 +1,7 @@
 // Subscription settings and marking channels, topics and everything as read.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -43,10 +43,9 @@ test('subscription properties: color, muting (both spellings), pinning, notifica
 test('mark a topic, a channel, then everything as read', async () => {
   // unread_msgs.count leaves out muted channels: start from an unmuted one.
   await ann.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: roomId, property: 'is_muted', value: false }] });
-  const send = (to: string, topic: string) => t.owner.post('/messages', { type: 'stream', to, topic, content: 'unread' });
-  await send('room', 'a');
-  await send('room', 'b');
-  await send('other-room', 'c');
+  await sendToChannel(t.owner, 'room', 'a', 'unread');
+  await sendToChannel(t.owner, 'room', 'b', 'unread');
+  await sendToChannel(t.owner, 'other-room', 'c', 'unread');
   await t.owner.post('/messages', { type: 'direct', to: [ann.userId], content: 'dm' });
   const unread = async () => (await ann.post('/register', { fetch_event_types: ['message', 'update_message_flags'] })).body.unread_msgs.count;
   assert.equal(await unread(), 4);

@@ -2,7 +2,7 @@
 // temporary URLs, attachment bookkeeping on send and edit, GET/DELETE /attachments and events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { openQueue, postToChannel, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -37,7 +37,6 @@ async function upload(c: Client, name: string, data: string, type?: string) {
 
 const pathOf = (url: string) => url.slice('/user_uploads/'.length);
 const dm = (from: Client, to: Client[], content: string) => from.post('/messages', { type: 'direct', to: JSON.stringify(to.map((c) => c.userId)), content });
-const toStream = (from: Client, stream: string, content: string) => from.post('/messages', { type: 'stream', to: stream, topic: 'files', content });
 const attachmentsOf = async (c: Client) => (await c.get('/attachments')).body.attachments as any[];
 
 test('upload: Zulip URL shape, legacy uri, original filename, add event, served to the uploader', async () => {
@@ -194,7 +193,7 @@ test('a public channel message shares the file with members, not with guests; up
   const up = await upload(ann, 'plan.txt', 'the plan');
   const [before] = (await attachmentsOf(ann)).filter((a) => a.path_id === pathOf(up.url));
   const q = await openQueue(ann, ['attachment']);
-  const sent = await toStream(ann, 'open', `see [plan.txt](${up.url})`);
+  const sent = await postToChannel(ann, 'open', 'files', `see [plan.txt](${up.url})`);
   assert.equal(sent.status, 200);
   const [ev] = await queuedEvents(ann, q);
   assert.equal(ev.op, 'update');
@@ -212,8 +211,8 @@ test('private channels: recipients, and late subscribers only where history is p
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'library' }], principals: [ann.userId], invite_only: true, history_public_to_subscribers: true });
   const v = await upload(ann, 'vault.txt', 'v');
   const l = await upload(ann, 'library.txt', 'l');
-  assert.equal((await toStream(ann, 'vault', `[v](${v.url})`)).status, 200);
-  assert.equal((await toStream(ann, 'library', `[l](${l.url})`)).status, 200);
+  assert.equal((await postToChannel(ann, 'vault', 'files', `[v](${v.url})`)).status, 200);
+  assert.equal((await postToChannel(ann, 'library', 'files', `[l](${l.url})`)).status, 200);
   assert.equal((await fetchFile(v.url, bob)).status, 200, 'received the message');
   assert.equal((await fetchFile(v.url, carol)).status, 404, 'not subscribed');
   const added = await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }, { name: 'library' }], principals: [carol.userId] });
@@ -277,7 +276,7 @@ test('GET /attachments: only the user\'s own files, their messages, and the orga
 test('editing: links follow the content; removed own files come back as detached_uploads', async () => {
   const a = await upload(ann, 'first.txt', 'one');
   const b = await upload(ann, 'second.txt', 'two');
-  const m = await toStream(ann, 'open', `[first](${a.url})`);
+  const m = await postToChannel(ann, 'open', 'files', `[first](${a.url})`);
   const q = await openQueue(ann, ['attachment']);
   const edit = await ann.patch(`/messages/${m.body.id}`, { content: `now [second](${b.url})` });
   assert.equal(edit.status, 200);

@@ -10,7 +10,8 @@ before(async () => {
 });
 after(() => f.close());
 
-async function send(name: string, payload: unknown, opts: { query?: Record<string, string>; contentType?: string } = {}) {
+/** Posts a service's payload to its webhook; fails the test unless it was accepted. */
+async function postWebhook(name: string, payload: unknown, opts: { query?: Record<string, string>; contentType?: string } = {}) {
   const res = await f.post(name, payload, opts);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.result, 'success', JSON.stringify(res.body));
@@ -26,7 +27,7 @@ async function expectLatest(expected: Array<[string, string]>) {
 
 test('grafana 7: alerting with matches and image, ok, no data', async () => {
   const base = { dashboardId: 1, ruleId: 1, ruleName: 'Test rule', ruleUrl: 'http://localhost:3000/', orgId: 1, panelId: 1, tags: {} };
-  await send('grafana', {
+  await postWebhook('grafana', {
     ...base,
     title: '[Alerting] Test notification',
     state: 'alerting',
@@ -43,9 +44,9 @@ test('grafana 7: alerting with matches and image, ok, no data', async () => {
       ':alert: **ALERTING**\n\n[Test rule](http://localhost:3000/)\n\nSomeone is testing the alert notification within grafana.\n\n**High value:** 100\n**Higher Value:** 200\n\n[Click to view visualization](https://grafana.com/assets/img/blog/mixed_styles.png)',
     ],
   ]);
-  await send('grafana', { ...base, title: '[OK] Test notification', state: 'ok', message: 'Back to normal.', evalMatches: [] });
+  await postWebhook('grafana', { ...base, title: '[OK] Test notification', state: 'ok', message: 'Back to normal.', evalMatches: [] });
   await expectLatest([['[OK] Test notification', ':squared_ok: **OK**\n\n[Test rule](http://localhost:3000/)\n\nBack to normal.']]);
-  await send('grafana', { ...base, title: '[No Data] Test', state: 'no_data', evalMatches: null });
+  await postWebhook('grafana', { ...base, title: '[No Data] Test', state: 'no_data', evalMatches: null });
   await expectLatest([['[No Data] Test', ':info: **NO_DATA**\n\n[Test rule](http://localhost:3000/)']]);
 });
 
@@ -64,21 +65,21 @@ test('grafana 8+: two alerts, two messages; resolved; no alertname falls back to
     valueString: "[ metric='' labels={} value=14151.331895396988 ]",
     ...extra,
   });
-  await send('grafana', { receiver: 'test', status: 'firing', orgId: 1, alerts: [alert('High memory usage', 'us-1'), alert('High CPU usage', 'eu-1')], title: '[FIRING:2]', state: 'alerting', message: '' });
+  await postWebhook('grafana', { receiver: 'test', status: 'firing', orgId: 1, alerts: [alert('High memory usage', 'us-1'), alert('High CPU usage', 'eu-1')], title: '[FIRING:2]', state: 'alerting', message: '' });
   const body = (name: string, zone: string) =>
     `:alert: **FIRING**\n\n**${name}**\n\nThis alert was fired at <time:2021-10-12T07:51:03+00:00>.\n\nLabels:\n- alertname: ${name}\n- team: blue\n- zone: ${zone}\n\nValues:\n[ metric='' labels={} value=14151.331895396988 ]\n\nAnnotations:\n- description: The system has ${name}\n- summary: Triggered for zone ${zone}\n\n[Generator](https://play.grafana.org/alerting/1afz29v7z/edit)\n[Silence](https://play.grafana.org/alerting/silence/new?alertmanager=grafana)`;
   await expectLatest([
     ['[High memory usage]', body('High memory usage', 'us-1')],
     ['[High CPU usage]', body('High CPU usage', 'eu-1')],
   ]);
-  await send('grafana', { alerts: [alert('Disk', 'us-2', 'resolved', { values: { A: 12, B: 0.5 }, valueString: '', generatorURL: '', silenceURL: '' })] });
+  await postWebhook('grafana', { alerts: [alert('Disk', 'us-2', 'resolved', { values: { A: 12, B: 0.5 }, valueString: '', generatorURL: '', silenceURL: '' })] });
   await expectLatest([
     [
       '[Disk]',
       ':checkbox: **RESOLVED**\n\n**Disk**\n\nThis alert was fired at <time:2021-10-12T07:51:03+00:00>.\n\nThis alert was resolved at <time:2021-10-12T10:51:03+00:00>.\n\nLabels:\n- alertname: Disk\n- team: blue\n- zone: us-2\n\nValues:\n- A: 12\n- B: 0.5\n\nAnnotations:\n- description: The system has Disk\n- summary: Triggered for zone us-2',
     ],
   ]);
-  await send('grafana', { alerts: [{ ...alert('', 'x'), labels: { zone: 'x' }, annotations: {}, valueString: '', generatorURL: '', silenceURL: '' }] });
+  await postWebhook('grafana', { alerts: [{ ...alert('', 'x'), labels: { zone: 'x' }, annotations: {}, valueString: '', generatorURL: '', silenceURL: '' }] });
   await expectLatest([['[c6eadffa33fcdf37]', ':alert: **FIRING**\n\nThis alert was fired at <time:2021-10-12T07:51:03+00:00>.\n\nLabels:\n- zone: x']]);
 });
 
@@ -93,9 +94,9 @@ const amAlert = (status: string, labels: Record<string, string>, annotations: Re
 });
 
 test('alertmanager: one alert; several alerts of one instance; resolved; name and desc parameters', async () => {
-  await send('alertmanager', { version: '4', status: 'firing', receiver: 'zulip', alerts: [amAlert('firing', { alertname: 'InstanceDown', instance: 'host1:9100' })] });
+  await postWebhook('alertmanager', { version: '4', status: 'firing', receiver: 'zulip', alerts: [amAlert('firing', { alertname: 'InstanceDown', instance: 'host1:9100' })] });
   await expectLatest([['host1:9100', ':alert: **FIRING** InstanceDown ([graph](http://prometheus.example.com:9090/graph?g0.expr=up&g0.tab=0))']]);
-  await send('alertmanager', {
+  await postWebhook('alertmanager', {
     version: '4',
     status: 'firing',
     alerts: [
@@ -109,23 +110,23 @@ test('alertmanager: one alert; several alerts of one instance; resolved; name an
     ['db1', `:alert: **FIRING**\n* DiskFull ${graph}\n* HighLoad ${graph}`],
     ['web1', `:squared_ok: **Resolved** InstanceDown ${graph}`],
   ]);
-  await send('alertmanager', { alerts: [amAlert('firing', { alertname: 'X', job: 'node' }, { summary: 'Node is down' })] }, { query: { name: 'job', desc: 'summary' } });
+  await postWebhook('alertmanager', { alerts: [amAlert('firing', { alertname: 'X', job: 'node' }, { summary: 'Node is down' })] }, { query: { name: 'job', desc: 'summary' } });
   await expectLatest([['node', `:alert: **FIRING** Node is down ${graph}`]]);
-  await send('alertmanager', { alerts: [amAlert('firing', { job: 'node' })] });
+  await postWebhook('alertmanager', { alerts: [amAlert('firing', { job: 'node' })] });
   await expectLatest([['(unknown)', `:alert: **FIRING** <missing field: alertname> ${graph}`]]);
 });
 
 // Without a channel or topic Zulip posts to "(no topic)", which is the empty topic ("general chat").
 test('slack_incoming: text with mrkdwn and links, channel as topic', async () => {
-  const res = await send('slack_incoming', { text: 'Hello, *world*! _Nice_ to see <https://example.com|the site>, <https://x.org/a> and <mailto:ann@example.com|ann@example.com>; ~old~ news, snake_case_name and 2*3*4 stay.' });
+  const res = await postWebhook('slack_incoming', { text: 'Hello, *world*! _Nice_ to see <https://example.com|the site>, <https://x.org/a> and <mailto:ann@example.com|ann@example.com>; ~old~ news, snake_case_name and 2*3*4 stay.' });
   assert.deepEqual(res.body, { result: 'success', msg: '', ok: true }, "Slack's clients read ok: true");
   await expectLatest([['general chat', 'Hello, **world**! *Nice* to see [the site](https://example.com), https://x.org/a and mailto:ann@example.com; ~~old~~ news, snake_case_name and 2*3*4 stay.']]);
-  await send('slack_incoming', { channel: '#deploys', icon_emoji: ':rocket:', text: 'Deployed *v2*' });
+  await postWebhook('slack_incoming', { channel: '#deploys', icon_emoji: ':rocket:', text: 'Deployed *v2*' });
   await expectLatest([['deploys', ':rocket: Deployed **v2**']]);
 });
 
 test('slack_incoming: blocks (header, section with fields, divider, context, image)', async () => {
-  await send('slack_incoming', {
+  await postWebhook('slack_incoming', {
     text: 'fallback, not shown',
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: 'New request' } },
@@ -146,7 +147,7 @@ test('slack_incoming: blocks (header, section with fields, divider, context, ima
 });
 
 test('slack_incoming: legacy attachments; an empty payload posts nothing; a bad block type is a 400', async () => {
-  await send('slack_incoming', {
+  await postWebhook('slack_incoming', {
     attachments: [
       {
         fallback: 'Build failed',
@@ -165,7 +166,7 @@ test('slack_incoming: legacy attachments; an empty payload posts nothing; a bad 
     ['general chat', '## [Build #42](https://ci.example.com/42)\n\nCI report\n\nTests failed on **main**\n\n**Branch**: main\n**Author**\nno title\n\n[](https://ci.example.com/42.png)\n\nCI bot\n\n<time:2023-11-14T22:13:20+00:00>'],
   ]);
   const before = (await f.latest())[0]!.id;
-  await send('slack_incoming', { text: '' });
+  await postWebhook('slack_incoming', { text: '' });
   assert.equal((await f.latest())[0]!.id, before);
   // Errors after authentication come in Slack's shape.
   const bad = await f.post('slack_incoming', { blocks: [{ type: 'carousel' }] });
