@@ -1,6 +1,6 @@
 // A narrow's terms: as a client sends them (RawTerm), and resolved against the organization (Term).
 import type { Stream } from '../store/channels.js';
-import type { HasOperand, IsOperand } from '../store/message_window.js';
+import type { MessageFilter } from '../store/message_window.js';
 
 export type { IsOperand } from '../store/message_window.js';
 
@@ -10,16 +10,13 @@ export interface RawTerm {
   negated: boolean;
 }
 
+/** The terms that reach the store as they are (the message window's filters of the same kind). */
+type FilterTerm = Extract<MessageFilter, { kind: 'topic' | 'dm_including' | 'sender' | 'is' | 'has' | 'in_home' | 'id' | 'channels_public' }>;
+
+/** A term resolved against the organization; channel, dm and search become filters with ids. */
 export type Term =
+  | FilterTerm
   | { kind: 'channel'; stream: Stream; negated: boolean }
-  | { kind: 'topic'; topic: string; negated: boolean }
   | { kind: 'dm'; userIds: number[]; negated: boolean }
-  | { kind: 'dm_including'; userId: number; groupsOnly: boolean; negated: boolean }
-  | { kind: 'sender'; userId: number; negated: boolean }
-  | { kind: 'is'; what: IsOperand; negated: boolean }
-  | { kind: 'has'; what: HasOperand; negated: boolean }
-  | { kind: 'in_home'; negated: boolean }
-  | { kind: 'id'; id: number; negated: boolean }
-  | { kind: 'channels_public'; negated: boolean }
   | { kind: 'search'; text: string; negated: boolean }
   | { kind: 'empty' };
