@@ -6,11 +6,12 @@
 // parameters, a process that is stopping) goes on to Fastify and the route in routes/events.ts,
 // which answer exactly as before.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { Services } from '../services.js';
 import { authenticate } from './auth.js';
 import { BOT_TYPE } from '../store/users.js';
 import { FORWARDED_HEADER } from './queue_forward.js';
-import { RateLimitExceeded, type Verdict } from '../lib/rate_limit.js';
+import { RateLimitExceeded, rateLimitHeaders } from '../lib/rate_limit.js';
 import type { QueuedEvent } from '../events/queues.js';
 
 const PATH = '/api/v1/events';
@@ -31,29 +32,14 @@ interface PollParams {
 
 /** The parameters when they are exactly the plain case; undefined sends the request to Fastify. */
 function plainParams(search: string): PollParams | undefined {
-  let queueId: string | undefined;
-  let lastEventId: number | null = null;
-  let dontBlock: boolean | undefined;
-  for (const pair of search.split('&')) {
-    const eq = pair.indexOf('=');
-    if (eq < 0) return undefined;
-    const key = pair.slice(0, eq);
-    let value: string;
-    try {
-      value = decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
-    } catch {
-      return undefined;
-    }
-    if (key === 'queue_id' && queueId === undefined && value) queueId = value;
-    else if (key === 'last_event_id' && lastEventId === null && INTEGER.test(value) && Number.isSafeInteger(Number(value))) lastEventId = Number(value);
-    else if (key === 'dont_block' && dontBlock === undefined && (value === 'true' || value === 'false')) dontBlock = value === 'true';
-    else return undefined;
-  }
-  return queueId === undefined ? undefined : { queueId, lastEventId, dontBlock: dontBlock ?? false };
-}
-
-function rateLimitHeaders(v: Verdict): Record<string, string> {
-  return { 'X-RateLimit-Limit': String(v.limit), 'X-RateLimit-Remaining': String(v.remaining), 'X-RateLimit-Reset': String(v.reset) };
+  const query = parseQuery(search);
+  for (const key of Object.keys(query)) if (key !== 'queue_id' && key !== 'last_event_id' && key !== 'dont_block') return undefined;
+  const { queue_id: queueId, last_event_id: lastEventId, dont_block: dontBlock } = query;
+  // A repeated parameter (an array here) or an unusual value is the route's to answer.
+  if (typeof queueId !== 'string' || !queueId) return undefined;
+  if (lastEventId !== undefined && !(typeof lastEventId === 'string' && INTEGER.test(lastEventId) && Number.isSafeInteger(Number(lastEventId)))) return undefined;
+  if (dontBlock !== undefined && dontBlock !== 'true' && dontBlock !== 'false') return undefined;
+  return { queueId, lastEventId: lastEventId === undefined ? null : Number(lastEventId), dontBlock: dontBlock === 'true' };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { Params } from '../lib/params.js';
 import { authenticate } from './auth.js';
-import type { Verdict } from '../lib/rate_limit.js';
+import { rateLimitHeaders, type Verdict } from '../lib/rate_limit.js';
 import { BadRequest, Unauthorized } from '../errors.js';
 import { BOT_TYPE } from '../store/users.js';
 import { botDomain } from '../shapes/realm.js';
@@ -183,9 +183,7 @@ export class Router {
 }
 
 export function setRateLimitHeaders(reply: FastifyReply, v: Verdict): void {
-  reply.header('X-RateLimit-Limit', String(v.limit));
-  reply.header('X-RateLimit-Remaining', String(v.remaining));
-  reply.header('X-RateLimit-Reset', String(v.reset));
+  reply.headers(rateLimitHeaders(v));
 }
 
 /**

@@ -39,6 +39,11 @@ export interface Verdict {
   reset: number;
 }
 
+/** The headers Zulip sends with every rate-limited answer. */
+export function rateLimitHeaders(v: Verdict): Record<string, string> {
+  return { 'X-RateLimit-Limit': String(v.limit), 'X-RateLimit-Remaining': String(v.remaining), 'X-RateLimit-Reset': String(v.reset) };
+}
+
 export interface Limiter {
   readonly config: RateLimitConfig;
   /** Counts one request against the key; rejects with RATE_LIMIT_HIT when over the rule's limit. */

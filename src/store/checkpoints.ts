@@ -17,8 +17,8 @@ const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 let worker: Worker | null = null;
 let nextId = 0;
 const waiting = new Map<number, (reply: CheckpointReply) => void>();
-/** Databases whose checkpoints the worker makes now. */
-let offloaded = 0;
+/** How many databases' checkpoints the worker makes now. */
+let offloadedFiles = 0;
 
 function ask(req: Omit<CheckpointRequest, 'id'>): Promise<CheckpointReply> {
   if (!worker) {
@@ -46,7 +46,7 @@ function ask(req: Omit<CheckpointRequest, 'id'>): Promise<CheckpointReply> {
 /** The worker forgets the file; it ends when it serves no database. */
 async function release(file: string): Promise<void> {
   if (worker) await ask({ op: 'forget', file });
-  if (--offloaded === 0 && worker) {
+  if (--offloadedFiles === 0 && worker) {
     const w = worker;
     worker = null;
     await w.terminate();
@@ -92,7 +92,7 @@ export class Checkpointer {
 
   private offload(): void {
     this.offloaded = true;
-    offloaded++;
+    offloadedFiles++;
     void this.autocheckpoint(0);
     this.idleTimer = setTimeout(() => this.checkIdle(), IDLE_MS);
     this.idleTimer.unref();

@@ -299,7 +299,10 @@ class GroupCommit {
         const durable = committed && this.wal ? this.wal.sync() : Promise.resolve();
         const previous = this.answered;
         this.answered = Promise.all([previous, durable]).then(
-          () => this.answer(batch),
+          () => {
+            if (committed) this.checkpointer?.committed();
+            this.answer(batch);
+          },
           (error: unknown) => previous.then(() => this.fail(batch, error)),
         );
       }
@@ -343,7 +346,6 @@ class GroupCommit {
   }
 
   private answer(batch: Job[]): void {
-    this.checkpointer?.committed();
     for (const job of batch) {
       const outcome = job.outcome!;
       if (outcome.ok) {
