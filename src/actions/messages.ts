@@ -21,7 +21,7 @@ import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from '../access/channel_access.js';
-import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import { publishAfterCommit, type ClientBusEvent, type OnCommit } from '../events/publish.js';
 import { queueMissedMessageNotices } from './missed_messages.js';
 import { shapeMessage } from '../shapes/messages.js';
 import { insertSubmessage, submessageForClient } from '../store/submessages.js';
@@ -273,17 +273,20 @@ export async function sendMessage(services: Services, sender: User, realm: Realm
 /**
  * Writes a prepared message and its flags rows in one transaction and publishes the event after
  * the commit. `alsoInTransaction` runs first in the same transaction (a scheduled delivery claims
- * its row there, so only one process ever sends it).
+ * its row there, so only one process ever sends it); `thenPublish` goes out at the same commit,
+ * after the message's own events (a delivered reminder leaves its list), never a sync later.
  */
 export async function commitMessage(
   services: Services,
   m: PreparedMessage,
-  o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void> } = {},
+  o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void>; thenPublish?: ClientBusEvent } = {},
 ): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   return services.database.transaction(async (tx, onCommit, deferred) => {
     if (o.alsoInTransaction) await o.alsoInTransaction(tx);
     // Nothing after writeMessage here reads the flags rows back: they may wait for the commit.
-    return writeMessage(services, tx, onCommit, m, { ...o, deferred });
+    const written = await writeMessage(services, tx, onCommit, m, { ...o, deferred });
+    if (o.thenPublish) publishAfterCommit(services, onCommit, o.thenPublish);
+    return written;
   });
 }
 

@@ -180,7 +180,9 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
     users,
     linkifiers: [],
   };
-  await commitMessage(services, prepared, { alsoInTransaction: claim });
-  services.bus.publish({ realmId: m.realm_id, userIds: [m.sender_id], event: { type: 'reminders', op: 'remove', reminder_id: m.id } });
+  await commitMessage(services, prepared, {
+    alsoInTransaction: claim,
+    thenPublish: { realmId: m.realm_id, userIds: [m.sender_id], event: { type: 'reminders', op: 'remove', reminder_id: m.id } },
+  });
   return true;
 }

@@ -170,15 +170,13 @@ async function deliver(services: Services, m: ScheduledMessage): Promise<void> {
           claimed = await claimScheduled(tx, m.id, null);
           if (!claimed) throw new AlreadyDelivered();
         },
+        thenPublish: { realmId: m.realm_id, userIds: [m.sender_id], event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: m.id } },
       });
     } catch (err) {
       if (err instanceof AlreadyDelivered) return;
       failure = err;
     }
-    if (claimed && !failure) {
-      services.bus.publish({ realmId: m.realm_id, userIds: [m.sender_id], event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: m.id } });
-      return;
-    }
+    if (claimed && !failure) return;
   }
   await services.database.transaction(async (tx, onCommit) => {
     if (!(await markScheduledFailed(tx, m.id))) return;

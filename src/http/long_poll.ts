@@ -71,7 +71,7 @@ export async function serveLongPoll(services: Services, req: IncomingMessage, re
     } catch (err) {
       if (!(err instanceof RateLimitExceeded)) throw err;
       const body = JSON.stringify(err.toBody());
-      res.writeHead(err.status, { ...headers, ...rateLimitHeaders(err.verdict), 'Retry-After': String(err.retryAfter), 'Content-Length': String(Buffer.byteLength(body)) });
+      res.writeHead(err.status, { ...headers, ...err.headers(), 'Content-Length': String(Buffer.byteLength(body)) });
       res.end(body);
       return true;
     }

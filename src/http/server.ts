@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { ApiError, MethodNotAllowed, NotFound, ServerShuttingDown } from '../errors.js';
 import { UniqueConflict } from '../store/conflicts.js';
 import type { Services } from '../services.js';
-import { API_PREFIX, PUBLIC_BODY_LIMIT, Router, setRateLimitHeaders } from './router.js';
+import { API_PREFIX, PUBLIC_BODY_LIMIT, Router } from './router.js';
 import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerHealth } from './health.js';
@@ -127,8 +127,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
     if (err instanceof ApiError) {
       if (err.status === 401) reply.header('WWW-Authenticate', 'Basic realm="zulip"');
       if (err instanceof RateLimitExceeded) {
-        reply.header('Retry-After', String(err.retryAfter));
-        setRateLimitHeaders(reply, err.verdict);
+        reply.headers(err.headers());
       }
       // The retry must reach another process: not this connection again.
       if (err instanceof ServerShuttingDown) reply.header('Retry-After', '1').header('Connection', 'close');

@@ -90,4 +90,9 @@ export class RateLimitExceeded extends RateLimited {
   ) {
     super(retryAfter);
   }
+
+  /** The headers of the 429 answer, wherever it is written (the router or the plain long-poll path). */
+  headers(): Record<string, string> {
+    return { ...rateLimitHeaders(this.verdict), 'Retry-After': String(this.retryAfter) };
+  }
 }
