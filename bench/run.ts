@@ -12,6 +12,7 @@ import pg from 'pg';
 import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
 import { seed, type Seeded } from './seed.js';
 import { renderFigures } from './render.js';
+import { generate, type LoadResult } from './loadgen.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -42,12 +43,6 @@ function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux clock ticks are 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
@@ -114,94 +109,23 @@ function call(base: string, auth: string, method: string, path: string, params?:
 
 const basic = (email: string, key: string) => 'Basic ' + Buffer.from(`${email}:${key}`).toString('base64');
 
-/**
- * Messages into the 100-subscriber channel while every subscriber long-polls its queue. Without a
- * rate: 32 senders, each sending as soon as its last send was answered (saturation). With a rate:
- * an open-loop sender at that many messages a second, each latency counted from when the message
- * was due, so a server that falls behind shows it.
- */
-async function sendThroughput(base: string, s: Seeded, rate?: number, serverPid?: number) {
-  // Every subscriber of the channel long-polls its own queue, as a client would.
-  const latencies: number[] = [];
-  let polling = true;
-  const queues = await Promise.all(
-    s.subscribers.map(async (u) => {
-      const auth = basic(u.email, u.api_key);
-      const reg = await call(base, auth, 'POST', '/register', { event_types: '["message"]', fetch_event_types: '["message"]' });
-      if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
-      return { auth, queueId: reg.body.queue_id as string, last: -1 };
-    }),
-  );
-  // The load generator shares the machine with the server: only a sample of the pollers parse
-  // their events (for latency); the rest read just the last event id off the end of the body.
-  const SAMPLED = 10;
-  const pollers = queues.map(async (q, index) => {
-    const sampled = index < SAMPLED;
-    while (polling) {
-      const res = await call(base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }, !sampled);
-      if (!polling) break; // the queue may be deleted under this poll at the end
-      if (res.status !== 200) throw new Error(`poll failed: ${String(res.body).slice(0, 200)}`);
-      const now = performance.now();
-      if (!sampled) {
-        const last = /"id":(\d+)\}\],"queue_id"/.exec(res.body as string);
-        if (last) q.last = Number(last[1]);
-        continue;
-      }
-      for (const e of res.body.events) {
-        q.last = Math.max(q.last, e.id);
-        if (e.type === 'message') {
-          const sent = Number(/^bench (\d+(\.\d+)?)/.exec(e.message.content)?.[1]);
-          if (Number.isFinite(sent)) latencies.push(now - sent);
-        }
-      }
-    }
+/** The send-to-event figures: bench/loadgen.ts's child processes against a server or the relay. */
+function sendThroughput(base: string, s: Seeded, serverPid: number, rate?: number): Promise<LoadResult> {
+  return generate({
+    base,
+    senderAuth: basic(s.sender.email, s.sender.api_key),
+    channel: s.channelName,
+    auths: s.subscribers.map((u) => basic(u.email, u.api_key)),
+    rate,
+    senders: SENDERS,
+    seconds: SECONDS,
+    serverPid,
   });
+}
 
-  // A poller that fails is reported after the run, not as an unhandled rejection mid-run.
-  const pollErrors: unknown[] = [];
-  for (const p of pollers) p.catch((err) => pollErrors.push(err));
-  const senderAuth = basic(s.sender.email, s.sender.api_key);
-  let sent = 0;
-  const deadline = performance.now() + SECONDS * 1000;
-  const sendTimes: number[] = [];
-  const sendOne = async (content: string) => {
-    const t0 = performance.now();
-    const res = await call(base, senderAuth, 'POST', '/messages', { type: 'stream', to: s.channelName, topic: 'bench', content });
-    if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body)}`);
-    sendTimes.push(performance.now() - t0);
-    sent++;
-  };
-  const atRate = async () => {
-    const interval = 1000 / rate!;
-    const t0 = performance.now();
-    const inFlight: Array<Promise<void>> = [];
-    for (let i = 0; performance.now() < deadline; ) {
-      // Every message that is due goes now (timers fire at best every millisecond).
-      for (let due = t0 + i * interval; due <= performance.now(); due = t0 + ++i * interval) inFlight.push(sendOne(`bench ${due}`));
-      await new Promise((r) => setTimeout(r, Math.max(0, t0 + i * interval - performance.now())));
-    }
-    await Promise.all(inFlight);
-  };
-  const senders = rate ? [atRate()] : Array.from({ length: SENDERS }, async () => {
-    while (performance.now() < deadline) await sendOne(`bench ${performance.now()}`);
-  });
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const serverCpuBefore = serverPid ? cpuSeconds(serverPid) : 0;
-  await Promise.all(senders);
-  const elapsed = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  const clientCpu = (cpu.user + cpu.system) / 1e6 / elapsed;
-  const serverCpu = serverPid ? (cpuSeconds(serverPid) - serverCpuBefore) / elapsed : NaN;
-  // Let the last events arrive, then release the pollers.
-  await new Promise((r) => setTimeout(r, 500));
-  polling = false;
-  await Promise.all(queues.map((q) => call(base, q.auth, 'DELETE', '/events', { queue_id: q.queueId }).catch(() => undefined)));
-  await Promise.allSettled(pollers);
-  if (pollErrors.length) throw pollErrors[0];
-  latencies.sort((a, b) => a - b);
-  sendTimes.sort((a, b) => a - b);
-  return { sendP50: percentile(sendTimes, 50), perSecond: sent / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, clientCpu, serverCpu };
+/** What the generator saw and cost, printed beside each send-to-event figure. */
+function checked(r: LoadResult): string {
+  return `${r.lost}/${r.duplicated}/${r.outOfOrder} lost/dup/out-of-order of ${r.events} events; generator CPU ${((r.senderCpu + r.pollerCpu) * 100).toFixed(0)}% of a core (sender ${(r.senderCpu * 100).toFixed(0)}%, pollers ${(r.pollerCpu * 100).toFixed(0)}%)`;
 }
 
 async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
@@ -265,27 +189,30 @@ async function main() {
     line('GET /users/me (requests/s)', meRps.toFixed(0), `${floorRps.toFixed(0)} req/s bare node`, meRps / floorRps);
     }
 
-    if (ONLY.has('send')) {
-    const send = await sendThroughput(base, seeded);
-    line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite)`, send.perSecond / floorCommitEach);
-    line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${send.samples} events sampled; load generator used ${(send.clientCpu * 100).toFixed(0)}% of a core`);
-    line('send-to-event latency p99 (ms)', send.p99.toFixed(1));
-    }
-
     if (ONLY.has('send') || ONLY.has('rate')) {
-    // The same at fixed rates (the load a team produces), beside a bare Node long-poll relay
-    // (bench/floor_server.ts) driven by the same client at the same rate.
+    // Saturated, then at fixed rates (the load a team produces), each beside a bare Node
+    // long-poll relay (bench/floor_server.ts) driven by the same generator in the same run.
     const relay = await startProcess([join(root, 'dist/bench/floor_server.js')], {}, /listening (\d+)/);
+    const relayBase = `http://127.0.0.1:${relay.match[1]}`;
     try {
-      for (const rate of RATES) {
-        const at = await sendThroughput(base, seeded, rate, server.child.pid);
-        const floorAt = await sendThroughput(`http://127.0.0.1:${relay.match[1]}`, seeded, rate, relay.child.pid);
+      if (ONLY.has('send')) {
+        const send = await sendThroughput(base, seeded, server.child.pid!);
+        const floorSend = await sendThroughput(relayBase, seeded, relay.child.pid!);
+        line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite); bare relay ${floorSend.perSecond.toFixed(0)} msgs/s; ${SENDERS} senders`, send.perSecond / floorCommitEach);
+        line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${floorSend.p50.toFixed(1)} ms bare relay; each send answered in ${send.answerP50.toFixed(1)} ms p50 (relay ${floorSend.answerP50.toFixed(1)}); server CPU ${(send.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorSend.serverCpu * 100).toFixed(0)}%)`, send.p50 / floorSend.p50);
+        line('send-to-event latency p99 (ms)', send.p99.toFixed(1), `${floorSend.p99.toFixed(1)} ms bare relay`, send.p99 / floorSend.p99);
+        line('  saturated: delivery check, generator', checked(send), `relay ${checked(floorSend)}`);
+      }
+      for (const rate of ONLY.has('rate') || ONLY.has('send') ? RATES : []) {
+        const at = await sendThroughput(base, seeded, server.child.pid!, rate);
+        const floorAt = await sendThroughput(relayBase, seeded, relay.child.pid!, rate);
         line(
           `send-to-event at ${rate} msgs/s p50 / p99 (ms)`,
           `${at.p50.toFixed(1)} / ${at.p99.toFixed(1)}`,
-          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent, each answered in ${at.sendP50.toFixed(1)} ms p50 (relay ${floorAt.sendP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%)`,
+          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent (relay ${floorAt.perSecond.toFixed(0)}), each answered in ${at.answerP50.toFixed(1)} ms p50 (relay ${floorAt.answerP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%)`,
           at.p50 / floorAt.p50,
         );
+        line(`  at ${rate} msgs/s: delivery check, generator`, checked(at), `relay ${checked(floorAt)}`);
       }
     } finally {
       await stop(relay.child);

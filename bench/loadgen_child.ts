@@ -1,0 +1,316 @@
+// One child process of the load generator (bench/loadgen.ts): either the sender or one share of
+// the long-polling pollers. Kept apart from the bench process so the client's own work runs on
+// its own processes and its CPU can be read from /proc, not hidden in the figures it measures.
+//
+// Every message's content is `bench <seq> <stamp>`: seq numbers the sender's messages from 0,
+// stamp is the time (ms, CLOCK_MONOTONIC, which every process on the machine shares) the message
+// was due (fixed rate) or sent (saturated). A poller measures send-to-event latency the moment
+// the answer holding the event has been read, in its own process.
+import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { ChildCommand, ChildReport, PollerSetup, SenderSetup } from './loadgen.js';
+
+// performance.now() and process.hrtime read the same monotonic clock (libuv's uv_hrtime), so one
+// offset taken at start converts the cheap one into a machine-wide time every child agrees on.
+const clockOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+const mono = () => performance.now() + clockOffset;
+
+function report(msg: ChildReport): void {
+  process.send!(msg);
+}
+
+/** A form-encoded request through a keep-alive Agent; resolves with status and body text. */
+function formCall(agent: Agent, base: string, auth: string, method: string, path: string, form: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${base}${path}`,
+      { method, agent, headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('latin1');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(form);
+  });
+}
+
+const registerForm = new URLSearchParams({ event_types: '["message"]', apply_markdown: 'false' }).toString();
+
+// ---- the sender ---------------------------------------------------------------------------
+
+async function runSender(setup: SenderSetup): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: setup.rate ? 256 : setup.senders });
+  const prefix = new URLSearchParams({ type: 'stream', to: setup.channel, topic: 'bench' }).toString() + '&content=bench+';
+  const ids: number[] = []; // seq → the server's message id, for the pollers' order check
+  const answerMs: number[] = [];
+  let seq = 0;
+  const sendOne = async (stamp: number) => {
+    const s = seq++;
+    const t0 = performance.now();
+    const res = await formCall(agent, setup.base, setup.auth, 'POST', '/api/v1/messages', `${prefix}${s}+${stamp.toFixed(3)}`);
+    answerMs.push(performance.now() - t0);
+    const id = /"id":(\d+)/.exec(res.body);
+    if (res.status !== 200 || !id) throw new Error(`send ${s} failed: ${res.status} ${res.body.slice(0, 200)}`);
+    ids[s] = Number(id[1]);
+  };
+  const started = performance.now();
+  const stopAt = started + setup.seconds * 1000;
+  if (setup.rate) {
+    // Open loop: every message that is due goes now, stamped with when it was due, so a server
+    // that falls behind shows it in the latency (timers fire at best every millisecond).
+    const interval = 1000 / setup.rate;
+    const inFlight: Array<Promise<void>> = [];
+    for (let i = 0; performance.now() < stopAt; ) {
+      for (let due = started + i * interval; due <= performance.now(); due = started + ++i * interval) inFlight.push(sendOne(due + clockOffset));
+      await new Promise((r) => setTimeout(r, Math.max(0, started + i * interval - performance.now())));
+    }
+    await Promise.all(inFlight);
+  } else {
+    await Promise.all(
+      Array.from({ length: setup.senders }, async () => {
+        while (performance.now() < stopAt) await sendOne(mono());
+      }),
+    );
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  answerMs.sort((a, b) => a - b);
+  report({ type: 'sent', sent: seq, elapsed, answerP50: answerMs[Math.floor(answerMs.length / 2)] ?? NaN, ids });
+}
+
+// ---- the pollers --------------------------------------------------------------------------
+
+/**
+ * One keep-alive connection speaking just enough HTTP/1.1 for GET /events: a request written as
+ * one string, an answer framed by Content-Length (Confab and the relay always send it; anything
+ * else is an error, never a guess). No per-request objects beyond the answer's text.
+ */
+class PollConnection {
+  private socket: Socket | null = null;
+  private buf: Buffer | null = null;
+  private waiting: { resolve: (a: { status: number; body: string }) => void; reject: (e: Error) => void } | null = null;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  get(request: string): Promise<{ status: number; body: string }> {
+    if (!this.socket || this.socket.destroyed) this.open();
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.socket!.write(request);
+    });
+  }
+
+  close(): void {
+    this.socket?.destroy();
+    this.socket = null;
+  }
+
+  private open(): void {
+    const socket = connect(this.port, this.host);
+    socket.setNoDelay(true);
+    this.buf = null;
+    socket.on('data', (chunk: Buffer) => {
+      this.buf = this.buf ? Buffer.concat([this.buf, chunk]) : chunk;
+      this.parse();
+    });
+    const fail = (err: Error) => {
+      const w = this.waiting;
+      this.waiting = null;
+      w?.reject(err);
+    };
+    socket.on('error', fail);
+    socket.on('close', () => fail(new Error('connection closed with a poll outstanding')));
+    this.socket = socket;
+  }
+
+  private parse(): void {
+    const buf = this.buf!;
+    const headEnd = buf.indexOf('\r\n\r\n');
+    if (headEnd < 0) return;
+    const head = buf.toString('latin1', 0, headEnd);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (!length) {
+      this.waiting?.reject(new Error(`answer without Content-Length: ${head.slice(0, 300)}`));
+      this.waiting = null;
+      this.close();
+      return;
+    }
+    const end = headEnd + 4 + Number(length[1]);
+    if (buf.length < end) return;
+    const body = buf.toString('latin1', headEnd + 4, end);
+    this.buf = buf.length > end ? buf.subarray(end) : null;
+    const w = this.waiting;
+    this.waiting = null;
+    if (!w) throw new Error('an answer nobody asked for');
+    w.resolve({ status: Number(head.slice(9, 12)), body });
+  }
+}
+
+interface PolledQueue {
+  auth: string;
+  queueId: string;
+  last: number;
+  /** The seq of every message event received, in arrival order. */
+  seqs: number[];
+}
+
+const CONTENT = '"content":"bench ';
+const TAIL = '}],"queue_id"';
+
+let stopping = false;
+let draining: { sent: number; ids: number[]; done: () => void } | null = null;
+
+/** Reads one answer: the seq and latency of each message event, and the last event id. */
+function take(q: PolledQueue, body: string, latencies: number[], now: number): void {
+  for (let i = body.indexOf(CONTENT); i >= 0; i = body.indexOf(CONTENT, i)) {
+    i += CONTENT.length;
+    const space = body.indexOf(' ', i);
+    const quote = body.indexOf('"', space);
+    q.seqs.push(Number(body.slice(i, space)));
+    latencies.push(now - Number(body.slice(space + 1, quote)));
+  }
+  if (body.includes('"events":[]')) return;
+  // The answer's last event ends `"id":N}],"queue_id"` (Confab and the relay both write id last).
+  const tail = body.lastIndexOf(TAIL);
+  const idAt = tail < 0 ? -1 : body.lastIndexOf('"id":', tail);
+  const last = idAt < 0 ? NaN : Number(body.slice(idAt + 5, tail));
+  if (!Number.isInteger(last) || last <= q.last) throw new Error(`cannot read the last event id of ${body.slice(-200)}`);
+  q.last = last;
+}
+
+/** Lost, duplicated and out-of-order deliveries of one queue, against what the sender sent. */
+function check(q: PolledQueue, sent: number, ids: number[]) {
+  const seen = new Uint8Array(sent);
+  let distinct = 0;
+  let duplicated = 0;
+  let outOfOrder = 0;
+  let unknown = 0;
+  let highest = -1;
+  for (const s of q.seqs) {
+    if (!(s >= 0 && s < sent)) {
+      unknown++;
+      continue;
+    }
+    if (seen[s]) {
+      duplicated++;
+      continue;
+    }
+    seen[s] = 1;
+    distinct++;
+    // Order is the server's: message ids must rise along the queue.
+    if (ids[s]! < highest) outOfOrder++;
+    else highest = ids[s]!;
+  }
+  return { lost: sent - distinct, duplicated, outOfOrder, unknown };
+}
+
+function allArrived(queues: PolledQueue[]): boolean {
+  const d = draining!;
+  return queues.every((q) => q.seqs.length >= d.sent && check(q, d.sent, d.ids).lost === 0);
+}
+
+async function runPoller(setup: PollerSetup): Promise<void> {
+  const url = new URL(setup.base);
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const queues: PolledQueue[] = await Promise.all(
+    setup.auths.map(async (auth) => {
+      const res = await formCall(agent, setup.base, auth, 'POST', '/api/v1/register', registerForm);
+      const reg = JSON.parse(res.body);
+      if (res.status !== 200) throw new Error(`register failed: ${res.body.slice(0, 200)}`);
+      return { auth, queueId: String(reg.queue_id), last: Number(reg.last_event_id), seqs: [] };
+    }),
+  );
+  const latencies: number[] = [];
+  let polls = 0;
+  const host = `Host: ${url.host}\r\n`;
+  const conns: PollConnection[] = [];
+  const loops = queues.map(async (q) => {
+    const conn = new PollConnection(url.hostname, Number(url.port));
+    conns.push(conn);
+    const prefix = `GET /api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=`;
+    const headers = ` HTTP/1.1\r\n${host}Authorization: ${q.auth}\r\n\r\n`;
+    try {
+      while (!stopping) {
+        const res = await conn.get(prefix + q.last + headers);
+        const now = mono();
+        polls++;
+        if (res.status !== 200) throw new Error(`poll failed: ${res.status} ${res.body.slice(0, 200)}`);
+        take(q, res.body, latencies, now);
+        if (draining && allArrived(queues)) draining.done();
+      }
+    } catch (err) {
+      if (!stopping) throw err;
+    } finally {
+      conn.close();
+    }
+  });
+  // A poll that fails fails the child at once (a loop only ends early by throwing).
+  const failed = Promise.race(loops.map((l) => l.then(() => new Promise<never>(() => undefined))));
+  const drain = await Promise.race([
+    failed,
+    new Promise<{ sent: number; ids: number[]; waitMs: number }>((resolve) => {
+      process.on('message', (m: ChildCommand) => {
+        if (m.type === 'drain') resolve(m);
+      });
+      report({ type: 'ready' });
+    }),
+  ]);
+  // Wait until every queue has every message the sender was told succeeded, or the deadline.
+  await Promise.race([
+    failed,
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, drain.waitMs);
+      draining = {
+        sent: drain.sent,
+        ids: drain.ids,
+        done: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      if (allArrived(queues)) draining.done();
+    }),
+  ]);
+  stopping = true;
+  const totals = { lost: 0, duplicated: 0, outOfOrder: 0, unknown: 0 };
+  for (const q of queues) {
+    const c = check(q, drain.sent, drain.ids);
+    totals.lost += c.lost;
+    totals.duplicated += c.duplicated;
+    totals.outOfOrder += c.outOfOrder;
+    totals.unknown += c.unknown;
+  }
+  // The queues go, so the next phase starts clean; then the parked polls' connections close.
+  await Promise.all(queues.map((q) => formCall(agent, setup.base, q.auth, 'DELETE', '/api/v1/events', `queue_id=${encodeURIComponent(q.queueId)}`).catch(() => undefined)));
+  for (const c of conns) c.close();
+  await Promise.allSettled(loops);
+  agent.destroy();
+  report({ type: 'polled', queues: queues.length, polls, events: latencies.length, latencies: latencies.map((l) => Math.round(l * 100) / 100), ...totals });
+}
+
+// ---- the child's life ---------------------------------------------------------------------
+
+// The bench process owns this child: if it goes, so does the child (no orphan keeps polling).
+process.on('disconnect', () => process.exit(1));
+process.once('message', (m: ChildCommand) => {
+  const run = m.type === 'sender' ? runSender(m) : m.type === 'poller' ? runPoller(m) : Promise.reject(new Error(`unexpected ${m.type}`));
+  run.then(
+    () => process.disconnect(),
+    (err: unknown) => {
+      report({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
+      process.exit(1);
+    },
+  );
+  // Whatever happens, a child ends: the bench process gives it a hard deadline too.
+  setTimeout(() => {
+    report({ type: 'error', message: `child past its deadline of ${m.deadlineMs} ms` });
+    process.exit(1);
+  }, m.deadlineMs).unref();
+});
