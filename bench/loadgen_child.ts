@@ -15,8 +15,9 @@ import type { ChildCommand, ChildReport, PollerSetup, SenderSetup } from './load
 const clockOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
 const mono = () => performance.now() + clockOffset;
 
-function report(msg: ChildReport): void {
-  process.send!(msg);
+/** Resolves once the message is written to the IPC channel (a big report takes a while). */
+function report(msg: ChildReport): Promise<void> {
+  return new Promise((resolve, reject) => process.send!(msg, undefined, undefined, (err) => (err ? reject(err) : resolve())));
 }
 
 /** A form-encoded request through a keep-alive Agent; resolves with status and body text. */
@@ -40,56 +41,14 @@ function formCall(agent: Agent, base: string, auth: string, method: string, path
 
 const registerForm = new URLSearchParams({ event_types: '["message"]', apply_markdown: 'false' }).toString();
 
-// ---- the sender ---------------------------------------------------------------------------
-
-async function runSender(setup: SenderSetup): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: setup.rate ? 256 : setup.senders });
-  const prefix = new URLSearchParams({ type: 'stream', to: setup.channel, topic: 'bench' }).toString() + '&content=bench+';
-  const ids: number[] = []; // seq → the server's message id, for the pollers' order check
-  const answerMs: number[] = [];
-  let seq = 0;
-  const sendOne = async (stamp: number) => {
-    const s = seq++;
-    const t0 = performance.now();
-    const res = await formCall(agent, setup.base, setup.auth, 'POST', '/api/v1/messages', `${prefix}${s}+${stamp.toFixed(3)}`);
-    answerMs.push(performance.now() - t0);
-    const id = /"id":(\d+)/.exec(res.body);
-    if (res.status !== 200 || !id) throw new Error(`send ${s} failed: ${res.status} ${res.body.slice(0, 200)}`);
-    ids[s] = Number(id[1]);
-  };
-  const started = performance.now();
-  const stopAt = started + setup.seconds * 1000;
-  if (setup.rate) {
-    // Open loop: every message that is due goes now, stamped with when it was due, so a server
-    // that falls behind shows it in the latency (timers fire at best every millisecond).
-    const interval = 1000 / setup.rate;
-    const inFlight: Array<Promise<void>> = [];
-    for (let i = 0; performance.now() < stopAt; ) {
-      for (let due = started + i * interval; due <= performance.now(); due = started + ++i * interval) inFlight.push(sendOne(due + clockOffset));
-      await new Promise((r) => setTimeout(r, Math.max(0, started + i * interval - performance.now())));
-    }
-    await Promise.all(inFlight);
-  } else {
-    await Promise.all(
-      Array.from({ length: setup.senders }, async () => {
-        while (performance.now() < stopAt) await sendOne(mono());
-      }),
-    );
-  }
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  answerMs.sort((a, b) => a - b);
-  report({ type: 'sent', sent: seq, elapsed, answerP50: answerMs[Math.floor(answerMs.length / 2)] ?? NaN, ids });
-}
-
-// ---- the pollers --------------------------------------------------------------------------
-
 /**
- * One keep-alive connection speaking just enough HTTP/1.1 for GET /events: a request written as
- * one string, an answer framed by Content-Length (Confab and the relay always send it; anything
- * else is an error, never a guess). No per-request objects beyond the answer's text.
+ * One keep-alive connection speaking just enough HTTP/1.1 for the generator's two requests: a
+ * request written as one string, one at a time, an answer framed by Content-Length (Confab and the
+ * relay always send it; anything else is an error, never a guess). No per-request objects beyond
+ * the answer's text: node:http's client costs several times more per request, and at 100 events
+ * per message that cost would be the generator's, inside every latency it measures.
  */
-class PollConnection {
+class Connection {
   private socket: Socket | null = null;
   private buf: Buffer | null = null;
   private waiting: { resolve: (a: { status: number; body: string }) => void; reject: (e: Error) => void } | null = null;
@@ -99,7 +58,7 @@ class PollConnection {
     private readonly port: number,
   ) {}
 
-  get(request: string): Promise<{ status: number; body: string }> {
+  request(request: string): Promise<{ status: number; body: string }> {
     if (!this.socket || this.socket.destroyed) this.open();
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -152,6 +111,75 @@ class PollConnection {
     w.resolve({ status: Number(head.slice(9, 12)), body });
   }
 }
+
+// ---- the sender ---------------------------------------------------------------------------
+
+async function runSender(setup: SenderSetup): Promise<void> {
+  const url = new URL(setup.base);
+  // Idle keep-alive connections; a send takes one or opens another, up to a cap (as a browser
+  // or an Agent would), past which it waits for one: that wait counts in its latency.
+  const idle: Connection[] = [];
+  const open: Connection[] = [];
+  const waiting: Array<(c: Connection) => void> = [];
+  const maxConnections = setup.rate ? 256 : setup.senders;
+  const take = async (): Promise<Connection> => {
+    const c = idle.pop();
+    if (c) return c;
+    if (open.length < maxConnections) {
+      const fresh = new Connection(url.hostname, Number(url.port));
+      open.push(fresh);
+      return fresh;
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const give = (c: Connection) => {
+    const next = waiting.shift();
+    if (next) next(c);
+    else idle.push(c);
+  };
+  const head = `POST /api/v1/messages HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${setup.auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: `;
+  const prefix = new URLSearchParams({ type: 'stream', to: setup.channel, topic: 'bench' }).toString() + '&content=bench+';
+  const ids: number[] = []; // seq → the server's message id, for the pollers' order check
+  const answerMs: number[] = [];
+  let seq = 0;
+  const sendOne = async (stamp: number) => {
+    const s = seq++;
+    const form = `${prefix}${s}+${stamp.toFixed(3)}`; // ASCII: its length is its byte length
+    const t0 = performance.now();
+    const conn = await take();
+    const res = await conn.request(`${head}${form.length}\r\n\r\n${form}`);
+    answerMs.push(performance.now() - t0);
+    give(conn);
+    const id = /"id":(\d+)/.exec(res.body);
+    if (res.status !== 200 || !id) throw new Error(`send ${s} failed: ${res.status} ${res.body.slice(0, 200)}`);
+    ids[s] = Number(id[1]);
+  };
+  const started = performance.now();
+  const stopAt = started + setup.seconds * 1000;
+  if (setup.rate) {
+    // Open loop: every message that is due goes now, stamped with when it was due, so a server
+    // that falls behind shows it in the latency (timers fire at best every millisecond).
+    const interval = 1000 / setup.rate;
+    const inFlight: Array<Promise<void>> = [];
+    for (let i = 0; performance.now() < stopAt; ) {
+      for (let due = started + i * interval; due <= performance.now(); due = started + ++i * interval) inFlight.push(sendOne(due + clockOffset));
+      await new Promise((r) => setTimeout(r, Math.max(0, started + i * interval - performance.now())));
+    }
+    await Promise.all(inFlight);
+  } else {
+    await Promise.all(
+      Array.from({ length: setup.senders }, async () => {
+        while (performance.now() < stopAt) await sendOne(mono());
+      }),
+    );
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  for (const c of open) c.close();
+  answerMs.sort((a, b) => a - b);
+  await report({ type: 'sent', sent: seq, elapsed, answerP50: answerMs[Math.floor(answerMs.length / 2)] ?? NaN, ids });
+}
+
+// ---- the pollers --------------------------------------------------------------------------
 
 interface PolledQueue {
   auth: string;
@@ -230,15 +258,15 @@ async function runPoller(setup: PollerSetup): Promise<void> {
   const latencies: number[] = [];
   let polls = 0;
   const host = `Host: ${url.host}\r\n`;
-  const conns: PollConnection[] = [];
+  const conns: Connection[] = [];
   const loops = queues.map(async (q) => {
-    const conn = new PollConnection(url.hostname, Number(url.port));
+    const conn = new Connection(url.hostname, Number(url.port));
     conns.push(conn);
     const prefix = `GET /api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=`;
     const headers = ` HTTP/1.1\r\n${host}Authorization: ${q.auth}\r\n\r\n`;
     try {
       while (!stopping) {
-        const res = await conn.get(prefix + q.last + headers);
+        const res = await conn.request(prefix + q.last + headers);
         const now = mono();
         polls++;
         if (res.status !== 200) throw new Error(`poll failed: ${res.status} ${res.body.slice(0, 200)}`);
@@ -259,7 +287,7 @@ async function runPoller(setup: PollerSetup): Promise<void> {
       process.on('message', (m: ChildCommand) => {
         if (m.type === 'drain') resolve(m);
       });
-      report({ type: 'ready' });
+      void report({ type: 'ready' });
     }),
   ]);
   // Wait until every queue has every message the sender was told succeeded, or the deadline.
@@ -292,7 +320,7 @@ async function runPoller(setup: PollerSetup): Promise<void> {
   for (const c of conns) c.close();
   await Promise.allSettled(loops);
   agent.destroy();
-  report({ type: 'polled', queues: queues.length, polls, events: latencies.length, latencies: latencies.map((l) => Math.round(l * 100) / 100), ...totals });
+  await report({ type: 'polled', queues: queues.length, polls, events: latencies.length, latencies: latencies.map((l) => Math.round(l * 100) / 100), ...totals });
 }
 
 // ---- the child's life ---------------------------------------------------------------------
@@ -302,15 +330,14 @@ process.on('disconnect', () => process.exit(1));
 process.once('message', (m: ChildCommand) => {
   const run = m.type === 'sender' ? runSender(m) : m.type === 'poller' ? runPoller(m) : Promise.reject(new Error(`unexpected ${m.type}`));
   run.then(
-    () => process.disconnect(),
-    (err: unknown) => {
-      report({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
+    () => process.exit(0),
+    async (err: unknown) => {
+      await report({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) }).catch(() => undefined);
       process.exit(1);
     },
   );
   // Whatever happens, a child ends: the bench process gives it a hard deadline too.
   setTimeout(() => {
-    report({ type: 'error', message: `child past its deadline of ${m.deadlineMs} ms` });
-    process.exit(1);
+    void report({ type: 'error', message: `child past its deadline of ${m.deadlineMs} ms` }).finally(() => process.exit(1));
   }, m.deadlineMs).unref();
 });
