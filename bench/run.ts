@@ -19,11 +19,11 @@ const root = join(here, '..', '..');
 const usePostgres = process.argv.includes('--postgres');
 const PG_URL = process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.CONFAB_BENCH_SECONDS || 5);
-/** Concurrent senders in the message-throughput figure. */
 // Fixed sending rates for the send-to-event latency lines (CONFAB_BENCH_ONLY=rate runs only these).
 const RATES = (process.env.CONFAB_BENCH_RATES || '100,1000').split(',').map(Number);
+/** Concurrent senders in the saturated message-throughput figure. */
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
-/** Comma-separated subset of figures to measure: rss,me,send,get,register,render,web,scale (default: all). */
+/** Comma-separated subset of figures: rss,me,send,get,register,render,web,scale (default: all); `send` includes the rates, `rate` is the rates alone. */
 const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render,web,scale').split(','));
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
 const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
