@@ -316,7 +316,9 @@ async function runPoller(setup: PollerSetup): Promise<void> {
     totals.unknown += c.unknown;
   }
   // The queues go, so the next phase starts clean; then the parked polls' connections close.
-  await Promise.all(queues.map((q) => formCall(agent, setup.base, q.auth, 'DELETE', '/api/v1/events', `queue_id=${encodeURIComponent(q.queueId)}`).catch(() => undefined)));
+  // (A server too far behind to answer within 5 s keeps them: the report matters more.)
+  const deletes = Promise.all(queues.map((q) => formCall(agent, setup.base, q.auth, 'DELETE', '/api/v1/events', `queue_id=${encodeURIComponent(q.queueId)}`).catch(() => undefined)));
+  await Promise.race([deletes, new Promise((r) => setTimeout(r, 5000))]);
   for (const c of conns) c.close();
   await Promise.allSettled(loops);
   agent.destroy();
