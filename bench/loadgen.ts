@@ -35,7 +35,7 @@ export type ChildCommand = SenderSetup | PollerSetup | { type: 'drain'; sent: nu
 export type ChildReport =
   | { type: 'ready' }
   | { type: 'sent'; sent: number; elapsed: number; answerP50: number; ids: number[] }
-  | { type: 'polled'; queues: number; polls: number; events: number; latencies: number[]; lost: number; duplicated: number; outOfOrder: number; unknown: number }
+  | { type: 'polled'; queues: number; polls: number; events: number; latencies: number[]; lost: number; duplicated: number; outOfOrder: number; reordered: number; unknown: number }
   | { type: 'error'; message: string };
 
 export interface LoadResult {
@@ -49,6 +49,8 @@ export interface LoadResult {
   lost: number;
   duplicated: number;
   outOfOrder: number;
+  /** Deliveries in another order than another queue of the same poller process got them. */
+  reordered: number;
   /** CPU over the sending window, in cores: the server's, the sender's and all pollers'. */
   serverCpu: number;
   senderCpu: number;
@@ -164,7 +166,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
     for (const p of pollers) p.send({ type: 'drain', sent: sent.sent, ids: sent.ids, waitMs: DRAIN_MS });
     const polled = await Promise.all(pollers.map((p) => p.next('polled', DRAIN_MS + 30_000)));
     const latencies = polled.flatMap((p) => p.latencies).sort((a, b) => a - b);
-    const sum = (k: 'lost' | 'duplicated' | 'outOfOrder' | 'unknown') => polled.reduce((n, p) => n + p[k], 0);
+    const sum = (k: 'lost' | 'duplicated' | 'outOfOrder' | 'reordered' | 'unknown') => polled.reduce((n, p) => n + p[k], 0);
     if (sum('unknown') > 0) throw new Error(`${sum('unknown')} events of messages the sender never had answered`);
     return {
       perSecond: sent.sent / sent.elapsed,
@@ -176,6 +178,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
       lost: sum('lost'),
       duplicated: sum('duplicated'),
       outOfOrder: sum('outOfOrder'),
+      reordered: sum('reordered'),
       serverCpu: cpu[0]!,
       senderCpu: cpu[1]!,
       pollerCpu: cpu.slice(2).reduce((a, b) => a + b, 0),

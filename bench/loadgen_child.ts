@@ -213,14 +213,22 @@ function take(q: PolledQueue, body: string, latencies: number[], now: number): v
   q.last = last;
 }
 
-/** Lost, duplicated and out-of-order deliveries of one queue, against what the sender sent. */
-function check(q: PolledQueue, sent: number, ids: number[]) {
+/**
+ * Lost, duplicated and out-of-order deliveries of one queue, against what the sender sent. Out of
+ * order is by the server's message ids, which a client expects to rise along its queue; `reordered`
+ * counts deliveries in another order than `reference` (the first queue of this process) got the
+ * same messages, which tells a server that reorders per queue from one whose ids merely do not
+ * follow its commit order (PostgreSQL's sequences under concurrent sends).
+ */
+function check(q: PolledQueue, sent: number, ids: number[], reference?: Int32Array) {
   const seen = new Uint8Array(sent);
   let distinct = 0;
   let duplicated = 0;
   let outOfOrder = 0;
+  let reordered = 0;
   let unknown = 0;
   let highest = -1;
+  let latest = -1;
   for (const s of q.seqs) {
     if (!(s >= 0 && s < sent)) {
       unknown++;
@@ -232,11 +240,22 @@ function check(q: PolledQueue, sent: number, ids: number[]) {
     }
     seen[s] = 1;
     distinct++;
-    // Order is the server's: message ids must rise along the queue.
     if (ids[s]! < highest) outOfOrder++;
     else highest = ids[s]!;
+    const position = reference ? reference[s]! : -1;
+    if (position >= 0 && position < latest) reordered++;
+    else latest = Math.max(latest, position);
   }
-  return { lost: sent - distinct, duplicated, outOfOrder, unknown };
+  return { lost: sent - distinct, duplicated, outOfOrder, reordered, unknown };
+}
+
+/** seq → the position at which `q` first received it, -1 if never. */
+function arrivalOrder(q: PolledQueue, sent: number): Int32Array {
+  const order = new Int32Array(sent).fill(-1);
+  q.seqs.forEach((s, i) => {
+    if (s >= 0 && s < sent && order[s] === -1) order[s] = i;
+  });
+  return order;
 }
 
 function allArrived(queues: PolledQueue[]): boolean {
@@ -307,9 +326,11 @@ async function runPoller(setup: PollerSetup): Promise<void> {
     }),
   ]);
   stopping = true;
-  const totals = { lost: 0, duplicated: 0, outOfOrder: 0, unknown: 0 };
+  const totals = { lost: 0, duplicated: 0, outOfOrder: 0, reordered: 0, unknown: 0 };
+  const reference = arrivalOrder(queues[0]!, drain.sent);
   for (const q of queues) {
-    const c = check(q, drain.sent, drain.ids);
+    const c = check(q, drain.sent, drain.ids, reference);
+    totals.reordered += c.reordered;
     totals.lost += c.lost;
     totals.duplicated += c.duplicated;
     totals.outOfOrder += c.outOfOrder;

@@ -125,7 +125,8 @@ function sendThroughput(base: string, s: Seeded, serverPid: number, rate?: numbe
 
 /** What the generator saw and cost, printed beside each send-to-event figure. */
 function checked(r: LoadResult): string {
-  return `${r.lost}/${r.duplicated}/${r.outOfOrder} lost/dup/out-of-order of ${r.events} events; generator CPU ${((r.senderCpu + r.pollerCpu) * 100).toFixed(0)}% of a core (sender ${(r.senderCpu * 100).toFixed(0)}%, pollers ${(r.pollerCpu * 100).toFixed(0)}%)`;
+  const reordered = r.outOfOrder > 0 ? ` (${r.reordered} in another order than other queues got them)` : '';
+  return `${r.lost}/${r.duplicated}/${r.outOfOrder} lost/dup/out-of-order${reordered} of ${r.events} events; generator CPU ${((r.senderCpu + r.pollerCpu) * 100).toFixed(0)}% of a core (sender ${(r.senderCpu * 100).toFixed(0)}%, pollers ${(r.pollerCpu * 100).toFixed(0)}%)`;
 }
 
 async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
