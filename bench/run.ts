@@ -12,7 +12,7 @@ import pg from 'pg';
 import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
 import { seed, type Seeded } from './seed.js';
 import { renderFigures } from './render.js';
-import { generate, type LoadResult } from './loadgen.js';
+import { cpuSeconds, generate, type LoadResult } from './loadgen.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -123,6 +123,17 @@ function sendThroughput(base: string, s: Seeded, serverPid: number, rate?: numbe
   });
 }
 
+/**
+ * The relay's floor, and the CPU Confab's idle server used meanwhile (its previous phase's
+ * checkpoint and catch-up), which the floor then shares the machine with.
+ */
+async function relayFloor(base: string, s: Seeded, relayPid: number, confabPid: number, rate?: number): Promise<LoadResult & { confabMeanwhile: number }> {
+  const t0 = performance.now();
+  const before = cpuSeconds(confabPid);
+  const r = await sendThroughput(base, s, relayPid, rate);
+  return { ...r, confabMeanwhile: (cpuSeconds(confabPid) - before) / ((performance.now() - t0) / 1000) };
+}
+
 /** What the generator saw and cost, printed beside each send-to-event figure. */
 function checked(r: LoadResult): string {
   const reordered = r.outOfOrder > 0 ? ` (${r.reordered} in another order than other queues got them)` : '';
@@ -197,23 +208,24 @@ async function main() {
     const relayBase = `http://127.0.0.1:${relay.match[1]}`;
     try {
       if (ONLY.has('send')) {
+        // The relay first: Confab's aftermath (its checkpoint, its queued work) would load the floor.
+        const floorSend = await relayFloor(relayBase, seeded, relay.child.pid!, server.child.pid!);
         const send = await sendThroughput(base, seeded, server.child.pid!);
-        const floorSend = await sendThroughput(relayBase, seeded, relay.child.pid!);
         line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite); bare relay ${floorSend.perSecond.toFixed(0)} msgs/s; ${SENDERS} senders`, send.perSecond / floorCommitEach);
         line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${floorSend.p50.toFixed(1)} ms bare relay; each send answered in ${send.answerP50.toFixed(1)} ms p50 (relay ${floorSend.answerP50.toFixed(1)}); server CPU ${(send.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorSend.serverCpu * 100).toFixed(0)}%)`, send.p50 / floorSend.p50);
         line('send-to-event latency p99 (ms)', send.p99.toFixed(1), `${floorSend.p99.toFixed(1)} ms bare relay`, send.p99 / floorSend.p99);
-        line('  saturated: delivery check, generator', checked(send), `relay ${checked(floorSend)}`);
+        line('  saturated: delivery check, generator', checked(send), `relay ${checked(floorSend)}; idle Confab meanwhile ${(floorSend.confabMeanwhile * 100).toFixed(0)}%`);
       }
       for (const rate of ONLY.has('rate') || ONLY.has('send') ? RATES : []) {
+        const floorAt = await relayFloor(relayBase, seeded, relay.child.pid!, server.child.pid!, rate);
         const at = await sendThroughput(base, seeded, server.child.pid!, rate);
-        const floorAt = await sendThroughput(relayBase, seeded, relay.child.pid!, rate);
         line(
           `send-to-event at ${rate} msgs/s p50 / p99 (ms)`,
           `${at.p50.toFixed(1)} / ${at.p99.toFixed(1)}`,
           `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent (relay ${floorAt.perSecond.toFixed(0)}), each answered in ${at.answerP50.toFixed(1)} ms p50 (relay ${floorAt.answerP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%)`,
           at.p50 / floorAt.p50,
         );
-        line(`  at ${rate} msgs/s: delivery check, generator`, checked(at), `relay ${checked(floorAt)}`);
+        line(`  at ${rate} msgs/s: delivery check, generator`, checked(at), `relay ${checked(floorAt)}; idle Confab meanwhile ${(floorAt.confabMeanwhile * 100).toFixed(0)}%`);
       }
     } finally {
       await stop(relay.child);
