@@ -168,6 +168,8 @@ export async function generate(opts: { base: string; senderAuth: string; channel
     const latencies = polled.flatMap((p) => p.latencies).sort((a, b) => a - b);
     const sum = (k: 'lost' | 'duplicated' | 'outOfOrder' | 'reordered' | 'unknown') => polled.reduce((n, p) => n + p[k], 0);
     if (sum('unknown') > 0) throw new Error(`${sum('unknown')} events of messages the sender never had answered`);
+    // An event read before it was stamped would mean the children's clocks disagree.
+    if (latencies.length && latencies[0]! < -0.5) throw new Error(`an event arrived ${-latencies[0]!} ms before it was sent`);
     return {
       perSecond: sent.sent / sent.elapsed,
       sent: sent.sent,

@@ -10,10 +10,10 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { ChildCommand, ChildReport, PollerSetup, SenderSetup } from './loadgen.js';
 
-// performance.now() and process.hrtime read the same monotonic clock (libuv's uv_hrtime), so one
-// offset taken at start converts the cheap one into a machine-wide time every child agrees on.
-const clockOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
-const mono = () => performance.now() + clockOffset;
+// CLOCK_MONOTONIC in ms, read directly each time: an offset between performance.now() and it, taken
+// once, was off by up to ~10 ms when the process lost the CPU between the two reads (the check in
+// loadgen.ts caught events "arriving before they were sent").
+const mono = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** Resolves once the message is written to the IPC channel (a big report takes a while). */
 function report(msg: ChildReport): Promise<void> {
@@ -154,26 +154,26 @@ async function runSender(setup: SenderSetup): Promise<void> {
     if (res.status !== 200 || !id) throw new Error(`send ${s} failed: ${res.status} ${res.body.slice(0, 200)}`);
     ids[s] = Number(id[1]);
   };
-  const started = performance.now();
+  const started = mono();
   const stopAt = started + setup.seconds * 1000;
   if (setup.rate) {
     // Open loop: every message that is due goes now, stamped with when it was due, so a server
     // that falls behind shows it in the latency (timers fire at best every millisecond).
     const interval = 1000 / setup.rate;
     const inFlight: Array<Promise<void>> = [];
-    for (let i = 0; performance.now() < stopAt; ) {
-      for (let due = started + i * interval; due <= performance.now(); due = started + ++i * interval) inFlight.push(sendOne(due + clockOffset));
-      await new Promise((r) => setTimeout(r, Math.max(0, started + i * interval - performance.now())));
+    for (let i = 0; mono() < stopAt; ) {
+      for (let due = started + i * interval; due <= mono(); due = started + ++i * interval) inFlight.push(sendOne(due));
+      await new Promise((r) => setTimeout(r, Math.max(0, started + i * interval - mono())));
     }
     await Promise.all(inFlight);
   } else {
     await Promise.all(
       Array.from({ length: setup.senders }, async () => {
-        while (performance.now() < stopAt) await sendOne(mono());
+        while (mono() < stopAt) await sendOne(mono());
       }),
     );
   }
-  const elapsed = (performance.now() - started) / 1000;
+  const elapsed = (mono() - started) / 1000;
   for (const c of open) c.close();
   answerMs.sort((a, b) => a - b);
   await report({ type: 'sent', sent: seq, elapsed, answerP50: answerMs[Math.floor(answerMs.length / 2)] ?? NaN, ids });
