@@ -53,6 +53,8 @@ export interface LoadResult {
   reordered: number;
   /** CPU over the sending window, in cores: the server's, the sender's and all pollers'. */
   serverCpu: number;
+  /** Share of the sending window the server's main thread spent waiting for a CPU. */
+  serverWaited: number;
   senderCpu: number;
   pollerCpu: number;
 }
@@ -61,6 +63,14 @@ export interface LoadResult {
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Seconds the process's main thread has waited on a run queue for a CPU so far (the second field
+ * of schedstat): on a shared machine, time a server was ready to work and could not.
+ */
+export function runQueueSeconds(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -155,6 +165,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
 
     const sender = spawn('sender');
     const cpuBefore = [opts.serverPid, sender.process.pid!, ...pollers.map((p) => p.process.pid!)].map(cpuSeconds);
+    const waitBefore = runQueueSeconds(opts.serverPid);
     const started = performance.now();
     sender.send({ type: 'sender', base: opts.base, auth: opts.senderAuth, channel: opts.channel, rate: opts.rate, senders: opts.senders, seconds: opts.seconds, deadlineMs });
     // Sends still unanswered long after the window (the server far behind) fail the phase.
@@ -162,6 +173,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
     const elapsed = (performance.now() - started) / 1000;
     const cpuAfter = [opts.serverPid, sender.process.pid!, ...pollers.map((p) => p.process.pid!)].map(cpuSeconds);
     const cpu = cpuAfter.map((a, i) => (a - cpuBefore[i]!) / elapsed);
+    const serverWaited = (runQueueSeconds(opts.serverPid) - waitBefore) / elapsed;
 
     for (const p of pollers) p.send({ type: 'drain', sent: sent.sent, ids: sent.ids, waitMs: DRAIN_MS });
     const polled = await Promise.all(pollers.map((p) => p.next('polled', DRAIN_MS + 30_000)));
@@ -182,6 +194,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
       outOfOrder: sum('outOfOrder'),
       reordered: sum('reordered'),
       serverCpu: cpu[0]!,
+      serverWaited,
       senderCpu: cpu[1]!,
       pollerCpu: cpu.slice(2).reduce((a, b) => a + b, 0),
     };

@@ -212,7 +212,7 @@ async function main() {
         const floorSend = await relayFloor(relayBase, seeded, relay.child.pid!, server.child.pid!);
         const send = await sendThroughput(base, seeded, server.child.pid!);
         line('POST /messages to 100 subscribers (msgs/s)', send.perSecond.toFixed(0), `${floorCommitEach.toFixed(0)}/s commit each, ${floorCommit50.toFixed(0)}/s 50 per commit (raw SQLite); bare relay ${floorSend.perSecond.toFixed(0)} msgs/s; ${SENDERS} senders`, send.perSecond / floorCommitEach);
-        line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${floorSend.p50.toFixed(1)} ms bare relay; each send answered in ${send.answerP50.toFixed(1)} ms p50 (relay ${floorSend.answerP50.toFixed(1)}); server CPU ${(send.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorSend.serverCpu * 100).toFixed(0)}%)`, send.p50 / floorSend.p50);
+        line('send-to-event latency p50 (ms)', send.p50.toFixed(1), `${floorSend.p50.toFixed(1)} ms bare relay; each send answered in ${send.answerP50.toFixed(1)} ms p50 (relay ${floorSend.answerP50.toFixed(1)}); server CPU ${(send.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorSend.serverCpu * 100).toFixed(0)}%), its main thread waiting for a CPU ${(send.serverWaited * 100).toFixed(0)}% of the time (relay ${(floorSend.serverWaited * 100).toFixed(0)}%)`, send.p50 / floorSend.p50);
         line('send-to-event latency p99 (ms)', send.p99.toFixed(1), `${floorSend.p99.toFixed(1)} ms bare relay`, send.p99 / floorSend.p99);
         line('  saturated: delivery check, generator', checked(send), `relay ${checked(floorSend)}; idle Confab meanwhile ${(floorSend.confabMeanwhile * 100).toFixed(0)}%`);
       }
@@ -222,7 +222,7 @@ async function main() {
         line(
           `send-to-event at ${rate} msgs/s p50 / p99 (ms)`,
           `${at.p50.toFixed(1)} / ${at.p99.toFixed(1)}`,
-          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent (relay ${floorAt.perSecond.toFixed(0)}), each answered in ${at.answerP50.toFixed(1)} ms p50 (relay ${floorAt.answerP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%)`,
+          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent (relay ${floorAt.perSecond.toFixed(0)}), each answered in ${at.answerP50.toFixed(1)} ms p50 (relay ${floorAt.answerP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%), its main thread waiting for a CPU ${(at.serverWaited * 100).toFixed(0)}% of the time (relay ${(floorAt.serverWaited * 100).toFixed(0)}%)`,
           at.p50 / floorAt.p50,
         );
         line(`  at ${rate} msgs/s: delivery check, generator`, checked(at), `relay ${checked(floorAt)}; idle Confab meanwhile ${(floorAt.confabMeanwhile * 100).toFixed(0)}%`);
