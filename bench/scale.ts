@@ -254,10 +254,15 @@ async function fanoutToQueues(base: string, s: ScaleSeed, sendAuth: string, serv
   const arrivals = new Map<number, number>(); // marker -> arrivals so far
   const lastArrival = new Map<number, number>();
   let polling = true;
+  const ended: string[] = [];
   const pollers = queues.map(async (q) => {
     while (polling) {
-      const res = await rawCall(pollAgent, base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }).catch(() => undefined);
-      if (!res || res.status !== 200) return;
+      const res = await rawCall(pollAgent, base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }).catch((err: Error) => err);
+      if (res instanceof Error || res.status !== 200) {
+        // Kept to say why a message did not reach every queue (while polling, nothing else ends a poll).
+        if (polling) ended.push(res instanceof Error ? res.message : `${res.status} ${res.text.slice(0, 200)}`);
+        return;
+      }
       const now = performance.now();
       const last = /"id":(\d+)\}\],"queue_id"/.exec(res.text);
       if (last) q.last = Number(last[1]);
@@ -279,7 +284,7 @@ async function fanoutToQueues(base: string, s: ScaleSeed, sendAuth: string, serv
     const deadline = performance.now() + 30_000;
     const members = s.fanoutMembers.length;
     while ((arrivals.get(k) ?? 0) < members && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-    if ((arrivals.get(k) ?? 0) < members) throw new Error(`message ${k} reached ${arrivals.get(k) ?? 0} of ${members} queues in 30 s`);
+    if ((arrivals.get(k) ?? 0) < members) throw new Error(`message ${k} reached ${arrivals.get(k) ?? 0} of ${members} queues in 30 s; ${ended.length} polls ended early: ${[...new Set(ended)].slice(0, 3).join(' | ')}`);
     times.push(lastArrival.get(k)! - t0);
   }
   polling = false;
