@@ -276,10 +276,10 @@ async function main() {
     }
     agent.destroy();
   }
-  // Growth figures at two sizes, each on its own SQLite database and server (bench/scale.ts).
-  if (ONLY.has('scale') && !usePostgres) {
+  // Growth figures at two sizes, each on its own database and server (bench/scale.ts).
+  if (ONLY.has('scale')) {
     const { scaleFigures } = await import('./scale.js');
-    await scaleFigures(line);
+    await scaleFigures(line, usePostgres ? PG_URL : undefined);
   }
 }
 

@@ -1,20 +1,18 @@
 // Growth figures (issue #18): the same measurement at a small and a ten-times-larger size, each on
-// its own fresh SQLite database and its own server process, so the cost of growth shows side by
-// side. Seeding goes straight through the store, and the long message history through raw
-// better-sqlite3 batches (1,000,000 messages over HTTP would take far longer than the figures).
+// its own fresh database (SQLite, or PostgreSQL with --postgres) and its own server process, so the
+// cost of growth shows side by side. Accounts and channels go straight through the store; the
+// subscriptions and the long message history are written in bulk by the backend (scale_sqlite.ts,
+// scale_pg.ts): 1,000,000 messages over HTTP would take far longer than the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:http';
-import SqliteDatabase from 'better-sqlite3';
 import { openDatabase } from '../src/store/db.js';
 import { createOrganization } from '../src/actions/realms.js';
 import { streamRecipientIds } from '../src/store/channels.js';
-import { nowSeconds } from '../src/services.js';
-import { channel, subscribe, users, type Account } from './seed.js';
-import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
+import { channel, users, type Account } from './seed.js';
+import { sqliteBackend } from './scale_sqlite.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -26,14 +24,15 @@ export interface ScaleSize {
   fanout: number;
 }
 
-const SMALL: ScaleSize = { users: 1_000, channels: 200, messages: 100_000, fanout: 500 };
-const LARGE: ScaleSize = { users: 10_000, channels: 1_000, messages: 1_000_000, fanout: 5_000 };
+export const SMALL: ScaleSize = { users: 1_000, channels: 200, messages: 100_000, fanout: 500 };
+export const LARGE: ScaleSize = { users: 10_000, channels: 1_000, messages: 1_000_000, fanout: 5_000 };
 const TOPICS = 100;
 
 type Line = (name: string, value: string, floor?: string, ratio?: number) => void;
 
 interface ScaleSeed {
-  file: string;
+  url: string;
+  realmId: number;
   member: Account;
   owner: Account;
   historyChannelId: number;
@@ -43,59 +42,87 @@ interface ScaleSeed {
   seedSeconds: number;
 }
 
-async function seedSize(file: string, size: ScaleSize): Promise<ScaleSeed> {
+/** What the store does not write (one row a query would take minutes): written in bulk by the backend. */
+export interface BulkRows {
+  realmId: number;
+  /** Subscriptions, as parallel arrays of user and channel ids. */
+  subUsers: number[];
+  subStreams: number[];
+  /** The history channel's messages, all from `senderId`, each with a flags row (read) for `readers`. */
+  messages: number;
+  topics: number;
+  senderId: number;
+  readers: number[];
+  historyChannelId: number;
+  historyRecipientId: number;
+}
+
+/** Where the growth figures are stored: each size gets a fresh database, dropped after it. */
+export interface ScaleBackend {
+  /** "SQLite" or "PostgreSQL", for the floors' labels. */
+  readonly name: string;
+  /** Creates an empty database for one size (`small`, `large`); returns its URL. */
+  create(size: string): Promise<string>;
+  bulkSeed(url: string, rows: BulkRows): Promise<void>;
+  /** The topic narrow's query run directly, `runs` times; sorted timings in ms. */
+  topicFloor(url: string, realmId: number, userId: number, streamId: number, topics: number, runs: number): Promise<number[]>;
+  /** Milliseconds for one message and its `subscribers` flags rows, each committed on its own. */
+  sendFloor(url: string, subscribers: number, runs: number): Promise<number>;
+  /** CONFAB_BENCH_EXPLAIN=1: prints the plans of the measured queries on the seeded database. */
+  explain?(url: string, realmId: number, userId: number, streamId: number): Promise<void>;
+  drop(url: string): Promise<void>;
+  /** Drops every database still there (an interrupted run). */
+  dropAll(): Promise<void>;
+}
+
+export async function seedSize(backend: ScaleBackend, url: string, size: ScaleSize): Promise<ScaleSeed> {
   const started = performance.now();
-  const database = await openDatabase(`sqlite:${file}`);
-  let seeded: Omit<ScaleSeed, 'seedSeconds' | 'file'>;
-  let recipientId: number;
-  let realmId: number;
+  const database = await openDatabase(url);
+  let seeded: Omit<ScaleSeed, 'seedSeconds' | 'url'>;
+  let bulk: BulkRows;
   try {
     const org = await createOrganization(database, { name: 'Scale', ownerEmail: 'owner@scale.example.com', ownerPassword: 'bench-password-3' });
-    realmId = org.realm_id;
     const owner: Account = { email: org.email, api_key: org.api_key, id: org.user_id };
     const members = await users(database, org.realm_id, size.users - 1, 'user');
     const everyone = [owner.id, ...members.map((m) => m.id)];
     const member = members[0]!;
+    const subUsers: number[] = [];
+    const subStreams: number[] = [];
+    const add = (streamId: number, userIds: number[]) => {
+      for (const u of userIds) {
+        subUsers.push(u);
+        subStreams.push(streamId);
+      }
+    };
     // 50 subscribers a channel; the measured member is in every tenth channel, as in seed.ts.
     for (let c = 0; c < size.channels; c++) {
       const id = await channel(database, org.realm_id, `channel ${c}`, owner.id);
       const subs = everyone.filter((_, i) => (i + c) % Math.max(1, Math.floor(size.users / 50)) === 0);
       if (c % 10 === 0 && !subs.includes(member.id)) subs.push(member.id);
-      await subscribe(database, org.realm_id, id, subs);
+      add(id, subs);
     }
     const historyChannelId = await channel(database, org.realm_id, 'history', owner.id);
-    await subscribe(database, org.realm_id, historyChannelId, [owner.id, member.id]);
-    recipientId = (await streamRecipientIds(database.db, [historyChannelId])).get(historyChannelId)!;
+    add(historyChannelId, [owner.id, member.id]);
+    const historyRecipientId = (await streamRecipientIds(database.db, [historyChannelId])).get(historyChannelId)!;
     const fanoutId = await channel(database, org.realm_id, 'fanout', owner.id);
-    await subscribe(database, org.realm_id, fanoutId, everyone.slice(0, size.fanout));
-    seeded = { member, owner, historyChannelId, fanoutChannelName: 'fanout', fanoutMembers: [owner, ...members].slice(0, size.fanout), everyone: [owner, ...members] };
+    add(fanoutId, everyone.slice(0, size.fanout));
+    seeded = { realmId: org.realm_id, member, owner, historyChannelId, fanoutChannelName: 'fanout', fanoutMembers: [owner, ...members].slice(0, size.fanout), everyone: [owner, ...members] };
+    bulk = {
+      realmId: org.realm_id,
+      subUsers,
+      subStreams,
+      messages: size.messages,
+      topics: TOPICS,
+      senderId: owner.id,
+      readers: [owner.id, member.id],
+      historyChannelId,
+      historyRecipientId,
+    };
   } finally {
     await database.close();
   }
-  // The history, in big raw batches (the fts trigger still runs, as it would for real sends).
-  const raw = new SqliteDatabase(file);
-  try {
-    raw.pragma('journal_mode = WAL');
-    raw.pragma('synchronous = OFF');
-    const insertMessage = raw.prepare(
-      `INSERT INTO messages (realm_id, sender_id, recipient_type, recipient_id, stream_id, dm_group_id, topic, content, rendered_content, date_sent, sending_client)
-       VALUES (?, ?, 'stream', ?, ?, NULL, ?, ?, ?, ?, 'bench')`,
-    );
-    const insertRow = raw.prepare('INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, 1)');
-    const now = nowSeconds();
-    const batch = raw.transaction((start: number, n: number) => {
-      for (let i = start; i < start + n; i++) {
-        const id = insertMessage.run(realmId, seeded.owner.id, recipientId, seeded.historyChannelId, `topic ${i % TOPICS}`, `history message ${i}`, `<p>history message ${i}</p>`, now).lastInsertRowid;
-        insertRow.run(seeded.owner.id, id);
-        insertRow.run(seeded.member.id, id);
-      }
-    });
-    for (let start = 0; start < size.messages; start += 20_000) batch(start, Math.min(20_000, size.messages - start));
-    raw.pragma('wal_checkpoint(TRUNCATE)');
-  } finally {
-    raw.close();
-  }
-  return { ...seeded, file, seedSeconds: (performance.now() - started) / 1000 };
+  await backend.bulkSeed(url, bulk);
+  return { ...seeded, url, seedSeconds: (performance.now() - started) / 1000 };
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -126,10 +153,10 @@ function call(base: string, auth: string, method: string, path: string, params: 
   });
 }
 
-function startServer(file: string): Promise<{ child: ChildProcess; base: string }> {
+function startServer(url: string): Promise<{ child: ChildProcess; base: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(root, 'bin/confab.js'), 'serve'], {
-      env: { ...process.env, CONFAB_DATABASE_URL: `sqlite:${file}`, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off' },
+      env: { ...process.env, CONFAB_DATABASE_URL: url, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -227,10 +254,15 @@ async function fanoutToQueues(base: string, s: ScaleSeed, sendAuth: string, serv
   const arrivals = new Map<number, number>(); // marker -> arrivals so far
   const lastArrival = new Map<number, number>();
   let polling = true;
+  const ended: string[] = [];
   const pollers = queues.map(async (q) => {
     while (polling) {
-      const res = await rawCall(pollAgent, base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }).catch(() => undefined);
-      if (!res || res.status !== 200) return;
+      const res = await rawCall(pollAgent, base, q.auth, 'GET', '/events', { queue_id: q.queueId, last_event_id: String(q.last) }).catch((err: Error) => err);
+      if (res instanceof Error || res.status !== 200) {
+        // Kept to say why a message did not reach every queue (while polling, nothing else ends a poll).
+        if (polling) ended.push(res instanceof Error ? res.message : `${res.status} ${res.text.slice(0, 200)}`);
+        return;
+      }
       const now = performance.now();
       const last = /"id":(\d+)\}\],"queue_id"/.exec(res.text);
       if (last) q.last = Number(last[1]);
@@ -252,7 +284,7 @@ async function fanoutToQueues(base: string, s: ScaleSeed, sendAuth: string, serv
     const deadline = performance.now() + 30_000;
     const members = s.fanoutMembers.length;
     while ((arrivals.get(k) ?? 0) < members && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-    if ((arrivals.get(k) ?? 0) < members) throw new Error(`message ${k} reached ${arrivals.get(k) ?? 0} of ${members} queues in 30 s`);
+    if ((arrivals.get(k) ?? 0) < members) throw new Error(`message ${k} reached ${arrivals.get(k) ?? 0} of ${members} queues in 30 s; ${ended.length} polls ended early: ${[...new Set(ended)].slice(0, 3).join(' | ')}`);
     times.push(lastArrival.get(k)! - t0);
   }
   polling = false;
@@ -272,12 +304,12 @@ async function fanoutToQueues(base: string, s: ScaleSeed, sendAuth: string, serv
   return { queues: queues.length, p50: percentile(times, 50), p99: percentile(times, 99), rssQueues };
 }
 
-async function measureSize(size: ScaleSize): Promise<SizeFigures> {
-  const dir = mkdtempSync(join(tmpdir(), 'confab-scale-'));
-  const file = join(dir, 'scale.db');
+async function measureSize(backend: ScaleBackend, label: string, size: ScaleSize): Promise<SizeFigures> {
+  const url = await backend.create(label);
   try {
-    const s = await seedSize(file, size);
-    const server = await startServer(file);
+    const s = await seedSize(backend, url, size);
+    if (process.env.CONFAB_BENCH_EXPLAIN === '1') await backend.explain?.(url, s.realmId, s.member.id, s.historyChannelId);
+    const server = await startServer(url);
     try {
       const memberAuth = basic(s.member);
       const ownerAuth = basic(s.owner);
@@ -302,7 +334,7 @@ async function measureSize(size: ScaleSize): Promise<SizeFigures> {
       });
       const fan = await fanoutToQueues(server.base, s, ownerAuth, server.child.pid!);
       const rssAfter = rssMb(server.child.pid!);
-      const floor = sqliteTopicQueryFloor(file, s.member.id, s.historyChannelId, TOPICS, 300);
+      const floor = await backend.topicFloor(url, s.realmId, s.member.id, s.historyChannelId, TOPICS, 300);
       return {
         seedSeconds: s.seedSeconds,
         registerP50: percentile(register, 50),
@@ -312,8 +344,7 @@ async function measureSize(size: ScaleSize): Promise<SizeFigures> {
         getFloorP99: percentile(floor, 99),
         sendP50: percentile(send, 50),
         sendP99: percentile(send, 99),
-        // Raw SQLite: one message plus its subscriber rows, committed each (synchronous=FULL).
-        sendFloor: 1000 / sqliteFloor(size.fanout, 30, 1),
+        sendFloor: await backend.sendFloor(url, size.fanout, 30),
         queues: fan.queues,
         lastEventP50: fan.p50,
         lastEventP99: fan.p99,
@@ -324,28 +355,43 @@ async function measureSize(size: ScaleSize): Promise<SizeFigures> {
       await stopServer(server.child);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await backend.drop(url);
   }
 }
 
-/** Prints each growth figure at both sizes; CONFAB_BENCH_SCALE=small skips the large size. */
-export async function scaleFigures(line: Line) {
+/**
+ * Prints each growth figure at both sizes; CONFAB_BENCH_SCALE=small skips the large size. With
+ * `postgresUrl` (any database on the server: the scratch databases are created beside it) the
+ * figures are measured on PostgreSQL.
+ */
+export async function scaleFigures(line: Line, postgresUrl?: string) {
+  const backend = postgresUrl ? (await import('./scale_pg.js')).postgresBackend(postgresUrl) : sqliteBackend();
+  // Ctrl-C or a kill still drops the scratch databases (the server child gets the signal too).
+  const onSignal = (signal: NodeJS.Signals) => {
+    void backend.dropAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   let small: SizeFigures;
   let large: SizeFigures | undefined;
   try {
-    small = await measureSize(SMALL);
-    large = process.env.CONFAB_BENCH_SCALE === 'small' ? undefined : await measureSize(LARGE);
+    small = await measureSize(backend, 'small', SMALL);
+    large = process.env.CONFAB_BENCH_SCALE === 'small' ? undefined : await measureSize(backend, 'large', LARGE);
   } finally {
     agent.destroy();
+    await backend.dropAll();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
+  const raw = `raw ${backend.name}`;
   const both = (f: (x: SizeFigures) => number, digits: number) =>
     large ? `${f(small).toFixed(digits)} → ${f(large).toFixed(digits)}` : f(small).toFixed(digits);
   const sizes = (a: number, b: number) => (large ? `${a.toLocaleString('en')} → ${b.toLocaleString('en')}` : a.toLocaleString('en'));
-  process.stdout.write(`Growth figures, small → large (seeded in ${both((x) => x.seedSeconds, 0)} s)\n`);
+  process.stdout.write(`Growth figures on ${backend.name}, small → large (seeded in ${both((x) => x.seedSeconds, 0)} s)\n`);
   line(`/register, ${sizes(SMALL.users, LARGE.users)} users p50 (ms)`, both((x) => x.registerP50, 1), `none measured (${sizes(SMALL.channels, LARGE.channels)} channels); target < 300 ms`);
-  line(`GET /messages topic narrow, ${sizes(SMALL.messages, LARGE.messages)} msgs p50`, both((x) => x.getP50, 2), `${both((x) => x.getFloorP50, 3)} ms raw SQLite query`);
-  line('GET /messages topic narrow p99 (ms)', both((x) => x.getP99, 2), `${both((x) => x.getFloorP99, 3)} ms raw SQLite query; target < 20 ms`);
-  line(`send into ${sizes(SMALL.fanout, LARGE.fanout)}-subscriber channel p50 (ms)`, both((x) => x.sendP50, 1), `${both((x) => x.sendFloor, 1)} ms raw SQLite insert+commit (no queues registered)`);
+  line(`GET /messages topic narrow, ${sizes(SMALL.messages, LARGE.messages)} msgs p50`, both((x) => x.getP50, 2), `${both((x) => x.getFloorP50, 3)} ms ${raw} query`);
+  line('GET /messages topic narrow p99 (ms)', both((x) => x.getP99, 2), `${both((x) => x.getFloorP99, 3)} ms ${raw} query; target < 20 ms`);
+  line(`send into ${sizes(SMALL.fanout, LARGE.fanout)}-subscriber channel p50 (ms)`, both((x) => x.sendP50, 1), `${both((x) => x.sendFloor, 1)} ms ${raw} insert+commit (no queues registered)`);
   line('send into fan-out channel p99 (ms)', both((x) => x.sendP99, 1));
   line(`send to last of ${sizes(SMALL.fanout, LARGE.fanout)} members' polls p50 (ms)`, both((x) => x.lastEventP50, 1), `${sizes(SMALL.users, LARGE.users)} queues long-polling`);
   line('send to last long-poll p99 (ms)', both((x) => x.lastEventP99, 1));
@@ -356,7 +402,8 @@ export async function scaleFigures(line: Line) {
 const entry = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (entry) {
   const plain: Line = (name, value, floor) => process.stdout.write(`${name.padEnd(52)} ${value.padStart(18)}${floor ? `   floor: ${floor}` : ''}\n`);
-  scaleFigures(plain).catch((err) => {
+  const postgres = process.argv.includes('--postgres') ? process.env.CONFAB_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres' : undefined;
+  scaleFigures(plain, postgres).catch((err) => {
     console.error(err);
     process.exitCode = 1;
   });

