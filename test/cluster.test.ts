@@ -179,7 +179,8 @@ test('behind round-robin HAProxy: every event once and in order, and a killed pr
   const reader = await a.createUser({ name: 'Rhea Roundrobin' });
   const lbReader = on(reader, balancerUrl);
   const lbOwner = on(a.owner, balancerUrl);
-  await lbOwner.post('/users/me/subscriptions', { subscriptions: [{ name: 'balanced' }], principals: [a.owner.userId, reader.userId] });
+  const created = await lbOwner.post('/users/me/subscriptions', { subscriptions: [{ name: 'balanced' }], principals: [a.owner.userId, reader.userId] });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
 
   // Registers (through the balancer) until the queue lives in a spawned process, which the test
   // can kill; round robin gets there within three tries.
