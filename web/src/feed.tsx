@@ -78,6 +78,40 @@ function RecipientHeader({ m, pinned }: { m: Message; pinned?: boolean }) {
 
 type FeedVirtualizer = Virtualizer<HTMLDivElement, HTMLDivElement>;
 
+type Place = { id: number; delta: number } | { atEnd: true };
+
+/**
+ * The reader's place before the rows change: at the bottom (then new messages are followed), or
+ * the first message at or below the top of the viewport and its distance from it. Rows are keyed,
+ * but the row at the top can be a header that goes away (older messages of the same topic loaded
+ * above it), so the place is always held by a message.
+ */
+function readPlace(virt: FeedVirtualizer, rows: Row[]): Place | null {
+  if (virt.isAtEnd(60)) return { atEnd: true };
+  const offset = virt.scrollOffset ?? 0;
+  const top = virt.getVirtualItemForOffset(offset);
+  if (!top) return null;
+  for (let i = top.index; i < rows.length && i <= top.index + 2; i++) {
+    const row = rows[i]!;
+    const item = virt.measurementsCache[i];
+    if (row.kind === 'msg' && item) return { id: row.m.id, delta: offset - item.start };
+  }
+  return null;
+}
+
+/** After the rows changed: back to the bottom, or that message back where it was. */
+function keepPlace(virt: FeedVirtualizer, place: Place, rowOf: Map<number, number>): void {
+  if ('atEnd' in place) {
+    virt.scrollToEnd();
+    return;
+  }
+  const i = rowOf.get(place.id);
+  const item = i === undefined ? undefined : virt.measurementsCache[i];
+  if (!item) return;
+  const want = Math.max(0, item.start + place.delta);
+  if (Math.abs((virt.scrollOffset ?? 0) - want) > 1) virt.scrollToOffset(want);
+}
+
 /** Preact's binding of the framework-agnostic virtualizer: new options every render, a re-render on its changes. */
 function useVirtualizer(options: Omit<VirtualizerOptions<HTMLDivElement, HTMLDivElement>, 'observeElementRect' | 'observeElementOffset' | 'scrollToFn' | 'onChange'>): FeedVirtualizer {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
@@ -113,19 +147,30 @@ export function Feed() {
   const unreadMap = unread.value;
   const v = view.value;
   const { rows, headOf, rowOf } = useMemo(() => buildRows(msgs, st.foundOldest), [msgs, st.foundOldest]);
+  // Before the rows change: the reader's place (see keepPlace).
+  const prev = useRef<{ rows: Row[]; virt: FeedVirtualizer | null }>({ rows, virt: null });
+  const place = prev.current.rows !== rows && prev.current.virt ? readPlace(prev.current.virt, prev.current.rows) : null;
   const virt = useVirtualizer({
     count: rows.length,
     getScrollElement: () => ref.current,
     estimateSize: (i) => ESTIMATE[rows[i]?.kind ?? 'msg'],
     getItemKey: (i) => rows[i]?.key ?? i,
-    measureElement,
+    // Whole pixels: scrollTop snaps to them, so fractional row heights would leave each scroll
+    // correction for rows measured above the viewport a fraction off, adding up to a visible drift.
+    measureElement: (el, entry, instance) => Math.round(measureElement(el, entry, instance)),
     overscan: 6,
-    // Keyed anchoring: rows added or dropped at either end leave the row at the top of the
-    // viewport where it was; at the bottom, appended messages are followed.
-    anchorTo: 'end',
-    followOnAppend: true,
-    scrollEndThreshold: 60,
   });
+  prev.current = { rows, virt };
+  useLayoutEffect(() => {
+    if (place) keepPlace(virt, place, rowOf);
+    // Still near an end after the change (a short page of history, or the reader waited at the
+    // top): load on without waiting for a scroll event that may never come. Each load needs new
+    // messages to run again, and stops at the oldest/newest.
+    const el = ref.current;
+    if (!el || msgs.length === 0) return;
+    if (el.scrollTop < 300) void loadMore('older');
+    else if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
+  }, [rows]);
   const focusWanted = useRef<number | null>(null);
   reveal = (id, align) => {
     const i = rowOf.get(id);
@@ -219,17 +264,17 @@ export function Feed() {
       <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
         {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
         <div class="pin">{pinnedHead?.kind === 'head' ? <RecipientHeader m={pinnedHead.m} pinned /> : null}</div>
+        {/* Each row placed at the virtualizer's own offset (not in flow after the first), so what
+            is drawn and what it computes never differ by a rounding. */}
         <div class="vlist" style={{ height: `${virt.getTotalSize()}px` }}>
-          <div class="vrows" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
-            {items.map((it) => {
-              const row = rows[it.index]!;
-              return (
-                <div key={row.key} class="vrow" data-index={it.index} ref={virt.measureElement}>
-                  {row.kind === 'start' ? <p class="muted start">The start of this conversation.</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} unreadNow={unreadMap.has(row.m.id)} />}
-                </div>
-              );
-            })}
-          </div>
+          {items.map((it) => {
+            const row = rows[it.index]!;
+            return (
+              <div key={row.key} class="vrow" data-index={it.index} ref={virt.measureElement} style={{ transform: `translateY(${it.start}px)` }}>
+                {row.kind === 'start' ? <p class="muted start">The start of this conversation.</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} unreadNow={unreadMap.has(row.m.id)} />}
+              </div>
+            );
+          })}
         </div>
         {!st.loading && msgs.length === 0 ? <p class="empty muted">{st.error || 'No messages here yet.'}</p> : null}
       </div>
