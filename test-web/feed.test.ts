@@ -35,6 +35,32 @@ after(() => closeScene({ srv, browser }));
 
 const topicUrl = () => `${srv.url}/#narrow/channel/${general}-general/topic/long`;
 
+/** Alice's page for one test, closed after it whatever happens. */
+async function asAlice(run: (page: Page) => Promise<void>): Promise<void> {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await run(a.page);
+  } finally {
+    await a.context.close();
+  }
+}
+
+/** The long topic opened at its newest message. */
+async function openNewest(page: Page): Promise<void> {
+  await page.goto(topicUrl());
+  await page.locator(`article[data-message-id="${ids[COUNT - 1]}"]`).waitFor({ timeout: 10_000 });
+}
+
+/** Two seconds after the scrolling stopped, the page does nothing: no re-render loop, no history requests. */
+async function assertIdle(page: Page): Promise<void> {
+  await page.waitForTimeout(500);
+  const idle = await idleWork(page, 2000);
+  console.log(`idle 2 s after scrolling: ${idle.mutations} feed mutations, ${idle.requests} GET /messages, ${idle.taskSeconds.toFixed(3)} s of main-thread tasks`);
+  assert.equal(idle.requests, 0);
+  assert.ok(idle.mutations <= 2, `${idle.mutations} feed mutations while idle`);
+  assert.ok(idle.taskSeconds < 0.3, `${idle.taskSeconds} s of main-thread tasks while idle`);
+}
+
 /** What the page does over `ms` of idleness: DOM mutations in the feed, GET /messages, main-thread task seconds. */
 async function idleWork(page: Page, ms: number): Promise<{ mutations: number; requests: number; taskSeconds: number }> {
   let requests = 0;
@@ -74,11 +100,8 @@ async function selectedInView(page: Page, id: number): Promise<boolean> {
 }
 
 test('scrolling back through 2,100 messages: few in the page, none skipped, repeated or jumped, bounded time, idle after', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
-  const { page } = a;
-  try {
-    await page.goto(topicUrl());
-    await page.locator(`article[data-message-id="${ids[COUNT - 1]}"]`).waitFor({ timeout: 10_000 });
+  await asAlice(async (page) => {
+    await openNewest(page);
     assert.ok((await page.locator('article').count()) < 60, 'the newest page of messages is not all in the page');
 
     // Scroll up by most of a screen at a time, as a reader paging back would, until the start.
@@ -128,13 +151,8 @@ test('scrolling back through 2,100 messages: few in the page, none skipped, repe
     assert.ok(walk.maxInPage < 100, `at most ${walk.maxInPage} of ${COUNT} loaded messages in the page`);
     assert.ok(walk.maxJump <= 2, `the message on screen stayed in place (moved ${walk.maxJump} px off)`);
 
-    // Once the scrolling stops, the page stops: no re-render loop, no more history requests.
-    await page.waitForTimeout(500);
-    const idle = await idleWork(page, 2000);
-    console.log(`idle 2 s after scrolling: ${idle.mutations} feed mutations, ${idle.requests} GET /messages, ${idle.taskSeconds.toFixed(3)} s of main-thread tasks`);
-    assert.equal(idle.requests, 0);
-    assert.ok(idle.mutations <= 2, `${idle.mutations} feed mutations while idle`);
-    assert.ok(idle.taskSeconds < 0.3, `${idle.taskSeconds} s of main-thread tasks while idle`);
+    // Once the scrolling stops, the page stops.
+    await assertIdle(page);
 
     // j/k: from a selected message scrolled far out of the page, j selects the next and brings it into view.
     await page.keyboard.press('Home');
@@ -155,17 +173,12 @@ test('scrolling back through 2,100 messages: few in the page, none skipped, repe
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.messageId), String(ids[41]));
     await page.keyboard.press('k');
     await page.waitForFunction((id) => document.querySelector(`article[data-message-id="${id}"].selected`), ids[40], { timeout: 5000 });
-  } finally {
-    await a.context.close();
-  }
+  });
 });
 
-test('driven as the bench drives it (scrollTop = 0 every 50 ms), the start is reached in bounded time', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
-  const { page } = a;
-  try {
-    await page.goto(topicUrl());
-    await page.locator(`article[data-message-id="${ids[COUNT - 1]}"]`).waitFor({ timeout: 10_000 });
+test('driven by jumps to the top (scrollTop = 0 every 50 ms, as the bench once did), the start is reached in bounded time', async () => {
+  await asAlice(async (page) => {
+    await openNewest(page);
     const res = (await page.evaluate(async () => {
       const feed = document.querySelector<HTMLElement>('.feed')!;
       const t0 = performance.now();
@@ -178,26 +191,18 @@ test('driven as the bench drives it (scrollTop = 0 every 50 ms), the start is re
     })) as { ok: boolean; ms: number };
     console.log(`scrollTop = 0 every 50 ms: start reached ${res.ok} after ${(res.ms / 1000).toFixed(1)} s`);
     assert.ok(res.ok, 'the start of the conversation was reached within 60 s');
-    await page.waitForTimeout(500);
-    const idle = await idleWork(page, 2000);
-    assert.equal(idle.requests, 0);
-    assert.ok(idle.taskSeconds < 0.3, `${idle.taskSeconds} s of main-thread tasks while idle`);
-  } finally {
-    await a.context.close();
-  }
+    await assertIdle(page);
+  });
 });
 
 test('a near link opens an old message in view and selected; a live message at the bottom stays in view', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
-  const { page } = a;
-  try {
+  await asAlice(async (page) => {
     await page.goto(`${topicUrl()}/near/${ids[50]}`);
     await page.locator(`article[data-message-id="${ids[50]}"].selected`).waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300);
     assert.ok(await selectedInView(page, ids[50]!), 'the linked message is on screen');
 
-    await page.goto(topicUrl());
-    await page.locator(`article[data-message-id="${ids[COUNT - 1]}"]`).waitFor({ timeout: 10_000 });
+    await openNewest(page);
     for (let i = 0; i < 3; i++) {
       const r = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: `live at the bottom ${i}` });
       const el = page.locator(`article[data-message-id="${r.body.id}"]`);
@@ -213,7 +218,5 @@ test('a near link opens an old message in view and selected; a live message at t
       );
     }
     assert.ok((await page.locator('article').count()) < 60);
-  } finally {
-    await a.context.close();
-  }
+  });
 });

@@ -130,6 +130,19 @@ test('no serious or critical axe-core violation on the login page, a channel, di
     await page.setViewportSize({ width: 360, height: 740 });
     await page.waitForTimeout(400);
     await screenshot(page, 'chat-dark-phone');
+    // The "Saved" notice of the theme change covers no control on the phone's screen.
+    const covered = await page.evaluate(() => {
+      const toast = document.querySelector('.toast')?.getBoundingClientRect();
+      if (!toast) return null;
+      return [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href]')]
+        .filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.width > 0 && r.height > 0 && r.left < toast.right && r.right > toast.left && r.top < toast.bottom && r.bottom > toast.top;
+        })
+        .map((el) => el.getAttribute('aria-label') ?? el.textContent?.trim() ?? el.tagName);
+    });
+    assert.notEqual(covered, null, 'the Saved notice still shows');
+    assert.deepEqual(covered, [], 'controls under the Saved notice');
   } finally {
     await context.close();
   }
