@@ -115,6 +115,8 @@ test('scrolling back through 2,100 messages: few in the page, none skipped, repe
       let maxJump = 0;
       let steps = 0;
       const jumps: string[] = [];
+      const longTasks: number[] = [];
+      new PerformanceObserver((list) => list.getEntries().forEach((e) => longTasks.push(Math.round(e.duration)))).observe({ type: 'longtask' });
       const t0 = performance.now();
       while (performance.now() - t0 < 90_000) {
         const arts = [...feed.querySelectorAll<HTMLElement>('article')];
@@ -139,9 +141,9 @@ test('scrolling back through 2,100 messages: few in the page, none skipped, repe
           maxJump = Math.max(maxJump, jump);
         }
       }
-      return { jumps, seen: [...seen], maxInPage, repeated, misordered, maxJump, steps, ms: performance.now() - t0, atStart: feed.scrollTop === 0 && !!feed.querySelector('.start') };
-    })) as { jumps: string[]; seen: number[]; maxInPage: number; repeated: number; misordered: number; maxJump: number; steps: number; ms: number; atStart: boolean };
-    console.log(`scrolled back through ${walk.seen.length} messages in ${walk.steps} steps, ${(walk.ms / 1000).toFixed(1)} s; at most ${walk.maxInPage} articles in the page; largest jump ${walk.maxJump.toFixed(1)} px`);
+      return { longTasks: longTasks.sort((x, y) => y - x).slice(0, 5), jumps, seen: [...seen], maxInPage, repeated, misordered, maxJump, steps, ms: performance.now() - t0, atStart: feed.scrollTop === 0 && !!feed.querySelector('.start') };
+    })) as { longTasks: number[]; jumps: string[]; seen: number[]; maxInPage: number; repeated: number; misordered: number; maxJump: number; steps: number; ms: number; atStart: boolean };
+    console.log(`scrolled back through ${walk.seen.length} messages in ${walk.steps} steps, ${(walk.ms / 1000).toFixed(1)} s; at most ${walk.maxInPage} articles in the page; largest jump ${walk.maxJump.toFixed(1)} px; longest tasks ${walk.longTasks.join(',') || 'none'} ms`);
     if (walk.jumps.length) console.log(walk.jumps.join('\n'));
     assert.ok(walk.atStart, `reached "The start of this conversation." within 90 s (${walk.seen.length} seen)`);
     await page.getByText('The start of this conversation.').waitFor();
