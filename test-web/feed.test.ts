@@ -219,6 +219,30 @@ test('a near link opens an old message in view and selected; a live message at t
         { timeout: 3000 },
       );
     }
+    // The last message grows under the reader (edited to ten lines): the view stays at the bottom
+    // and the next live message is followed too.
+    const last = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: 'about to grow' });
+    await page.locator(`article[data-message-id="${last.body.id}"]`).waitFor({ timeout: 5000 });
+    await bob.api.patch(`/messages/${last.body.id}`, { content: Array.from({ length: 10 }, (_, i) => `grown line ${i}`).join('\n\n') });
+    await page.getByRole('article').filter({ hasText: 'grown line 9' }).waitFor({ timeout: 5000 });
+    await page.waitForFunction(
+      () => {
+        const feed = document.querySelector('.feed')!;
+        return feed.scrollHeight - feed.scrollTop - feed.clientHeight < 2;
+      },
+      undefined,
+      { timeout: 3000 },
+    );
+    const next = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: 'after the growth' });
+    await page.waitForFunction(
+      (id) => {
+        const feed = document.querySelector('.feed')!;
+        const r = document.querySelector(`article[data-message-id="${id}"]`)?.getBoundingClientRect();
+        return !!r && r.bottom <= feed.getBoundingClientRect().bottom + 1 && feed.scrollHeight - feed.scrollTop - feed.clientHeight < 2;
+      },
+      next.body.id,
+      { timeout: 3000 },
+    );
     assert.ok((await page.locator('article').count()) < 60);
   });
 });

@@ -86,8 +86,8 @@ type Place = { id: number; delta: number } | { atEnd: true };
  * but the row at the top can be a header that goes away (older messages of the same topic loaded
  * above it), so the place is always held by a message.
  */
-function readPlace(virt: FeedVirtualizer, rows: Row[]): Place | null {
-  if (virt.isAtEnd(60)) return { atEnd: true };
+function readPlace(virt: FeedVirtualizer, rows: Row[], atEnd: boolean): Place | null {
+  if (atEnd) return { atEnd: true };
   const offset = virt.scrollOffset ?? 0;
   const top = virt.getVirtualItemForOffset(offset);
   if (!top) return null;
@@ -113,14 +113,20 @@ function keepPlace(virt: FeedVirtualizer, place: Place, rowOf: Map<number, numbe
 }
 
 /** Preact's binding of the framework-agnostic virtualizer: new options every render, a re-render on its changes. */
-function useVirtualizer(options: Omit<VirtualizerOptions<HTMLDivElement, HTMLDivElement>, 'observeElementRect' | 'observeElementOffset' | 'scrollToFn' | 'onChange'>): FeedVirtualizer {
+function useVirtualizer(
+  options: Omit<VirtualizerOptions<HTMLDivElement, HTMLDivElement>, 'observeElementRect' | 'observeElementOffset' | 'scrollToFn' | 'onChange'>,
+  afterChange: (v: FeedVirtualizer) => void,
+): FeedVirtualizer {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const full: VirtualizerOptions<HTMLDivElement, HTMLDivElement> = {
     ...options,
     observeElementRect,
     observeElementOffset,
     scrollToFn: elementScroll,
-    onChange: () => rerender(0),
+    onChange: (v) => {
+      afterChange(v);
+      rerender(0);
+    },
   };
   const ref = useRef<FeedVirtualizer | null>(null);
   if (!ref.current) ref.current = new Virtualizer(full);
@@ -149,7 +155,10 @@ export function Feed() {
   const { rows, headOf, rowOf } = useMemo(() => buildRows(msgs, st.foundOldest), [msgs, st.foundOldest]);
   // Before the rows change: the reader's place (see keepPlace).
   const prev = useRef<{ rows: Row[]; virt: FeedVirtualizer | null }>({ rows, virt: null });
-  const place = prev.current.rows !== rows && prev.current.virt ? readPlace(prev.current.virt, prev.current.rows) : null;
+  // Whether the reader is at the bottom, following new messages: set by their scrolling, not by
+  // rows growing under them (an image or reactions on the last message keep it at the bottom).
+  const stick = useRef(true);
+  const place = prev.current.rows !== rows && prev.current.virt ? readPlace(prev.current.virt, prev.current.rows, stick.current) : null;
   const virt = useVirtualizer({
     count: rows.length,
     getScrollElement: () => ref.current,
@@ -159,6 +168,9 @@ export function Feed() {
     // correction for rows measured above the viewport a fraction off, adding up to a visible drift.
     measureElement: (el, entry, instance) => Math.round(measureElement(el, entry, instance)),
     overscan: 6,
+  }, (inst) => {
+    // Rows measured or grown while following the bottom: stay there.
+    if (stick.current && inst.getDistanceFromEnd() > 1) inst.scrollToEnd();
   });
   prev.current = { rows, virt };
   useLayoutEffect(() => {
@@ -193,6 +205,7 @@ export function Feed() {
     last.current = v;
     const near = v.kind === 'narrow' ? v.near : undefined;
     const target = near !== undefined ? msgs.find((m) => m.id >= near) : msgs.find((m) => unreadMap.has(m.id));
+    stick.current = !target;
     if (target) {
       if (near !== undefined) selectedId.value = target.id;
       virt.scrollToIndex(rowOf.get(target.id)!, { align: 'center' });
@@ -242,6 +255,7 @@ export function Feed() {
 
   const onScroll = () => {
     const el = ref.current!;
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
     if (el.scrollTop < 300) void loadMore('older');
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
   };
