@@ -197,7 +197,7 @@ test('driven by jumps to the top (scrollTop = 0 every 50 ms, as the bench once d
   });
 });
 
-test('a near link opens an old message in view and selected; a live message at the bottom stays in view', async () => {
+test('a near link opens an old message in view and selected; jump to first unread; a live message at the bottom stays in view', async () => {
   await asAlice(async (page) => {
     await page.goto(`${topicUrl()}/near/${ids[50]}`);
     await page.locator(`article[data-message-id="${ids[50]}"].selected`).waitFor({ timeout: 10_000 });
@@ -205,6 +205,23 @@ test('a near link opens an old message in view and selected; a live message at t
     assert.ok(await selectedInView(page, ids[50]!), 'the linked message is on screen');
 
     await openNewest(page);
+    // "Jump to first unread" brings a message that is loaded but not in the page into view.
+    const old = ids[COUNT - 50]!;
+    assert.equal(await page.locator(`article[data-message-id="${old}"]`).count(), 0);
+    await alice.api.post('/messages/flags', { messages: [old], op: 'remove', flag: 'read' });
+    await page.getByRole('button', { name: 'Jump to first unread' }).click({ timeout: 5000 });
+    await page.waitForFunction(
+      (id) => {
+        const feed = document.querySelector('.feed')!.getBoundingClientRect();
+        const r = document.querySelector(`article[data-message-id="${id}"]`)?.getBoundingClientRect();
+        return !!r && r.top >= feed.top && r.bottom <= feed.bottom;
+      },
+      old,
+      { timeout: 3000 },
+    );
+    // On screen, it is read again; then back to the bottom for the live messages.
+    await page.getByRole('button', { name: 'Jump to first unread' }).waitFor({ state: 'detached', timeout: 5000 });
+    await page.keyboard.press('End');
     for (let i = 0; i < 3; i++) {
       const r = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: `live at the bottom ${i}` });
       const el = page.locator(`article[data-message-id="${r.body.id}"]`);
