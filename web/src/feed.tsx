@@ -198,7 +198,7 @@ export function Feed() {
   );
 
   // First load of a view: the anchor message of a near link (selected), else the first unread,
-  // else the bottom (followOnAppend already went there).
+  // else the bottom.
   const last = useRef<unknown>(null);
   useLayoutEffect(() => {
     if (msgs.length === 0 || last.current === v) return;
@@ -278,8 +278,8 @@ export function Feed() {
       <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
         {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
         <div class="pin">{pinnedHead?.kind === 'head' ? <RecipientHeader m={pinnedHead.m} pinned /> : null}</div>
-        {/* Each row placed at the virtualizer's own offset (not in flow after the first), so what
-            is drawn and what it computes never differ by a rounding. */}
+        {/* Each row placed at the virtualizer's own offset (none in the page's flow), so what is
+            drawn and what it computes never differ by a rounding. */}
         <div class="vlist" style={{ height: `${virt.getTotalSize()}px` }}>
           {items.map((it) => {
             const row = rows[it.index]!;
