@@ -3,10 +3,8 @@
 // screenshots of the main views in light and dark, desktop and phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { closeScene, openScene, loggedIn, makeChannel, screenshot, type Person, type WebServer } from './harness.js';
+import { axe, closeScene, openScene, loggedIn, makeChannel, screenshot, type Person, type WebServer } from './harness.js';
 
 let srv: WebServer;
 let browser: Browser;
@@ -25,14 +23,6 @@ before(async () => {
   await bob.api.post('/messages', { type: 'direct', to: [alice.api.userId], content: 'Can you look at my draft?' });
 });
 after(() => closeScene({ srv, browser }));
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: axeSource });
-  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> };
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-}
 
 test('a display setting survives a reload; Enter sends once the setting says so', async () => {
   const a = await loggedIn(browser, srv.url, alice);
