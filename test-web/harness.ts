@@ -1,10 +1,11 @@
 // Browser tests' harness: a real Confab server (restartable on the same port and SQLite file),
 // accounts with passwords to log in with, and Debian's Chromium driven by playwright-core.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createOrganization } from '../src/actions/realms.js';
@@ -104,8 +105,9 @@ export async function loggedIn(
   who: Person,
   viewport = { width: 1280, height: 800 },
   prepare?: (context: BrowserContext) => Promise<void>,
+  options: BrowserContextOptions = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ ...options, viewport });
   await prepare?.(context);
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`[page error ${who.email}]`, e.message));
@@ -115,6 +117,15 @@ export async function loggedIn(
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('searchbox', { name: 'Search' }).waitFor();
   return { context, page };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The page's serious and critical axe-core violations (its context needs `bypassCSP` to inject axe). */
+export async function axe(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -10,7 +10,7 @@ import {
   channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,
   subs, toast, topicKey, topicsByStream, unreadCounts, userEmail, userName, users, userSettings, view,
 } from './state';
-import { Feed } from './feed';
+import { Feed, feedApi } from './feed';
 import { Compose, composeApi } from './compose';
 
 export function navigate(v: View): void {
@@ -413,9 +413,18 @@ function onKey(e: KeyboardEvent): void {
       const down = e.key === 'j' || e.key === 'ArrowDown';
       const next = idx < 0 ? msgs.length - 1 : Math.max(0, Math.min(msgs.length - 1, idx + (down ? 1 : -1)));
       selectedId.value = msgs[next]!.id;
-      const el = document.querySelector<HTMLElement>(`[data-message-id="${msgs[next]!.id}"]`);
-      el?.scrollIntoView({ block: 'nearest' });
-      el?.focus({ preventScroll: true });
+      // The feed is virtualized: the message may not be in the page until scrolled to.
+      feedApi.reveal(msgs[next]!.id);
+      break;
+    }
+    case 'Home':
+    case 'End': {
+      // Zulip's Home/End: the first or last loaded message (Home then loads older history).
+      if (!msgs.length) return;
+      e.preventDefault();
+      const m = e.key === 'Home' ? msgs[0]! : msgs[msgs.length - 1]!;
+      selectedId.value = m.id;
+      feedApi.reveal(m.id, e.key === 'Home' ? 'start' : 'end');
       break;
     }
     case 'n':
@@ -483,6 +492,11 @@ export function App({ onLogout }: { onLogout: () => void }) {
       ) : null}
       <Sidebar />
       <main class="main" id="main">
+        {toast.value ? (
+          <div class="toast" role="status">
+            {toast.value}
+          </div>
+        ) : null}
         {v.kind === 'inbox' ? <Inbox /> : null}
         {v.kind === 'recent' ? <Recent /> : null}
         {v.kind === 'settings' || v.kind === 'admin' ? Lazy ? <Lazy tab={v.tab} /> : <p role="status">Loading…</p> : null}
@@ -507,11 +521,6 @@ export function App({ onLogout }: { onLogout: () => void }) {
         {v.kind === 'narrow' || composeOpen.value ? <Compose /> : null}
       </main>
       {overlay.value === 'shortcuts' ? <Shortcuts /> : null}
-      {toast.value ? (
-        <div class="toast" role="status">
-          {toast.value}
-        </div>
-      ) : null}
     </div>
   );
 }

@@ -4,7 +4,7 @@
 import { api, ApiError } from './api';
 import type { Term, View } from './narrow';
 import {
-  allStreams, batch, realmSettings, drafts, type Draft, connection, dmConversations, dmOthers, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
+  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmOthers, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
   presence, ready, realm, replaceMessage, setUnread, subs, Subscription, topicKey, topicsByStream, typing, unread, UnreadInfo,
   unreadInfoOf, updateFeed, User, users, userSettings, view,
 } from './state';
@@ -172,7 +172,8 @@ function handleEvent(ev: any): void {
       const terms = currentTerms();
       if (terms && feedState.value.foundNewest && matchesTerms(m, terms) && !feed.value.some((x) => x.id === m.id)) {
         updateFeed((f) => [...f, m]);
-        trimFeed('older');
+        trimFeed('older', MAX_LIVE);
+        if (m.sender_id === me.value.user_id) ownArrived.value = m.id;
       }
       break;
     }
@@ -517,22 +518,24 @@ export async function loadMore(direction: 'older' | 'newer'): Promise<boolean> {
   }
 }
 
-// The feed keeps a window of at most MAX_FEED messages, so that hours of live traffic or a long
-// scroll back do not grow the page without bound: the far end is dropped and loads again when the
-// reader scrolls back to it.
-const MAX_FEED = 600;
-function trimFeed(end: 'older' | 'newer'): void {
+// The feed is virtualized (feed.tsx), so it can hold thousands of messages, but not without bound:
+// paging back keeps up to MAX_FEED (the far end is dropped and loads again when the reader scrolls
+// back to it), and while the reader follows live traffic at the bottom the older end is cut to
+// MAX_LIVE, so hours of traffic do not grow the page.
+const MAX_FEED = 5000;
+const MAX_LIVE = 1000;
+function trimFeed(end: 'older' | 'newer', max = MAX_FEED): void {
   const f = feed.value;
-  if (f.length <= MAX_FEED) return;
+  if (f.length <= max) return;
   const st = feedState.value;
   if (end === 'older') {
     // Only while the reader follows the newest messages (otherwise their place would move).
     const el = document.querySelector('.feed');
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight > 200) return;
-    feed.value = f.slice(f.length - MAX_FEED);
+    feed.value = f.slice(f.length - max);
     feedState.value = { ...st, foundOldest: false };
   } else {
-    feed.value = f.slice(0, MAX_FEED);
+    feed.value = f.slice(0, max);
     feedState.value = { ...st, foundNewest: false };
   }
 }

@@ -1,326 +1,150 @@
-// The message feed of the open narrow: recipient headers, messages (role=article) with their
-// actions and reactions, older/newer history on scroll, and read marking as messages come into view.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { Component } from 'preact';
-import type { ComponentType } from 'preact';
-import { signal } from '@preact/signals';
-import { api } from './api';
-import { deferUploadSources } from './uploads';
+// The message feed of the open narrow as a virtualized list (@tanstack/virtual-core): only the rows
+// near the viewport are in the page, so the client can hold thousands of loaded messages. Rows are
+// the "start of this conversation" marker, a recipient header per channel/topic (or DM) group, and
+// the messages (message.tsx). Older/newer history loads on scroll with the reader's place kept;
+// the view follows new messages while at the bottom; messages are marked read as they come into view.
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef } from 'preact/hooks';
+import { elementScroll, measureElement, observeElementOffset, observeElementRect, Virtualizer, type VirtualizerOptions } from '@tanstack/virtual-core';
 import { loadMore, markRead } from './data';
+import { MemoMessage } from './message';
 import { channelHash, dmHash, topicHash } from './narrow';
-import { channelName, dmOthers, feed, feedState, me, Message, Reaction, realm, selectedId, showToast, unread, userName, view } from './state';
-import { composeApi } from './compose';
+import { channelName, dmOthers, feed, feedState, Message, ownArrived, selectedId, unread, view } from './state';
 
-export function emojiChar(code: string): string {
-  try {
-    return code
-      .split('-')
-      .map((h) => String.fromCodePoint(parseInt(h, 16)))
-      .join('');
-  } catch {
-    return '?';
-  }
-}
+type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message };
 
-// Small inline icons (fonts on many systems lack emoji glyphs for these).
-const ICONS: Record<string, string> = {
-  link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
-  trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
-  history: 'M12 7v5l3 2M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5',
-  edit: 'M4 20h4L19 9l-4-4L4 16v4z',
-  smile: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM8 14s1.5 2 4 2 4-2 4-2M9 9h.01M15 9h.01',
-  quote: 'M4 18h6v-6H6c0-3 1-4 4-5M14 18h6v-6h-4c0-3 1-4 4-5',
-  star: 'M12 3l2.8 5.8 6.2.9-4.5 4.4 1 6.3L12 17.5 6.5 20.4l1-6.3L3 9.7l6.2-.9z',
-};
-export function Icon({ name, filled }: { name: string; filled?: boolean }) {
-  return (
-    <svg width="16" height="16" viewBox="0 0 24 24" fill={filled ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">
-      <path d={ICONS[name]} />
-    </svg>
-  );
-}
+// First guesses of row heights (px) before a row is measured; measured heights replace them.
+const ESTIMATE = { start: 52, head: 40, msg: 60 } as const;
 
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
 }
 
-export function messageLink(m: Message): string {
-  const base = m.type === 'stream' ? topicHash(m.stream_id!, channelName(m.stream_id!), m.subject) : dmHash(dmOthers(m).map((r) => r.id), dmOthers(m).map((r) => r.full_name));
-  return `${location.origin}${location.pathname}${base}/near/${m.id}`;
-}
-
-// Uploaded files load through temporary URLs (uploads.ts), never with the key in their address.
-// Unicode emoji come as <span class="emoji emoji-1f355">:pizza:</span> (Zulip's sprite classes):
-// show the character itself instead of the name.
-function prepareHtml(html: string): string {
-  if (html.includes('class="katex')) loadKatexCss();
-  if (html.includes('class="emoji emoji-')) {
-    html = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>):[^<:]*:(<\/span>)/g, (_all, open: string, code: string, close: string) => `${open}${emojiChar(code)}${close}`);
+/** The rows of a feed, the index of each row's group header, and each message's row. */
+function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf: Int32Array; rowOf: Map<number, number> } {
+  const rows: Row[] = [];
+  const heads: number[] = [];
+  const rowOf = new Map<number, number>();
+  if (foundOldest && msgs.length > 0) {
+    rows.push({ kind: 'start', key: 'start' });
+    heads.push(-1);
   }
-  return deferUploadSources(html);
-}
-
-// KaTeX's stylesheet, linked the first time a message shows math (its name comes from the page).
-let katexLoaded = false;
-function loadKatexCss(): void {
-  if (katexLoaded) return;
-  katexLoaded = true;
-  const href = document.querySelector<HTMLMetaElement>('meta[name="confab-katex-css"]')?.content;
-  if (!href) return;
-  const link = document.createElement('link');
-  link.rel = 'stylesheet';
-  link.href = href;
-  document.head.appendChild(link);
-}
-
-async function openUpload(path: string): Promise<void> {
-  try {
-    const res = await api.get(path.replace(/^\/user_uploads\//, '/user_uploads/'));
-    window.open(res.url, '_blank', 'noopener');
-  } catch (e) {
-    showToast(e instanceof Error ? e.message : 'The file cannot be opened.');
-  }
-}
-
-function onContentClick(e: MouseEvent): void {
-  const el = e.target as HTMLElement;
-  const header = el.closest('.spoiler-header');
-  if (header) {
-    header.parentElement?.classList.toggle('spoiler-open');
-    return;
-  }
-  const a = el.closest('a');
-  const href = a?.getAttribute('href') ?? '';
-  if (href.startsWith('/user_uploads/')) {
-    e.preventDefault();
-    void openUpload(href);
-  }
-}
-
-type PickerProps = { onPick: (name: string, code: string, type: string) => void; onClose: () => void };
-const Picker = signal<ComponentType<PickerProps> | null>(null);
-export function loadPicker(): void {
-  if (!Picker.value) void import('./picker').then((m) => (Picker.value = m.default));
-}
-
-function toggleReaction(m: Message, name: string, code: string, type: string): void {
-  const mine = m.reactions.some((r) => r.emoji_code === code && r.reaction_type === type && r.user_id === me.value.user_id);
-  const params = { emoji_name: name, emoji_code: code, reaction_type: type };
-  const p = mine ? api.del(`/messages/${m.id}/reactions`, params) : api.post(`/messages/${m.id}/reactions`, params);
-  p.catch((e) => showToast(e.message));
-}
-
-function ReactionButton({ m, group }: { m: Message; group: Reaction[] }) {
-  const r = group[0]!;
-  const mine = group.some((x) => x.user_id === me.value.user_id);
-  const who = group.map((x) => userName(x.user_id)).join(', ');
-  const custom = r.reaction_type === 'realm_emoji' ? realm.value.emoji[r.emoji_code] : undefined;
-  return (
-    <button type="button" class={`reaction${mine ? ' mine' : ''}`} aria-pressed={mine} title={`${who} reacted with :${r.emoji_name}:`} aria-label={`${r.emoji_name} ${group.length}`} onClick={() => toggleReaction(m, r.emoji_name, r.emoji_code, r.reaction_type)}>
-      {custom ? <img src={custom.source_url} alt={`:${r.emoji_name}:`} class="emoji" /> : r.reaction_type === 'unicode_emoji' ? <span class="emoji-char">{emojiChar(r.emoji_code)}</span> : `:${r.emoji_name}:`} {group.length}
-    </button>
-  );
-}
-
-function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
-  const [content, setContent] = useState<string | null>(null);
-  const [subject, setSubject] = useState(m.subject);
-  const [error, setError] = useState('');
-  useEffect(() => {
-    void api.get(`/messages/${m.id}`, { apply_markdown: false }).then((r) => setContent(r.message.content), (e) => setError(e.message));
-  }, [m.id]);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    try {
-      const params: Record<string, string> = {};
-      if (content !== null) params.content = content;
-      if (m.type === 'stream' && subject !== m.subject) {
-        params.topic = subject;
-        params.propagate_mode = 'change_one';
-      }
-      await api.patch(`/messages/${m.id}`, params);
-      onDone();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+  let prevKey = '';
+  let head = -1;
+  for (const m of msgs) {
+    const key = recipientKey(m);
+    if (key !== prevKey) {
+      head = rows.length;
+      // A header's key is its first message's: kept while that message stays first of its group.
+      rows.push({ kind: 'head', key: `h${m.id}`, m });
+      heads.push(head);
     }
-  };
-  return (
-    <form class="edit" onSubmit={save}>
-      {m.type === 'stream' ? (
-        <label>
-          Subject <input value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
-        </label>
-      ) : null}
-      <label class="sr-only" for={`edit-${m.id}`}>
-        Edited text
-      </label>
-      <textarea id={`edit-${m.id}`} value={content ?? ''} disabled={content === null} onInput={(e) => setContent(e.currentTarget.value)} rows={3} ref={(el) => el?.focus()} onKeyDown={(e) => e.key === 'Escape' && onDone()} />
-      {error ? <p class="error" role="alert">{error}</p> : null}
-      <div class="row">
-        <button type="submit" class="primary">
-          Save
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </form>
-  );
-}
-
-function History({ m, onClose }: { m: Message; onClose: () => void }) {
-  const [rows, setRows] = useState<any[] | null>(null);
-  useEffect(() => {
-    void api.get(`/messages/${m.id}/history`).then((r) => setRows(r.message_history), () => setRows([]));
-  }, [m.id]);
-  return (
-    <div class="history" role="region" aria-label="Edit history">
-      {rows === null ? <p>Loading…</p> : rows.map((h, i) => <div key={i} class="rendered" dangerouslySetInnerHTML={{ __html: deferUploadSources(h.rendered_content ?? h.topic ?? '') }} />)}
-      <button type="button" onClick={onClose}>
-        Close history
-      </button>
-    </div>
-  );
-}
-
-// Formatters made once: toLocaleString builds a new one on every call, which is slow in a long feed.
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
-  const [editing, setEditing] = useState(false);
-  const [picker, setPicker] = useState(false);
-  const [history, setHistory] = useState(false);
-  // The action buttons exist only for the message being pointed at, focused or selected: a
-  // thousand messages do not each carry a toolbar.
-  const [active, setActive] = useState(false);
-  const showActions = active || picker || selectedId.value === m.id;
-  const own = m.sender_id === me.value.user_id;
-  const starred = m.flags.includes('starred');
-  const groups = new Map<string, Reaction[]>();
-  for (const r of m.reactions) groups.set(`${r.reaction_type}:${r.emoji_code}`, [...(groups.get(`${r.reaction_type}:${r.emoji_code}`) ?? []), r]);
-  const time = new Date(m.timestamp * 1000);
-  const P = Picker.value;
-  return (
-    <article
-      class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}${picker ? ' open' : ''}`}
-      data-message-id={m.id}
-      tabIndex={-1}
-      aria-labelledby={`sender-${m.id}`}
-      onClick={() => (selectedId.value = m.id)}
-      onMouseEnter={() => setActive(true)}
-      onMouseLeave={() => setActive(false)}
-      onFocusIn={() => setActive(true)}
-    >
-      <span class="avatar" aria-hidden="true">
-        {(m.sender_full_name || '?').trim().charAt(0).toUpperCase()}
-      </span>
-      <div class="body">
-        <div class="meta">
-          <span class="sender" id={`sender-${m.id}`}>
-            {m.sender_full_name}
-          </span>
-          <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
-            {timeFormat.format(time)}
-          </time>
-          {m.last_edit_timestamp ? <span class="muted">(edited)</span> : null}
-          {starred ? <span aria-label="starred">★</span> : null}
-          {showActions ? <span class="actions">
-            <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => (loadPicker(), setPicker(!picker))}>
-              <Icon name="smile" />
-            </button>
-            <button type="button" aria-label={starred ? 'Unstar' : 'Star'} title={starred ? 'Unstar' : 'Star'} onClick={() => void api.post('/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' })}>
-              <Icon name="star" filled={starred} />
-            </button>
-            <button type="button" aria-label="Quote and reply" title="Quote and reply" onClick={() => composeApi.quote(m)}>
-              <Icon name="quote" />
-            </button>
-            <button
-              type="button"
-              aria-label="Copy link"
-              title="Copy link"
-              onClick={() => {
-                void navigator.clipboard?.writeText(messageLink(m)).then(
-                  () => showToast('Link copied'),
-                  () => showToast(messageLink(m)),
-                );
-              }}
-            >
-              <Icon name="link" />
-            </button>
-            {own ? (
-              <button type="button" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
-                <Icon name="edit" />
-              </button>
-            ) : null}
-            {own || me.value.is_admin ? (
-              <button
-                type="button"
-                aria-label="Delete"
-                title="Delete"
-                onClick={() => {
-                  if (confirm('Delete this message?')) void api.del(`/messages/${m.id}`).catch((e) => showToast(e.message));
-                }}
-              >
-                <Icon name="trash" />
-              </button>
-            ) : null}
-            {m.last_edit_timestamp || m.last_moved_timestamp ? (
-              <button type="button" aria-label="View edit history" title="View edit history" onClick={() => setHistory(!history)}>
-                <Icon name="history" />
-              </button>
-            ) : null}
-          </span> : null}
-        </div>
-        {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
-        {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
-        {groups.size > 0 ? (
-          <div class="reactions">
-            {[...groups.values()].map((g) => (
-              <ReactionButton key={`${g[0]!.reaction_type}:${g[0]!.emoji_code}`} m={m} group={g} />
-            ))}
-          </div>
-        ) : null}
-        {picker && P ? (
-          <P
-            onPick={(name, code, type) => {
-              setPicker(false);
-              toggleReaction(m, name, code, type);
-            }}
-            onClose={() => setPicker(false)}
-          />
-        ) : null}
-      </div>
-    </article>
-  );
-}
-
-// A message re-renders only when it changed (the feed array keeps unchanged messages' objects).
-class MemoMessage extends Component<{ m: Message; unreadNow: boolean }> {
-  override shouldComponentUpdate(next: { m: Message; unreadNow: boolean }): boolean {
-    return next.m !== this.props.m || next.unreadNow !== this.props.unreadNow;
+    prevKey = key;
+    rowOf.set(m.id, rows.length);
+    rows.push({ kind: 'msg', key: m.id, m });
+    heads.push(head);
   }
-  override render() {
-    return <MessageView m={this.props.m} unreadNow={this.props.unreadNow} />;
-  }
+  return { rows, headOf: Int32Array.from(heads), rowOf };
 }
 
-function RecipientHeader({ m }: { m: Message }) {
+function RecipientHeader({ m, pinned }: { m: Message; pinned?: boolean }) {
+  // The pinned copy repeats the header already read out in the list: hidden from assistive
+  // technology, its links out of the tab order, still clickable.
+  const tab = pinned ? -1 : undefined;
   if (m.type === 'stream') {
     const name = channelName(m.stream_id!);
+    const Tag = pinned ? 'div' : 'h2';
     return (
-      <h2 class="recipient">
-        <a href={channelHash(m.stream_id!, name)}># {name}</a> › <a href={topicHash(m.stream_id!, name, m.subject)}>{m.subject || '(no topic)'}</a>
-      </h2>
+      <Tag class={`recipient${pinned ? ' pinned' : ''}`} aria-hidden={pinned ? 'true' : undefined}>
+        <a href={channelHash(m.stream_id!, name)} tabIndex={tab}>
+          # {name}
+        </a>{' '}
+        ›{' '}
+        <a href={topicHash(m.stream_id!, name, m.subject)} tabIndex={tab}>
+          {m.subject || '(no topic)'}
+        </a>
+      </Tag>
     );
   }
   const others = dmOthers(m);
+  const Tag = pinned ? 'div' : 'h2';
   return (
-    <h2 class="recipient dm">
-      <a href={dmHash(others.map((r) => r.id), others.map((r) => r.full_name))}>You and {others.map((r) => r.full_name).join(', ')}</a>
-    </h2>
+    <Tag class={`recipient dm${pinned ? ' pinned' : ''}`} aria-hidden={pinned ? 'true' : undefined}>
+      <a href={dmHash(others.map((r) => r.id), others.map((r) => r.full_name))} tabIndex={tab}>
+        You and {others.map((r) => r.full_name).join(', ')}
+      </a>
+    </Tag>
   );
 }
+
+type FeedVirtualizer = Virtualizer<HTMLDivElement, HTMLDivElement>;
+
+type Place = { id: number; delta: number } | { atEnd: true };
+
+/**
+ * The reader's place before the rows change: at the bottom (then new messages are followed), or
+ * the first message at or below the top of the viewport and its distance from it. Rows are keyed,
+ * but the row at the top can be a header that goes away (older messages of the same topic loaded
+ * above it), so the place is always held by a message.
+ */
+function readPlace(virt: FeedVirtualizer, rows: Row[], atEnd: boolean): Place | null {
+  if (atEnd) return { atEnd: true };
+  const offset = virt.scrollOffset ?? 0;
+  const top = virt.getVirtualItemForOffset(offset);
+  if (!top) return null;
+  for (let i = top.index; i < rows.length && i <= top.index + 2; i++) {
+    const row = rows[i]!;
+    const item = virt.measurementsCache[i];
+    if (row.kind === 'msg' && item) return { id: row.m.id, delta: offset - item.start };
+  }
+  return null;
+}
+
+/** After the rows changed: back to the bottom, or that message back where it was. */
+function keepPlace(virt: FeedVirtualizer, place: Place, rowOf: Map<number, number>): void {
+  if ('atEnd' in place) {
+    virt.scrollToEnd();
+    return;
+  }
+  const i = rowOf.get(place.id);
+  const item = i === undefined ? undefined : virt.measurementsCache[i];
+  if (!item) return;
+  const want = Math.max(0, item.start + place.delta);
+  if (Math.abs((virt.scrollOffset ?? 0) - want) > 1) virt.scrollToOffset(want);
+}
+
+/** Preact's binding of the framework-agnostic virtualizer: new options every render, a re-render on its changes. */
+function useVirtualizer(
+  options: Omit<VirtualizerOptions<HTMLDivElement, HTMLDivElement>, 'observeElementRect' | 'observeElementOffset' | 'scrollToFn' | 'onChange'>,
+  afterChange: (v: FeedVirtualizer) => void,
+): FeedVirtualizer {
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const full: VirtualizerOptions<HTMLDivElement, HTMLDivElement> = {
+    ...options,
+    observeElementRect,
+    observeElementOffset,
+    scrollToFn: elementScroll,
+    onChange: (v) => {
+      afterChange(v);
+      rerender(0);
+    },
+  };
+  const ref = useRef<FeedVirtualizer | null>(null);
+  if (!ref.current) ref.current = new Virtualizer(full);
+  ref.current.setOptions(full);
+  const v = ref.current;
+  useLayoutEffect(() => v._didMount(), [v]);
+  useLayoutEffect(() => v._willUpdate());
+  return v;
+}
+
+// The open feed's handle for the keyboard (app.tsx): bring a message into view, loaded or not in
+// the page, and focus it once it is rendered.
+let reveal: ((id: number, align: 'auto' | 'center' | 'start' | 'end') => void) | null = null;
+export const feedApi = {
+  reveal(id: number, align: 'auto' | 'center' | 'start' | 'end' = 'auto'): void {
+    reveal?.(id, align);
+  },
+};
 
 export function Feed() {
   const ref = useRef<HTMLDivElement>(null);
@@ -328,53 +152,92 @@ export function Feed() {
   const st = feedState.value;
   const unreadMap = unread.value;
   const v = view.value;
-  const last = useRef<{ count: number; view: unknown }>({ count: 0, view: null });
+  const { rows, headOf, rowOf } = useMemo(() => buildRows(msgs, st.foundOldest), [msgs, st.foundOldest]);
+  // Before the rows change: the reader's place (see keepPlace).
+  const prev = useRef<{ rows: Row[]; virt: FeedVirtualizer | null }>({ rows, virt: null });
+  // Whether the reader is at the bottom, following new messages: set by their scrolling, not by
+  // rows growing under them (an image or reactions on the last message keep it at the bottom).
   const stick = useRef(true);
-  // The reader's place: a message on screen and its distance from the top of the feed, kept
-  // through history loaded above and messages dropped at either end.
-  const place = useRef<{ id: number; top: number } | null>(null);
-  const rememberPlace = () => {
-    const el = ref.current;
-    if (!el) return;
-    const box = el.getBoundingClientRect();
-    for (const node of el.querySelectorAll<HTMLElement>('article')) {
-      const r = node.getBoundingClientRect();
-      if (r.bottom > box.top) {
-        place.current = { id: Number(node.dataset.messageId), top: r.top - box.top };
-        return;
-      }
-    }
-  };
-
-  // Scroll: first load → first unread (or the anchor, or the bottom); otherwise keep the reader's
-  // place, or follow new messages at the bottom when the reader was there.
+  const place = prev.current.rows !== rows && prev.current.virt ? readPlace(prev.current.virt, prev.current.rows, stick.current) : null;
+  const virt = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => ref.current,
+    estimateSize: (i) => ESTIMATE[rows[i]?.kind ?? 'msg'],
+    getItemKey: (i) => rows[i]?.key ?? i,
+    // Whole pixels: scrollTop snaps to them, so fractional row heights would leave each scroll
+    // correction for rows measured above the viewport a fraction off, adding up to a visible drift.
+    measureElement: (el, entry, instance) => Math.round(measureElement(el, entry, instance)),
+    overscan: 6,
+  }, (inst) => {
+    // Rows measured or grown while following the bottom: stay there.
+    if (stick.current && inst.getDistanceFromEnd() > 1) inst.scrollToEnd();
+  });
+  prev.current = { rows, virt };
   useLayoutEffect(() => {
+    if (place) keepPlace(virt, place, rowOf);
+    // Still near an end after the change (a short page of history, or the reader waited at the
+    // top): load on without waiting for a scroll event that may never come. Each load needs new
+    // messages to run again, and stops at the oldest/newest.
     const el = ref.current;
-    if (!el) return;
-    const prev = last.current;
-    if (prev.view !== v || prev.count === 0) {
-      const near = v.kind === 'narrow' ? v.near : undefined;
-      const target = near !== undefined ? msgs.find((m) => m.id >= near) : msgs.find((m) => unreadMap.has(m.id));
-      const node = target ? el.querySelector<HTMLElement>(`[data-message-id="${target.id}"]`) : null;
-      if (node) {
-        node.scrollIntoView({ block: 'center' });
-        if (near !== undefined) selectedId.value = target!.id;
-        stick.current = false;
-      } else {
-        el.scrollTop = el.scrollHeight;
-        stick.current = true;
-      }
-    } else if (stick.current) {
-      el.scrollTop = el.scrollHeight;
-    } else if (place.current) {
-      const node = el.querySelector<HTMLElement>(`[data-message-id="${place.current.id}"]`);
-      if (node) el.scrollTop += node.getBoundingClientRect().top - el.getBoundingClientRect().top - place.current.top;
+    if (!el || msgs.length === 0) return;
+    if (el.scrollTop < 300) void loadMore('older');
+    else if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
+  }, [rows]);
+  const focusWanted = useRef<number | null>(null);
+  reveal = (id, align) => {
+    const i = rowOf.get(id);
+    if (i === undefined) return;
+    focusWanted.current = id;
+    virt.scrollToIndex(i, { align });
+  };
+  useEffect(
+    () => () => {
+      reveal = null;
+    },
+    [],
+  );
+
+  // First load of a view: the anchor message of a near link (selected), else the first unread,
+  // else the bottom.
+  const last = useRef<unknown>(null);
+  useLayoutEffect(() => {
+    if (msgs.length === 0 || last.current === v) return;
+    last.current = v;
+    const near = v.kind === 'narrow' ? v.near : undefined;
+    const target = near !== undefined ? msgs.find((m) => m.id >= near) : msgs.find((m) => unreadMap.has(m.id));
+    stick.current = !target;
+    if (target) {
+      if (near !== undefined) selectedId.value = target.id;
+      virt.scrollToIndex(rowOf.get(target.id)!, { align: 'center' });
+    } else {
+      virt.scrollToEnd();
     }
-    rememberPlace();
-    last.current = { count: msgs.length, view: msgs.length ? v : null };
   }, [msgs]);
 
-  // Read marking: a message counts as read once it is on screen while the page is visible.
+  // A message this person just sent comes into view, wherever the reader was (as in Zulip).
+  useLayoutEffect(() => {
+    const id = ownArrived.value;
+    const i = id === null ? undefined : rowOf.get(id);
+    if (i === undefined) return;
+    ownArrived.value = null;
+    virt.scrollToIndex(i, { align: 'end' });
+  }, [msgs]);
+
+  // Focus the message brought into view by the keyboard once its element exists.
+  useLayoutEffect(() => {
+    const id = focusWanted.current;
+    if (id === null) return;
+    const el = ref.current?.querySelector<HTMLElement>(`article[data-message-id="${id}"]`);
+    if (el) {
+      focusWanted.current = null;
+      el.focus({ preventScroll: true });
+    }
+  });
+
+  const items = virt.getVirtualItems();
+  const rangeKey = items.length ? `${items[0]!.key}:${items[items.length - 1]!.key}` : '';
+
+  // Read marking: a message counts as read once half of it is on screen while the page is visible.
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -388,36 +251,45 @@ export function Feed() {
     );
     for (const node of el.querySelectorAll<HTMLElement>('article.unread')) io.observe(node);
     return () => io.disconnect();
-  }, [msgs, unreadMap]);
+  }, [rangeKey, unreadMap]);
 
   const onScroll = () => {
     const el = ref.current!;
-    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    rememberPlace();
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
     if (el.scrollTop < 300) void loadMore('older');
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
   };
 
+  // The header of the group at the top of the viewport stays pinned there, unless that group's
+  // own header (or the start marker) is what shows at the top.
+  const offset = virt.scrollOffset ?? 0;
+  const top = rows.length ? virt.getVirtualItemForOffset(offset) : undefined;
+  const topRow = top ? rows[top.index] : undefined;
+  const pinnedHead = top && topRow && topRow.kind !== 'start' && !(topRow.kind === 'head' && top.start >= offset - 1) ? rows[headOf[top.index]!] : undefined;
+
   const firstUnread = msgs.find((m) => unreadMap.has(m.id));
-  const items: preact.JSX.Element[] = [];
-  let prevKey = '';
-  for (const m of msgs) {
-    const key = recipientKey(m);
-    if (key !== prevKey) items.push(<RecipientHeader key={`h${m.id}`} m={m} />);
-    prevKey = key;
-    items.push(<MemoMessage key={m.id} m={m} unreadNow={unreadMap.has(m.id)} />);
-  }
   return (
     <div class="feed-wrap">
       {firstUnread ? (
-        <button type="button" class="jump" onClick={() => ref.current?.querySelector(`[data-message-id="${firstUnread.id}"]`)?.scrollIntoView({ block: 'center' })}>
+        <button type="button" class="jump" onClick={() => feedApi.reveal(firstUnread.id, 'center')}>
           Jump to first unread
         </button>
       ) : null}
       <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
         {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
-        {st.foundOldest && msgs.length > 0 ? <p class="muted start">The start of this conversation.</p> : null}
-        {items}
+        <div class="pin">{pinnedHead?.kind === 'head' ? <RecipientHeader m={pinnedHead.m} pinned /> : null}</div>
+        {/* Each row placed at the virtualizer's own offset (none in the page's flow), so what is
+            drawn and what it computes never differ by a rounding. */}
+        <div class="vlist" style={{ height: `${virt.getTotalSize()}px` }}>
+          {items.map((it) => {
+            const row = rows[it.index]!;
+            return (
+              <div key={row.key} class="vrow" data-index={it.index} ref={virt.measureElement} style={{ transform: `translateY(${it.start}px)` }}>
+                {row.kind === 'start' ? <p class="muted start">The start of this conversation.</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} unreadNow={unreadMap.has(row.m.id)} />}
+              </div>
+            );
+          })}
+        </div>
         {!st.loading && msgs.length === 0 ? <p class="empty muted">{st.error || 'No messages here yet.'}</p> : null}
       </div>
     </div>

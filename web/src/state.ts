@@ -108,6 +108,8 @@ export const view = signal<View>({ kind: 'narrow', terms: [] });
 export const feed = signal<Message[]>([]);
 export const feedState = signal({ loading: false, foundOldest: false, foundNewest: false, error: '' });
 export const selectedId = signal<number | null>(null);
+// The newest message this person sent that arrived in the open feed: the feed scrolls to it.
+export const ownArrived = signal<number | null>(null);
 export const composeOpen = signal(false);
 export const sidebarOpen = signal(false);
 export const overlay = signal<'' | 'shortcuts'>('');

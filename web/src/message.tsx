@@ -1,0 +1,301 @@
+// One message of the feed (role=article): sender, time, rendered content, reactions, and the
+// actions (react, star, quote, copy link, edit, delete, history) of the message being pointed at.
+import { useEffect, useState } from 'preact/hooks';
+import { Component } from 'preact';
+import type { ComponentType } from 'preact';
+import { signal } from '@preact/signals';
+import { api } from './api';
+import { deferUploadSources } from './uploads';
+import { dmHash, topicHash } from './narrow';
+import { channelName, dmOthers, me, Message, Reaction, realm, selectedId, showToast, userName } from './state';
+import { composeApi } from './compose';
+
+export function emojiChar(code: string): string {
+  try {
+    return code
+      .split('-')
+      .map((h) => String.fromCodePoint(parseInt(h, 16)))
+      .join('');
+  } catch {
+    return '?';
+  }
+}
+
+// Small inline icons (fonts on many systems lack emoji glyphs for these).
+const ICONS: Record<string, string> = {
+  link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  trash: 'M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13',
+  history: 'M12 7v5l3 2M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5',
+  edit: 'M4 20h4L19 9l-4-4L4 16v4z',
+  smile: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM8 14s1.5 2 4 2 4-2 4-2M9 9h.01M15 9h.01',
+  quote: 'M4 18h6v-6H6c0-3 1-4 4-5M14 18h6v-6h-4c0-3 1-4 4-5',
+  star: 'M12 3l2.8 5.8 6.2.9-4.5 4.4 1 6.3L12 17.5 6.5 20.4l1-6.3L3 9.7l6.2-.9z',
+};
+export function Icon({ name, filled }: { name: string; filled?: boolean }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill={filled ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">
+      <path d={ICONS[name]} />
+    </svg>
+  );
+}
+
+export function messageLink(m: Message): string {
+  const base = m.type === 'stream' ? topicHash(m.stream_id!, channelName(m.stream_id!), m.subject) : dmHash(dmOthers(m).map((r) => r.id), dmOthers(m).map((r) => r.full_name));
+  return `${location.origin}${location.pathname}${base}/near/${m.id}`;
+}
+
+// Uploaded files load through temporary URLs (uploads.ts), never with the key in their address.
+// Unicode emoji come as <span class="emoji emoji-1f355">:pizza:</span> (Zulip's sprite classes):
+// show the character itself instead of the name.
+function prepareHtml(html: string): string {
+  if (html.includes('class="katex')) loadKatexCss();
+  if (html.includes('class="emoji emoji-')) {
+    html = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>):[^<:]*:(<\/span>)/g, (_all, open: string, code: string, close: string) => `${open}${emojiChar(code)}${close}`);
+  }
+  return deferUploadSources(html);
+}
+
+// KaTeX's stylesheet, linked the first time a message shows math (its name comes from the page).
+let katexLoaded = false;
+function loadKatexCss(): void {
+  if (katexLoaded) return;
+  katexLoaded = true;
+  const href = document.querySelector<HTMLMetaElement>('meta[name="confab-katex-css"]')?.content;
+  if (!href) return;
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = href;
+  document.head.appendChild(link);
+}
+
+async function openUpload(path: string): Promise<void> {
+  try {
+    const res = await api.get(path.replace(/^\/user_uploads\//, '/user_uploads/'));
+    window.open(res.url, '_blank', 'noopener');
+  } catch (e) {
+    showToast(e instanceof Error ? e.message : 'The file cannot be opened.');
+  }
+}
+
+function onContentClick(e: MouseEvent): void {
+  const el = e.target as HTMLElement;
+  const header = el.closest('.spoiler-header');
+  if (header) {
+    header.parentElement?.classList.toggle('spoiler-open');
+    return;
+  }
+  const a = el.closest('a');
+  const href = a?.getAttribute('href') ?? '';
+  if (href.startsWith('/user_uploads/')) {
+    e.preventDefault();
+    void openUpload(href);
+  }
+}
+
+type PickerProps = { onPick: (name: string, code: string, type: string) => void; onClose: () => void };
+const Picker = signal<ComponentType<PickerProps> | null>(null);
+export function loadPicker(): void {
+  if (!Picker.value) void import('./picker').then((m) => (Picker.value = m.default));
+}
+
+function toggleReaction(m: Message, name: string, code: string, type: string): void {
+  const mine = m.reactions.some((r) => r.emoji_code === code && r.reaction_type === type && r.user_id === me.value.user_id);
+  const params = { emoji_name: name, emoji_code: code, reaction_type: type };
+  const p = mine ? api.del(`/messages/${m.id}/reactions`, params) : api.post(`/messages/${m.id}/reactions`, params);
+  p.catch((e) => showToast(e.message));
+}
+
+function ReactionButton({ m, group }: { m: Message; group: Reaction[] }) {
+  const r = group[0]!;
+  const mine = group.some((x) => x.user_id === me.value.user_id);
+  const who = group.map((x) => userName(x.user_id)).join(', ');
+  const custom = r.reaction_type === 'realm_emoji' ? realm.value.emoji[r.emoji_code] : undefined;
+  return (
+    <button type="button" class={`reaction${mine ? ' mine' : ''}`} aria-pressed={mine} title={`${who} reacted with :${r.emoji_name}:`} aria-label={`${r.emoji_name} ${group.length}`} onClick={() => toggleReaction(m, r.emoji_name, r.emoji_code, r.reaction_type)}>
+      {custom ? <img src={custom.source_url} alt={`:${r.emoji_name}:`} class="emoji" /> : r.reaction_type === 'unicode_emoji' ? <span class="emoji-char">{emojiChar(r.emoji_code)}</span> : `:${r.emoji_name}:`} {group.length}
+    </button>
+  );
+}
+
+function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
+  const [content, setContent] = useState<string | null>(null);
+  const [subject, setSubject] = useState(m.subject);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    void api.get(`/messages/${m.id}`, { apply_markdown: false }).then((r) => setContent(r.message.content), (e) => setError(e.message));
+  }, [m.id]);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const params: Record<string, string> = {};
+      if (content !== null) params.content = content;
+      if (m.type === 'stream' && subject !== m.subject) {
+        params.topic = subject;
+        params.propagate_mode = 'change_one';
+      }
+      await api.patch(`/messages/${m.id}`, params);
+      onDone();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return (
+    <form class="edit" onSubmit={save}>
+      {m.type === 'stream' ? (
+        <label>
+          Subject <input value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
+        </label>
+      ) : null}
+      <label class="sr-only" for={`edit-${m.id}`}>
+        Edited text
+      </label>
+      <textarea id={`edit-${m.id}`} value={content ?? ''} disabled={content === null} onInput={(e) => setContent(e.currentTarget.value)} rows={3} ref={(el) => el?.focus()} onKeyDown={(e) => e.key === 'Escape' && onDone()} />
+      {error ? <p class="error" role="alert">{error}</p> : null}
+      <div class="row">
+        <button type="submit" class="primary">
+          Save
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function History({ m, onClose }: { m: Message; onClose: () => void }) {
+  const [rows, setRows] = useState<any[] | null>(null);
+  useEffect(() => {
+    void api.get(`/messages/${m.id}/history`).then((r) => setRows(r.message_history), () => setRows([]));
+  }, [m.id]);
+  return (
+    <div class="history" role="region" aria-label="Edit history">
+      {rows === null ? <p>Loading…</p> : rows.map((h, i) => <div key={i} class="rendered" dangerouslySetInnerHTML={{ __html: deferUploadSources(h.rendered_content ?? h.topic ?? '') }} />)}
+      <button type="button" onClick={onClose}>
+        Close history
+      </button>
+    </div>
+  );
+}
+
+// Formatters made once: toLocaleString builds a new one on every call, which is slow in a long feed.
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
+  const [editing, setEditing] = useState(false);
+  const [picker, setPicker] = useState(false);
+  const [history, setHistory] = useState(false);
+  // The action buttons exist only for the message being pointed at, focused or selected: a
+  // thousand messages do not each carry a toolbar.
+  const [active, setActive] = useState(false);
+  const showActions = active || picker || selectedId.value === m.id;
+  const own = m.sender_id === me.value.user_id;
+  const starred = m.flags.includes('starred');
+  const groups = new Map<string, Reaction[]>();
+  for (const r of m.reactions) groups.set(`${r.reaction_type}:${r.emoji_code}`, [...(groups.get(`${r.reaction_type}:${r.emoji_code}`) ?? []), r]);
+  const time = new Date(m.timestamp * 1000);
+  const P = Picker.value;
+  return (
+    <article
+      class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}${picker ? ' open' : ''}`}
+      data-message-id={m.id}
+      tabIndex={-1}
+      aria-labelledby={`sender-${m.id}`}
+      onClick={() => (selectedId.value = m.id)}
+      onMouseEnter={() => setActive(true)}
+      onMouseLeave={() => setActive(false)}
+      onFocusIn={() => setActive(true)}
+    >
+      <span class="avatar" aria-hidden="true">
+        {(m.sender_full_name || '?').trim().charAt(0).toUpperCase()}
+      </span>
+      <div class="body">
+        <div class="meta">
+          <span class="sender" id={`sender-${m.id}`}>
+            {m.sender_full_name}
+          </span>
+          <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
+            {timeFormat.format(time)}
+          </time>
+          {m.last_edit_timestamp ? <span class="muted">(edited)</span> : null}
+          {starred ? <span aria-label="starred">★</span> : null}
+          {showActions ? <span class="actions">
+            <button type="button" aria-label="Add reaction" title="Add reaction" onClick={() => (loadPicker(), setPicker(!picker))}>
+              <Icon name="smile" />
+            </button>
+            <button type="button" aria-label={starred ? 'Unstar' : 'Star'} title={starred ? 'Unstar' : 'Star'} onClick={() => void api.post('/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' })}>
+              <Icon name="star" filled={starred} />
+            </button>
+            <button type="button" aria-label="Quote and reply" title="Quote and reply" onClick={() => composeApi.quote(m)}>
+              <Icon name="quote" />
+            </button>
+            <button
+              type="button"
+              aria-label="Copy link"
+              title="Copy link"
+              onClick={() => {
+                void navigator.clipboard?.writeText(messageLink(m)).then(
+                  () => showToast('Link copied'),
+                  () => showToast(messageLink(m)),
+                );
+              }}
+            >
+              <Icon name="link" />
+            </button>
+            {own ? (
+              <button type="button" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
+                <Icon name="edit" />
+              </button>
+            ) : null}
+            {own || me.value.is_admin ? (
+              <button
+                type="button"
+                aria-label="Delete"
+                title="Delete"
+                onClick={() => {
+                  if (confirm('Delete this message?')) void api.del(`/messages/${m.id}`).catch((e) => showToast(e.message));
+                }}
+              >
+                <Icon name="trash" />
+              </button>
+            ) : null}
+            {m.last_edit_timestamp || m.last_moved_timestamp ? (
+              <button type="button" aria-label="View edit history" title="View edit history" onClick={() => setHistory(!history)}>
+                <Icon name="history" />
+              </button>
+            ) : null}
+          </span> : null}
+        </div>
+        {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
+        {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
+        {groups.size > 0 ? (
+          <div class="reactions">
+            {[...groups.values()].map((g) => (
+              <ReactionButton key={`${g[0]!.reaction_type}:${g[0]!.emoji_code}`} m={m} group={g} />
+            ))}
+          </div>
+        ) : null}
+        {picker && P ? (
+          <P
+            onPick={(name, code, type) => {
+              setPicker(false);
+              toggleReaction(m, name, code, type);
+            }}
+            onClose={() => setPicker(false)}
+          />
+        ) : null}
+      </div>
+    </article>
+  );
+}
+
+// A message re-renders only when it changed (the feed array keeps unchanged messages' objects).
+export class MemoMessage extends Component<{ m: Message; unreadNow: boolean }> {
+  override shouldComponentUpdate(next: { m: Message; unreadNow: boolean }): boolean {
+    return next.m !== this.props.m || next.unreadNow !== this.props.unreadNow;
+  }
+  override render() {
+    return <MessageView m={this.props.m} unreadNow={this.props.unreadNow} />;
+  }
+}
