@@ -140,3 +140,41 @@ test('bots of another organization stay there', async () => {
   assert.deepEqual((await member.get(`/users/${res.body.user_id}`)).body.msg, 'No such user');
   assert.ok(!(await member.get('/users')).body.members.some((u: any) => u.user_id === res.body.user_id));
 });
+
+test('DELETE /bots/{bot_id}: the owner or an administrator deactivates a bot; others and humans are refused; its key stops working', async () => {
+  const made = await member.post('/bots', { full_name: 'Short Lived', short_name: 'shortlived' });
+  assert.equal(made.status, 200);
+  const botId = made.body.user_id as number;
+  const email = (await member.get(`/users/${botId}`)).body.user.email;
+  const asBot = new Client(t.url, email, made.body.api_key, botId);
+  assert.equal((await asBot.get('/users/me')).status, 200);
+
+  const byOther = await bystander.delete(`/bots/${botId}`);
+  assert.deepEqual([byOther.status, byOther.body.msg], [400, 'Insufficient permission']);
+  for (const id of [999999, bystander.userId]) {
+    const res = await admin.delete(`/bots/${id}`);
+    assert.deepEqual([res.status, res.body.msg], [400, 'No such bot'], `id ${id}`);
+  }
+  assert.equal((await admin.delete('/bots/abc')).status, 400);
+  // A bot is not a person to DELETE /users/{id}, as in Zulip.
+  assert.deepEqual((await admin.delete(`/users/${botId}`)).body.msg, 'No such user');
+
+  const qOwner = await openQueue(member, ['realm_bot', 'realm_user']);
+  const qOther = await openQueue(bystander, ['realm_bot', 'realm_user']);
+  const res = await member.delete(`/bots/${botId}`);
+  assert.deepEqual([res.status, res.body.result], [200, 'success']);
+  const evs = await queuedEvents(member, qOwner);
+  assert.deepEqual(evs.map((e) => [e.type, e.op]), [['realm_user', 'update'], ['realm_bot', 'remove']]);
+  assert.deepEqual(evs[0].person, { user_id: botId, is_active: false });
+  assert.equal(evs[1].bot.user_id, botId);
+  assert.deepEqual((await queuedEvents(bystander, qOther)).map((e) => [e.type, e.op]), [['realm_user', 'update']]);
+  assert.equal((await member.get(`/users/${botId}`)).body.user.is_active, false);
+  assert.equal((await asBot.get('/users/me')).status, 401, 'a deactivated bot\'s key no longer works');
+  assert.equal((await admin.delete(`/bots/${botId}`)).status, 200, 'again: nothing changes, no error');
+
+  // An administrator may deactivate any member's bot; reactivation brings it back.
+  const other = await bystander.post('/bots', { full_name: 'Admin Target', short_name: 'admintarget' });
+  assert.equal((await admin.delete(`/bots/${other.body.user_id}`)).status, 200);
+  assert.equal((await admin.post(`/users/${other.body.user_id}/reactivate`)).status, 200);
+  assert.equal((await bystander.get(`/users/${other.body.user_id}`)).body.user.is_active, true);
+});

@@ -9,6 +9,7 @@ import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail } from '../shapes/users.js';
 import { servicesOf, updateService } from '../store/outgoing_webhooks.js';
 import { checkInterfaceType, formatBot, formatService, updateUserByAdmin } from './users.js';
+import { writeDeactivation } from './deactivation.js';
 
 export interface BotChange {
   fullName?: string;
@@ -24,6 +25,18 @@ async function accessBot(services: Services, caller: User, realm: Realm, botId: 
   if (!bot || !bot.is_bot) throw new BadRequest('No such bot');
   if (!isRealmAdmin(caller) && bot.bot_owner_id !== caller.id) throw new BadRequest('Insufficient permission');
   return bot;
+}
+
+/**
+ * DELETE /bots/{bot_id}: the bot's owner or an administrator deactivates it (a bot is not a user
+ * to DELETE /users/{id}). Deactivating a bot that already is changes nothing, as in Zulip.
+ */
+export async function deactivateBot(services: Services, caller: User, realm: Realm, botId: number): Promise<void> {
+  const bot = await accessBot(services, caller, realm, botId);
+  if (!bot.is_active) return;
+  const users = await services.cache.users(realm.id);
+  const owner = (bot.bot_owner_id !== null ? users.get(bot.bot_owner_id) : undefined) ?? bot;
+  await writeDeactivation(services, realm, users, owner, [bot], {});
 }
 
 export async function updateBot(services: Services, caller: User, realm: Realm, botId: number, change: BotChange) {

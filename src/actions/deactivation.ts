@@ -64,20 +64,36 @@ export async function deactivateUser(
     if (humans.length <= 1) throw new CannotDeactivateLastUser(false);
   }
   const bots = [...users.values()].filter((u) => u.is_bot && u.is_active && u.bot_owner_id === target.id);
+
+  await writeDeactivation(services, realm, users, target, [...bots, target], o.actions);
+}
+
+/**
+ * Deactivates the accounts (a user's bots first, then the user) in one transaction, with the
+ * deletions the actions ask for. `owner` is the person whose deactivation this is (or a lone bot's
+ * owner): the bots' realm_bot removal goes to them and the administrators.
+ */
+export async function writeDeactivation(
+  services: Services,
+  realm: Realm,
+  users: ReadonlyMap<number, User>,
+  owner: User,
+  accounts: User[],
+  actions: DeactivationActions,
+): Promise<void> {
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   const admins = [...users.values()].filter((u) => u.is_active && isRealmAdmin(u)).map((u) => u.id);
-
   await services.database.transaction(async (tx, onCommit) => {
     // The user's bots go first, then the user; the deletion actions apply to bots first too.
-    for (const account of [...bots, target]) {
-      if (o.actions.delete_public_channel_messages || o.actions.delete_private_channel_messages || o.actions.delete_direct_messages) {
-        const { chosen, recipients } = await deleteMessagesOf(tx, account, o.actions);
+    for (const account of accounts) {
+      if (actions.delete_public_channel_messages || actions.delete_private_channel_messages || actions.delete_direct_messages) {
+        const { chosen, recipients } = await deleteMessagesOf(tx, account, actions);
         for (const m of chosen) {
           publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(m.id) ?? [], event: deleteMessageEvent(m) });
         }
       }
       const fields: Parameters<typeof updateUser>[2] = { is_active: false };
-      if (o.actions.delete_profile && account.id === target.id) {
+      if (actions.delete_profile && account.id === owner.id) {
         fields.full_name = 'Deleted user';
         fields.avatar_version = account.avatar_version + 1;
       }
@@ -87,13 +103,13 @@ export async function deactivateUser(
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, full_name: fields.full_name } } });
       }
       if (account.is_bot) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([target.id, ...admins])], event: { type: 'realm_bot', op: 'remove', bot: { user_id: account.id, full_name: account.full_name } } });
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'remove', bot: { user_id: account.id, full_name: account.full_name } } });
       }
     }
     onCommit(() => {
       services.cache.invalidateUsers(realm.id);
       // Open long-polls end now: their queues are deleted (a parked poll is answered, then gone).
-      for (const account of [...bots, target]) for (const q of services.queues.queuesOf(account.id)) services.queues.delete(q);
+      for (const account of accounts) for (const q of services.queues.queuesOf(account.id)) services.queues.delete(q);
     });
   });
 }

@@ -1,11 +1,12 @@
-// Bots: PATCH /bots/{bot_id} (name, role, an outgoing webhook's URL and format). POST /bots lives
+// Bots: PATCH /bots/{bot_id} (name, role, an outgoing webhook's URL and format), DELETE
+// /bots/{bot_id} (deactivate). POST /bots lives
 // with the user routes; both read webhook URLs with webhookUrlParam.
 import type { Router } from '../router.js';
 import { pathInt } from '../router.js';
 import type { Params } from '../../lib/params.js';
 import { BadRequest } from '../../errors.js';
 import { requireMemberOrAdmin } from '../../access/roles.js';
-import { updateBot } from '../../actions/bots.js';
+import { deactivateBot, updateBot } from '../../actions/bots.js';
 
 /**
  * A webhook URL parameter. Zulip's clients send it JSON-encoded ("\"https://…\""); a bare URL is
@@ -44,5 +45,11 @@ export function registerBotRoutes(r: Router): void {
     const servicePayloadUrl = webhookUrlParam(params, 'service_payload_url');
     const serviceInterface = params.optInt('service_interface') ?? 1;
     return updateBot(services, user, realm, botId, { fullName, role, servicePayloadUrl, serviceInterface });
+  });
+
+  r.delete('/bots/{bot_id}', async (ctx) => {
+    requireMemberOrAdmin(ctx.user);
+    await deactivateBot(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'bot_id', () => new BadRequest('No such bot')));
+    return {};
   });
 }

@@ -1,0 +1,167 @@
+// Administration as an owner does it in the browser: roles, deactivating and reactivating a
+// person, a channel renamed, its members changed and archived, the organization's name and a
+// policy, a linkifier, a custom emoji and a bot. Each step is checked through the API (the server
+// holds the change) and, where a member would notice, in a member's own page live.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { closeScene, loggedIn, makeChannel, openScene, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+let design: number;
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+before(async () => {
+  ({ srv, browser, alice, bob, general } = await openScene());
+  design = await makeChannel(srv.owner, 'design', [srv.owner, alice, bob]);
+});
+after(() => closeScene({ srv, browser }));
+
+/** The owner's administration page at one tab, with every confirm() answered yes. */
+async function adminAt(page: Page, tab: string): Promise<void> {
+  await page.getByRole('link', { name: 'Administration' }).click();
+  await page.getByRole('navigation', { name: 'Administration sections' }).getByRole('link', { name: tab, exact: true }).click();
+}
+
+async function person(who: Person, id: number): Promise<{ role: number; is_active: boolean }> {
+  const res = await who.api.get(`/users/${id}`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.user;
+}
+
+test('users: a role changed, a person deactivated and reactivated', async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner);
+  o.page.on('dialog', (d) => void d.accept());
+  try {
+    await adminAt(o.page, 'Users');
+    await o.page.getByLabel('Role of Bob Brown').selectOption({ label: 'Moderator' });
+    await o.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
+    assert.equal((await person(srv.owner, bob.api.userId)).role, 300);
+
+    await o.page.getByRole('button', { name: 'Deactivate Bob Brown' }).click();
+    await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).waitFor({ timeout: 5000 });
+    assert.equal((await person(srv.owner, bob.api.userId)).is_active, false);
+    assert.equal((await bob.api.get('/users/me')).status, 401, 'a deactivated account cannot use the API');
+
+    await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).click();
+    await o.page.getByRole('button', { name: 'Deactivate Bob Brown' }).waitFor({ timeout: 5000 });
+    assert.equal((await person(srv.owner, bob.api.userId)).is_active, true);
+    // An owner cannot change their own role or deactivate themselves from this table.
+    assert.equal(await o.page.getByLabel('Role of Olivia Owner').isDisabled(), true);
+  } finally {
+    await o.context.close();
+  }
+});
+
+test('channels: renamed with a new description, a member removed and added, archived; a member sees it live', async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner);
+  const a = await loggedIn(browser, srv.url, alice);
+  o.page.on('dialog', (d) => void d.accept());
+  try {
+    const aliceSidebar = a.page.getByRole('navigation', { name: 'Conversations' });
+    await aliceSidebar.getByRole('link', { name: /design/ }).waitFor();
+
+    await adminAt(o.page, 'Channels');
+    await o.page.getByRole('button', { name: 'Edit design' }).click();
+    await o.page.getByLabel('New name').fill('design-team');
+    await o.page.getByLabel('Channel description').fill('Sketches and reviews');
+    await o.page.getByRole('button', { name: 'Save channel' }).click();
+    await aliceSidebar.getByRole('link', { name: /design-team/ }).waitFor({ timeout: 5000 });
+    const info = await srv.owner.api.get(`/streams/${design}`);
+    assert.equal(info.body.stream.name, 'design-team');
+    assert.equal(info.body.stream.description, 'Sketches and reviews');
+
+    const members = async () => ((await srv.owner.api.get(`/streams/${design}/members`)).body.subscribers as number[]).sort();
+    await o.page.getByRole('button', { name: 'Remove Bob Brown' }).click();
+    await o.page.getByRole('button', { name: 'Remove Bob Brown' }).waitFor({ state: 'detached', timeout: 5000 });
+    assert.deepEqual(await members(), [srv.owner.api.userId, alice.api.userId].sort());
+    await o.page.getByLabel('Add member (name or email)').fill('Bob Brown');
+    await o.page.getByRole('button', { name: 'Add member' }).click();
+    await o.page.getByRole('button', { name: 'Remove Bob Brown' }).waitFor({ timeout: 5000 });
+    assert.deepEqual(await members(), [srv.owner.api.userId, alice.api.userId, bob.api.userId].sort());
+
+    await o.page.getByRole('button', { name: 'Archive design-team' }).click();
+    await o.page.getByRole('button', { name: 'Archive design-team' }).waitFor({ state: 'detached', timeout: 5000 });
+    await aliceSidebar.getByRole('link', { name: /design-team/ }).waitFor({ state: 'detached', timeout: 5000 });
+    assert.equal((await srv.owner.api.get(`/streams/${design}`)).body.stream.is_archived, true);
+    // #general was not touched.
+    assert.equal((await srv.owner.api.get(`/streams/${general}`)).body.stream.is_archived, false);
+  } finally {
+    await o.context.close();
+    await a.context.close();
+  }
+});
+
+test('organization: name, description and a policy; a linkifier that a message then uses', async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner);
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await adminAt(o.page, 'Organization');
+    await o.page.getByLabel('Organization name').fill('Renamed Org');
+    await o.page.getByLabel('Organization description').fill('Where the team talks');
+    await o.page.getByRole('button', { name: 'Save organization' }).click();
+    // Alice's page follows the rename live (the title carries the organization's name).
+    await a.page.waitForFunction(() => document.title.includes('Renamed Org'), undefined, { timeout: 5000 });
+
+    const editing = o.page.getByRole('checkbox', { name: 'People may edit their messages' });
+    assert.equal(await editing.isChecked(), true);
+    await editing.uncheck();
+    await o.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
+    const state = await srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm']) });
+    assert.equal(state.body.realm_name, 'Renamed Org');
+    assert.equal(state.body.realm_description.includes('Where the team talks'), true);
+    assert.equal(state.body.realm_allow_message_editing, false);
+
+    await o.page.getByLabel('Pattern').fill('#(?P<id>[0-9]+)');
+    await o.page.getByLabel('URL template').fill('https://tracker.example.com/issues/{id}');
+    await o.page.getByRole('button', { name: 'Add linkifier' }).click();
+    await o.page.getByRole('button', { name: 'Remove linkifier #(?P<id>[0-9]+)' }).waitFor({ timeout: 5000 });
+    await alice.api.post('/messages', { type: 'stream', to: general, topic: 'bugs', content: 'This is #42 again' });
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/bugs`);
+    const link = a.page.getByRole('article').filter({ hasText: 'This is' }).getByRole('link', { name: '#42' });
+    await link.waitFor({ timeout: 5000 });
+    assert.equal(await link.getAttribute('href'), 'https://tracker.example.com/issues/42');
+  } finally {
+    await o.context.close();
+    await a.context.close();
+  }
+});
+
+test('custom emoji added and removed; a bot created, its key shown, then deactivated', async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner);
+  o.page.on('dialog', (d) => void d.accept());
+  try {
+    await adminAt(o.page, 'Custom emoji');
+    await o.page.getByLabel('Emoji name').fill('shipit');
+    await o.page.getByLabel('Image').setInputFiles({ name: 'shipit.png', mimeType: 'image/png', buffer: PNG });
+    await o.page.getByRole('button', { name: 'Add emoji' }).click();
+    await o.page.getByRole('button', { name: 'Remove :shipit:' }).waitFor({ timeout: 5000 });
+    const emoji = Object.values((await srv.owner.api.get('/realm/emoji')).body.emoji as Record<string, { name: string; deactivated: boolean }>);
+    assert.ok(emoji.some((e) => e.name === 'shipit' && !e.deactivated));
+    await o.page.getByRole('button', { name: 'Remove :shipit:' }).click();
+    await o.page.getByRole('button', { name: 'Remove :shipit:' }).waitFor({ state: 'detached', timeout: 5000 });
+
+    await adminAt(o.page, 'Bots');
+    await o.page.getByLabel('Bot name').fill('Build Bot');
+    await o.page.getByLabel('Bot email prefix').fill('build');
+    await o.page.getByRole('button', { name: 'Create bot' }).click();
+    const key = o.page.locator('code.key').filter({ hasText: 'API key:' });
+    await key.waitFor({ timeout: 5000 });
+    const apiKey = (await key.textContent())!.replace('API key:', '').trim();
+    const state = await srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) });
+    const bots = state.body.realm_bots as Array<{ full_name: string; api_key: string; user_id: number }>;
+    const bot = bots.find((b) => b.full_name === 'Build Bot');
+    assert.ok(bot, 'the bot exists');
+    assert.equal(bot.api_key, apiKey, 'the key shown is the bot\'s');
+    await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).click();
+    await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).waitFor({ state: 'detached', timeout: 5000 });
+    assert.equal((await person(srv.owner, bot.user_id)).is_active, false);
+  } finally {
+    await o.context.close();
+  }
+});
