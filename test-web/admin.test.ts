@@ -1,7 +1,9 @@
 // Administration as an owner does it in the browser: roles, deactivating and reactivating a
 // person, a channel renamed, its members changed and archived, the organization's name and a
-// policy, a linkifier, a custom emoji and a bot. Each step is checked through the API (the server
-// holds the change) and, where a member would notice, in a member's own page live.
+// policy, a linkifier, a custom emoji and a bot; and a person's own settings (name, notifications,
+// API key and zuliprc). Each step is checked through the API (the server holds the change) and,
+// where another person would notice, in their own page, live.
+import { readFileSync } from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -28,7 +30,7 @@ async function adminAt(page: Page, tab: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Administration sections' }).getByRole('link', { name: tab, exact: true }).click();
 }
 
-async function person(who: Person, id: number): Promise<{ role: number; is_active: boolean }> {
+async function person(who: Person, id: number): Promise<{ role: number; is_active: boolean; full_name: string }> {
   const res = await who.api.get(`/users/${id}`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body.user;
@@ -163,5 +165,40 @@ test('custom emoji added and removed; a bot created, its key shown, then deactiv
     assert.equal((await person(srv.owner, bot.user_id)).is_active, false);
   } finally {
     await o.context.close();
+  }
+});
+
+test('settings: a new name seen by others, a notification setting kept, the API key shown and a zuliprc downloaded', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const b = await loggedIn(browser, srv.url, bob);
+  try {
+    await a.page.getByRole('link', { name: 'Settings' }).click();
+    await a.page.getByRole('link', { name: 'Profile' }).click();
+    await a.page.getByLabel('Full name').fill('Alice Anders-Smith');
+    await a.page.getByRole('button', { name: 'Save name' }).click();
+    await b.page.getByText('Alice Anders-Smith').first().waitFor({ timeout: 5000 });
+    assert.equal((await person(bob, alice.api.userId)).full_name, 'Alice Anders-Smith');
+
+    await a.page.getByRole('link', { name: 'Notifications' }).click();
+    const email = a.page.getByRole('checkbox', { name: 'Email when I am away' });
+    const was = await email.isChecked();
+    await email.setChecked(!was);
+    await a.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
+    await a.page.reload();
+    await a.page.getByRole('checkbox', { name: 'Email when I am away' }).waitFor();
+    assert.equal(await a.page.getByRole('checkbox', { name: 'Email when I am away' }).isChecked(), !was);
+    const state = await alice.api.post('/register', { fetch_event_types: JSON.stringify(['user_settings']) });
+    assert.equal(state.body.user_settings.enable_offline_email_notifications, !was);
+
+    await a.page.getByRole('link', { name: 'API key' }).click();
+    await a.page.getByRole('button', { name: 'Show API key' }).click();
+    assert.equal((await a.page.locator('code.key').textContent())?.trim(), alice.api.apiKey);
+    const [download] = await Promise.all([a.page.waitForEvent('download'), a.page.getByRole('link', { name: 'Download zuliprc' }).click()]);
+    assert.equal(download.suggestedFilename(), 'zuliprc');
+    const text = readFileSync((await download.path())!, 'utf8');
+    assert.equal(text, `[api]\nemail=${alice.email}\nkey=${alice.api.apiKey}\nsite=${srv.url}\n`);
+  } finally {
+    await a.context.close();
+    await b.context.close();
   }
 });

@@ -1,6 +1,6 @@
 // Personal settings, loaded the first time they are opened: profile, display, notifications, and
 // one's API key with a zuliprc file for bots and terminal clients.
-import { useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, currentSession } from './api';
 import { me, showToast, userSettings } from './state';
 
@@ -27,8 +27,14 @@ export default function Settings({ tab }: { tab: string }) {
   const [name, setName] = useState(me.value.full_name);
   const [showKey, setShowKey] = useState(false);
   const s = currentSession();
-  const zuliprc = `[api]\nemail=${s?.email ?? ''}\nkey=${s?.apiKey ?? ''}\nsite=${location.origin}\n`;
-  const href = URL.createObjectURL(new Blob([zuliprc], { type: 'text/plain' }));
+  // The zuliprc's object URL is made once per visit to the tab and released when leaving it; not
+  // text/plain, for which Chromium saves it as "zuliprc.txt".
+  const href = useMemo(() => {
+    if (tab !== 'account') return '';
+    const zuliprc = `[api]\nemail=${s?.email ?? ''}\nkey=${s?.apiKey ?? ''}\nsite=${location.origin}\n`;
+    return URL.createObjectURL(new Blob([zuliprc], { type: 'application/octet-stream' }));
+  }, [tab, s?.email, s?.apiKey]);
+  useEffect(() => () => void (href && URL.revokeObjectURL(href)), [href]);
   return (
     <section class="settings" aria-label="Settings">
       <h1>Settings</h1>
