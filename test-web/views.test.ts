@@ -161,3 +161,33 @@ test('the address without a view opens the home view chosen in settings (web_hom
     await bob.api.patch('/settings', { web_home_view: 'inbox' });
   }
 });
+
+test('the sidebar marks muted channels and topics (also for screen readers) and resolved topics, live', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    const sidebar = a.page.getByRole('navigation', { name: 'Conversations' });
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    const topics = sidebar.getByRole('list', { name: 'Topics in general' });
+    await topics.getByRole('link', { name: /^lunch/ }).waitFor({ timeout: 5000 });
+    assert.equal(await topics.getByRole('link', { name: /muted/ }).count(), 0);
+
+    await alice.api.post('/user_topics', { stream_id: general, topic: 'lunch', visibility_policy: 1 });
+    await topics.getByRole('link', { name: /^lunch \(muted\)/ }).waitFor({ timeout: 5000 });
+    assert.equal(await topics.getByRole('listitem').filter({ hasText: 'lunch' }).getAttribute('class'), 'muted');
+
+    const design = (await alice.api.get('/get_stream_id', { stream: 'design' })).body.stream_id;
+    await alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: design, property: 'is_muted', value: true }]) });
+    await sidebar.getByRole('link', { name: /design \(muted\)/ }).waitFor({ timeout: 5000 });
+
+    // Bob resolves the release topic: Alice's sidebar shows it marked, under its new name.
+    const msgs = await bob.api.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: general }, { operator: 'topic', operand: 'release' }]) });
+    const id = msgs.body.messages[0].id as number;
+    assert.equal((await bob.api.patch(`/messages/${id}`, { topic: '✔ release', propagate_mode: 'change_all' })).status, 200);
+    const resolved = topics.getByRole('link', { name: /^✔ release/ });
+    await resolved.waitFor({ timeout: 5000 });
+    assert.equal(await resolved.getAttribute('class'), 'resolved');
+    assert.equal(await topics.getByRole('link', { name: /^release/ }).count(), 0);
+  } finally {
+    await a.context.close();
+  }
+});

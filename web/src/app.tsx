@@ -147,6 +147,7 @@ function Sidebar() {
             <a href={channelHash(s.stream_id, s.name)} aria-current={openChannel === s.stream_id && openTopic === undefined ? 'page' : undefined}>
               <span class="swatch" style={{ background: s.color }} aria-hidden="true" />
               <span class="name">{s.invite_only ? '🔒 ' : '# '}{s.name}</span>
+              {s.is_muted ? <span class="sr-only"> (muted)</span> : null}
               <Count n={counts.streams.get(s.stream_id)} />
             </a>
             {openChannel === s.stream_id && topics.length > 0 && (
@@ -158,6 +159,7 @@ function Sidebar() {
                     <li key={t.name} class={mutedTopics.value.has(key) ? 'muted' : ''}>
                       <a href={topicHash(s.stream_id, s.name, t.name)} aria-current={openTopic === t.name.toLowerCase() ? 'page' : undefined} class={resolved ? 'resolved' : ''}>
                         <span class="name">{t.name || '(no topic)'}</span>
+                        {mutedTopics.value.has(key) ? <span class="sr-only"> (muted)</span> : null}
                         <Count n={counts.topics.get(key)} />
                       </a>
                     </li>
