@@ -49,6 +49,15 @@ test('users: a role changed, a person deactivated and reactivated', async () => 
     await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).waitFor({ timeout: 5000 });
     assert.equal((await person(srv.owner, bob.api.userId)).is_active, false);
     assert.equal((await bob.api.get('/users/me')).status, 401, 'a deactivated account cannot use the API');
+    // Bob, trying to log in meanwhile, is told why it fails.
+    const context = await browser.newContext();
+    const login = await context.newPage();
+    await login.goto(srv.url);
+    await login.getByLabel('Email').fill(bob.email);
+    await login.getByLabel('Password').fill(bob.password);
+    await login.getByRole('button', { name: 'Log in' }).click();
+    await login.getByRole('alert').filter({ hasText: /deactivated|disabled/i }).waitFor({ timeout: 5000 });
+    await context.close();
 
     await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).click();
     await o.page.getByRole('button', { name: 'Deactivate Bob Brown' }).waitFor({ timeout: 5000 });
