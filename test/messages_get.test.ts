@@ -223,6 +223,16 @@ test('history: open channel history reads as read+historical; protected history 
   assert.equal((await ann.get(`/messages/${before}`)).status, 400);
   const outsider = await bob.get('/messages', { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'protected' }] });
   assert.equal(outsider.body.code, 'BAD_NARROW', 'a private channel is unknown to non-subscribers');
+  const protectedId = (await t.owner.get('/get_stream_id', { stream: 'protected' })).body.stream_id;
+  const missing = await bob.get('/messages', { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 999999 }] });
+  const outsiderById = await bob.get('/messages', { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: protectedId }] });
+  assert.deepEqual([outsiderById.status, outsiderById.body], [400, missing.body], 'by id too, a private channel is as unknown as a missing one');
+  // A subscription ended (its row kept, inactive) gives no access.
+  await subscribe('protected', [carl.userId]);
+  assert.equal((await carl.get('/messages', { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: protectedId }] })).status, 200);
+  assert.equal((await carl.delete('/users/me/subscriptions', { subscriptions: ['protected'] })).status, 200);
+  const former = await carl.get('/messages', { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'protected' }] });
+  assert.deepEqual([former.status, former.body], [400, noChannel.body]);
 
   await subscribe('shared', [t.owner.userId], { invite_only: true, history_public_to_subscribers: true });
   const old = await sendToChannel(t.owner, 'shared', 't', 'old news');
@@ -230,6 +240,46 @@ test('history: open channel history reads as read+historical; protected history 
   const shared = await fetch(ann, { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'shared' }] });
   assert.deepEqual(idsOf(shared), [old], 'a private channel with shared history shows it to new subscribers');
   assert.deepEqual(shared.messages[0].flags.sort(), ['historical', 'read']);
+  const single = await ann.get(`/messages/${old}`);
+  assert.deepEqual([single.status, single.body.message?.flags.sort()], [200, ['historical', 'read']], 'one message of the shared history, by id');
+});
+
+test('a window carries each message its own reactions and submessages, and each channel its name', async () => {
+  await subscribe('extras', [t.owner.userId, ann.userId, bob.userId]);
+  const poll = await sendToChannel(ann, 'extras', 'mixed', '/poll Lunch?\nPizza\nSoup');
+  const plain = await sendToChannel(bob, 'extras', 'mixed', 'plain words');
+  const liked = await sendToChannel(bob, 'extras', 'mixed', 'nice words');
+  const react = async (c: Client, id: number, emoji_name: string) => assert.equal((await c.post(`/messages/${id}/reactions`, { emoji_name })).status, 200);
+  await react(ann, liked, 'octopus');
+  await react(bob, poll, 'tada');
+  await react(t.owner, liked, 'octopus');
+  await react(bob, liked, 'tada');
+  const vote = JSON.stringify({ type: 'vote', key: 'canned,1', vote: 1 });
+  assert.equal((await bob.post('/submessage', { message_id: poll, msg_type: 'widget', content: vote })).status, 200);
+
+  const page = await fetch(bob, { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'extras' }, { operator: 'topic', operand: 'mixed' }] });
+  assert.deepEqual(idsOf(page), [poll, plain, liked]);
+  const [p, q, l] = page.messages;
+  const reaction = (c: Client, name: string, code: string) => ({ emoji_name: name, emoji_code: code, reaction_type: 'unicode_emoji', user_id: c.userId });
+  assert.deepEqual(
+    [p.reactions, q.reactions, l.reactions],
+    [[reaction(bob, 'tada', '1f389')], [], [reaction(ann, 'octopus', '1f419'), reaction(t.owner, 'octopus', '1f419'), reaction(bob, 'tada', '1f389')]],
+    'in the order they were added',
+  );
+  assert.deepEqual(
+    p.submessages.map((s: any) => [s.message_id, s.sender_id, s.msg_type, s.content === vote]),
+    [
+      [poll, ann.userId, 'widget', false],
+      [poll, bob.userId, 'widget', true],
+    ],
+  );
+  assert.ok(p.submessages[0].id < p.submessages[1].id);
+  assert.deepEqual([q.submessages, l.submessages], [[], []]);
+  assert.deepEqual(page.messages.map((m: any) => m.display_recipient), ['extras', 'extras', 'extras']);
+  // Named by a negated term, a channel's messages are not in the window; the others' names still are.
+  const elsewhere = await fetch(bob, { anchor: 'newest', num_before: 50, narrow: [{ operator: 'channel', operand: 'general', negated: true }] });
+  const names = new Map(elsewhere.messages.map((m: any) => [m.id, m.display_recipient]));
+  assert.deepEqual([names.get(poll), names.get(liked), names.has(window[0])], ['extras', 'extras', false]);
 });
 
 test("another organization's messages are never visible", async () => {

@@ -3,7 +3,7 @@
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getStream } from '../store/channels.js';
+import { getStreamForViewer } from '../store/channels.js';
 import { getMessages, type EditEntry, type MessageRow } from '../store/messages.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { fetchMessages } from './messages.js';
@@ -14,14 +14,14 @@ export async function accessibleMessage(services: Services, user: User, id: numb
   if (rows[0]) return rows[0];
   const [m] = await getMessages(services.database.db, user.realm_id, [id]);
   if (m?.stream_id != null) {
-    const stream = await getStream(services.database.db, user.realm_id, m.stream_id);
-    if (stream) {
+    const found = await getStreamForViewer(services.database.db, user.realm_id, user.id, { id: m.stream_id });
+    if (found) {
       const again = await fetchMessages(services, user, {
         anchor: id,
         numBefore: 0,
         numAfter: 0,
         includeAnchor: true,
-        terms: [{ kind: 'channel', stream, negated: false }, { kind: 'id', id, negated: false }],
+        terms: [{ kind: 'channel', stream: found.stream, subscribed: found.subscribed, negated: false }, { kind: 'id', id, negated: false }],
       });
       if (again.rows[0]) return again.rows[0];
     }

@@ -4,7 +4,6 @@
 import type { Services } from '../services.js';
 import { ROLE, type User } from '../store/users.js';
 import { findDmGroup, type MessageRow } from '../store/messages.js';
-import { isSubscribed } from '../store/channels.js';
 import {
   firstMessageIdSince,
   firstRealmMessageIdSince,
@@ -57,11 +56,9 @@ async function channelHistoryOpen(services: Services, viewer: User, terms: Term[
   if (terms.some((t) => t.kind === 'channels_public' && !t.negated) && viewer.role !== ROLE.guest) return true;
   const channel = terms.find((t): t is Extract<Term, { kind: 'channel' }> => t.kind === 'channel' && !t.negated);
   if (!channel) return false;
-  const stream = channel.stream;
-  if (!stream.history_public_to_subscribers) return false;
+  if (!channel.stream.history_public_to_subscribers) return false;
   const graph = await services.cache.groupGraph(viewer.realm_id);
-  const subscribed = await isSubscribed(services.database.db, viewer.id, stream.id);
-  return channelAccess(graph, viewer, stream, subscribed).content;
+  return channelAccess(graph, viewer, channel.stream, channel.subscribed).content;
 }
 
 export async function fetchMessages(services: Services, viewer: User, req: FetchRequest): Promise<FetchResult> {

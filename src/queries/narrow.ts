@@ -3,8 +3,7 @@
 import { BadNarrow, BadRequest, InvalidMessage } from '../errors.js';
 import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
-import type { Stream } from '../store/channels.js';
-import { getStream, getStreamByName, isSubscribed } from '../store/channels.js';
+import { getStreamForViewer, type ViewedStream } from '../store/channels.js';
 import { channelAccess } from '../access/channel_access.js';
 import { accessibleMessage } from './message_access.js';
 import { usersByAddress } from '../shapes/users.js';
@@ -99,18 +98,17 @@ export async function resolveNarrow(services: Services, viewer: User, rawTerms: 
     switch (op) {
       case 'channel':
       case 'stream': {
-        let stream: Stream | undefined;
+        let found: ViewedStream | undefined;
         if (typeof t.operand === 'number' || (typeof t.operand === 'string' && /^\d+$/.test(t.operand))) {
-          stream = await getStream(db, viewer.realm_id, Number(t.operand));
+          found = await getStreamForViewer(db, viewer.realm_id, viewer.id, { id: Number(t.operand) });
         }
-        if (!stream && typeof t.operand === 'string') stream = await getStreamByName(db, viewer.realm_id, t.operand);
-        if (stream) {
+        if (!found && typeof t.operand === 'string') found = await getStreamForViewer(db, viewer.realm_id, viewer.id, { name: t.operand });
+        if (found) {
           const graph = await services.cache.groupGraph(viewer.realm_id);
-          const subscribed = await isSubscribed(db, viewer.id, stream.id);
-          if (!channelAccess(graph, viewer, stream, subscribed).metadata) stream = undefined;
+          if (!channelAccess(graph, viewer, found.stream, found.subscribed).metadata) found = undefined;
         }
-        if (!stream) throw new BadNarrow('Invalid narrow operator: unknown channel');
-        out.push({ kind: 'channel', stream, negated });
+        if (!found) throw new BadNarrow('Invalid narrow operator: unknown channel');
+        out.push({ kind: 'channel', stream: found.stream, subscribed: found.subscribed, negated });
         break;
       }
       case 'topic':

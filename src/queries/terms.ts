@@ -16,7 +16,8 @@ type FilterTerm = Extract<MessageFilter, { kind: 'topic' | 'dm_including' | 'sen
 /** A term resolved against the organization; channel, dm and search become filters with ids. */
 export type Term =
   | FilterTerm
-  | { kind: 'channel'; stream: Stream; negated: boolean }
+  /** `subscribed`: the viewer's subscription, read with the channel (the history check needs it too). */
+  | { kind: 'channel'; stream: Stream; subscribed: boolean; negated: boolean }
   | { kind: 'dm'; userIds: number[]; negated: boolean }
   | { kind: 'search'; text: string; negated: boolean }
   | { kind: 'empty' };

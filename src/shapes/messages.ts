@@ -4,14 +4,14 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { dmGroupMembers, flagNames, type MessageRow } from '../store/messages.js';
-import { getStreamsByIds } from '../store/channels.js';
+import { getStreamsByIds, type Stream } from '../store/channels.js';
 import { topicLinks, type LinkifierRule } from '../markdown/render.js';
 import { apiEmail, avatarUrl } from './users.js';
 import type { RealmEmailDomains } from '../lib/realm_email_domains.js';
 import type { EditEntry } from '../store/messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
-import { reactionsForMessages } from '../store/emoji.js';
-import { submessageForClient, submessagesForMessages } from '../store/submessages.js';
+import { messageExtras } from '../store/message_extras.js';
+import { submessageForClient } from '../store/submessages.js';
 
 
 export interface MessageShapeOptions {
@@ -125,11 +125,15 @@ export function shapeMessage(
   return Object.assign(out, editFields(m, realm, o));
 }
 
-/** Looks up what shaping needs for a batch of messages: channel names, DM participants, linkifiers. */
-export async function shapeContext(services: Services, realm: Realm, rows: MessageRow[]) {
-  const streamIds = [...new Set(rows.filter((m) => m.stream_id !== null).map((m) => m.stream_id!))];
+/**
+ * Looks up what shaping needs for a batch of messages: channel names, DM participants, linkifiers.
+ * `knownStreams`: channels the caller has just read (a narrow's), not read again.
+ */
+export async function shapeContext(services: Services, realm: Realm, rows: MessageRow[], knownStreams: readonly Stream[] = []) {
+  const known = new Map(knownStreams.map((s) => [s.id, s]));
+  const streamIds = [...new Set(rows.filter((m) => m.stream_id !== null && !known.has(m.stream_id)).map((m) => m.stream_id!))];
   const groupIds = [...new Set(rows.filter((m) => m.dm_group_id !== null).map((m) => m.dm_group_id!))];
-  const [streams, dmMembers, users, linkifiers] = await Promise.all([
+  const [fetched, dmMembers, users, linkifiers] = await Promise.all([
     getStreamsByIds(services.database.db, realm.id, streamIds),
     dmGroupMembers(services.database.db, groupIds),
     services.cache.users(realm.id),
@@ -139,6 +143,7 @@ export async function shapeContext(services: Services, realm: Realm, rows: Messa
   // sent a message or shares a conversation, the shared bots join the map.
   const needsBots = rows.some((m) => !users.has(m.sender_id)) || [...dmMembers.values()].some((ids) => ids.some((id) => !users.has(id)));
   const everyone = needsBots ? new Map([...users, ...(await services.cache.systemBots())]) : users;
+  const streams = [...known.values(), ...fetched];
   return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users: everyone, linkifiers };
 }
 
@@ -147,12 +152,11 @@ export async function formatMessages(
   realm: Realm,
   rows: Array<MessageRow & { flags: number }>,
   o: MessageShapeOptions,
+  knownStreams: readonly Stream[] = [],
 ): Promise<Record<string, unknown>[]> {
-  const ids = rows.map((m) => m.id);
-  const [ctx, reactions, submessages] = await Promise.all([
-    shapeContext(services, realm, rows),
-    reactionsForMessages(services.database.db, ids),
-    submessagesForMessages(services.database.db, ids),
+  const [ctx, { reactions, submessages }] = await Promise.all([
+    shapeContext(services, realm, rows, knownStreams),
+    messageExtras(services.database.db, rows.map((m) => m.id)),
   ]);
   const options = { ...o, linkifiers: o.linkifiers ?? ctx.linkifiers };
   // Each sender's avatar URL is computed once however many of their messages the page holds.

@@ -60,6 +60,25 @@ export async function getStreamByName(db: Executor, realmId: number, name: strin
   return rows[0] ? streamFromRow(rows[0]) : undefined;
 }
 
+/** A channel with whether this user is subscribed to it: what an access check needs. */
+export interface ViewedStream {
+  stream: Stream;
+  subscribed: boolean;
+}
+
+/**
+ * The channel (by id or by name) and the viewer's subscription in one statement: a GET /messages
+ * narrow resolves its channel on every call, and each statement is a round trip on PostgreSQL.
+ */
+export async function getStreamForViewer(db: Executor, realmId: number, viewerId: number, key: { id: number } | { name: string }): Promise<ViewedStream | undefined> {
+  const match = 'id' in key ? sql`s.id = ${key.id}` : sql`lower(s.name) = ${dbLower(key.name)}`;
+  const { rows } = await sql<Record<string, unknown>>`select s.*, exists (select 1 from subscriptions sub where sub.user_id = ${viewerId} and sub.stream_id = s.id and sub.active = ${true}) as viewer_subscribed
+    from streams s where s.realm_id = ${realmId} and ${match}`.execute(db);
+  if (!rows[0]) return undefined;
+  const { viewer_subscribed, ...row } = rows[0];
+  return { stream: streamFromRow(row), subscribed: !!viewer_subscribed };
+}
+
 export async function getStreamsByIds(db: Executor, realmId: number, ids: readonly number[]): Promise<Stream[]> {
   if (ids.length === 0) return [];
   const rows = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).execute();

@@ -56,25 +56,6 @@ export interface ReactionRow {
   reaction_type: string;
 }
 
-/** The reactions on these messages, in the order they were added, in one query per 1000 messages. */
-export async function reactionsForMessages(db: Executor, messageIds: readonly number[]): Promise<Map<number, ReactionRow[]>> {
-  const out = new Map<number, ReactionRow[]>();
-  for (let i = 0; i < messageIds.length; i += 1000) {
-    const part = messageIds.slice(i, i + 1000);
-    const rows = await db
-      .selectFrom('reactions')
-      .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
-      .where('message_id', 'in', part)
-      .orderBy('id')
-      .execute();
-    for (const r of rows) {
-      const row = { ...r, message_id: Number(r.message_id), user_id: Number(r.user_id) };
-      (out.get(row.message_id) ?? out.set(row.message_id, []).get(row.message_id)!).push(row);
-    }
-  }
-  return out;
-}
-
 export interface UserStatusRow {
   user_id: number;
   status_text: string;

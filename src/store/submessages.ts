@@ -18,20 +18,6 @@ export async function insertSubmessage(db: Executor, s: Omit<SubmessageRow, 'id'
   return Number(row.id);
 }
 
-/** The submessages of these messages, oldest first, in one query per 1000 messages. */
-export async function submessagesForMessages(db: Executor, messageIds: readonly number[]): Promise<Map<number, SubmessageRow[]>> {
-  const out = new Map<number, SubmessageRow[]>();
-  for (let i = 0; i < messageIds.length; i += 1000) {
-    const part = messageIds.slice(i, i + 1000);
-    const rows = await db.selectFrom('submessages').selectAll().where('message_id', 'in', part).orderBy('id').execute();
-    for (const r of rows) {
-      const row = fromRow(r);
-      (out.get(row.message_id) ?? out.set(row.message_id, []).get(row.message_id)!).push(row);
-    }
-  }
-  return out;
-}
-
 /** The message's first `widget` submessage: the widget's definition. */
 export async function widgetSubmessage(db: Executor, messageId: number): Promise<SubmessageRow | undefined> {
   const r = await db.selectFrom('submessages').selectAll().where('message_id', '=', messageId).where('msg_type', '=', 'widget').orderBy('id').limit(1).executeTakeFirst();

@@ -156,7 +156,9 @@ export function registerMessageRoutes(r: Router): void {
     checkNarrowKinds(terms);
     const ids = messageIds && [...new Set(messageIds)];
     const result = await fetchMessages(services, user, { anchor, numBefore, numAfter, includeAnchor: ids ? false : includeAnchor, terms, messageIds: ids });
-    const messages = await formatMessages(services, realm, result.rows, { applyMarkdown, clientGravatar, allowEmptyTopicName });
+    // The narrow's channels were read with it: their names need no second lookup.
+    const narrowStreams = terms.flatMap((t) => (t.kind === 'channel' ? [t.stream] : []));
+    const messages = await formatMessages(services, realm, result.rows, { applyMarkdown, clientGravatar, allowEmptyTopicName }, narrowStreams);
     if (result.search) {
       // A search narrow: each message also carries its content and topic with the matches highlighted.
       result.rows.forEach((row, i) => Object.assign(messages[i]!, matchFields(row.rendered_content, row.topic, result.search)));
