@@ -56,8 +56,11 @@ export function passwordStrongEnough(password: string, minLength: number): boole
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
+  return constantTimeEqualBytes(Buffer.from(a), Buffer.from(b));
+}
+
+/** constantTimeEqual of byte strings a caller already holds (no conversion per comparison). */
+export function constantTimeEqualBytes(ab: Buffer, bb: Buffer): boolean {
   if (ab.length !== bb.length) {
     timingSafeEqual(ab, ab);
     return false;

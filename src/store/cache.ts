@@ -103,6 +103,16 @@ export class Cache {
     return (await this.users(realmId)).get(userId);
   }
 
+  /** The organization's users if they are cached, without loading them (a caller then awaits users()). */
+  cachedUsers(realmId: number): Map<number, User> | undefined {
+    return this.realmUsers.get(realmId);
+  }
+
+  /** usersByEmail's answer if it is cached, without loading it. */
+  cachedUsersByEmail(email: string): User[] | undefined {
+    return this.byEmail.get(email.toLowerCase());
+  }
+
   async usersByEmail(email: string): Promise<User[]> {
     const key = email.toLowerCase();
     let users = this.byEmail.get(key);
