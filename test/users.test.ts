@@ -231,6 +231,19 @@ test('PATCH /users/{id}: permissions and validation', async () => {
   await check(target, t.owner.userId, { role: 100 }, 200, '');
 });
 
+test('PATCH /users/{email}: the same change by an address the caller may see; others are no such user', async () => {
+  const target = await t.createUser({ name: 'Eve Address' });
+  const other = await t.createOrg('Fourth Place');
+  const byEmail = (email: string) => `/users/${encodeURIComponent(email)}`;
+  assert.deepEqual((await admin.patch(byEmail(target.email.toUpperCase()), { full_name: 'Eve Renamed' })).body, { result: 'success', msg: '' });
+  assert.equal((await target.get('/users/me')).body.full_name, 'Eve Renamed');
+  assert.equal((await member.patch(byEmail(target.email), { full_name: 'Not Allowed' })).body.msg, 'Insufficient permission');
+  for (const email of ['nobody@example.com', other.owner.email]) {
+    assert.deepEqual((await admin.patch(byEmail(email), { full_name: 'Who Knows' })).body, { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' }, email);
+  }
+  assert.equal((await target.get('/users/me')).body.full_name, 'Eve Renamed');
+});
+
 test('PATCH /users/{id}: with require_unique_names, names may not repeat', async () => {
   const a = await t.createUser({ name: 'Unique Una' });
   const b = await t.createUser({ name: 'Unique Ben' });

@@ -1,6 +1,6 @@
 // Users: the caller's own record, the directory, one user by id or email, creating users,
 // changing a user's name or role, creating bots.
-import type { Router } from '../router.js';
+import type { AuthedContext, Router } from '../router.js';
 import { decodedPathPart, pathInt } from '../router.js';
 import { check } from '../../lib/params.js';
 import { NoSuchUser } from '../../errors.js';
@@ -29,6 +29,15 @@ function parseActions(v: unknown, name: string): DeactivationActions {
   return out;
 }
 
+
+/**
+ * The user a /users/{user_id} path names: a number is an id, anything else an address. A real
+ * address finds only users whose address the caller may see, so a lookup reveals nothing.
+ */
+function userNamedByPath(ctx: AuthedContext, users: Map<number, User>): User | undefined {
+  if (/^\d+$/.test(ctx.path.user_id ?? '')) return users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
+  return usersByAddress(users.values(), ctx.user, ctx.services.emailDomains).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
+}
 
 export function registerUserRoutes(r: Router): void {
   r.get('/users/me', async ({ user, services }) => {
@@ -65,13 +74,7 @@ export function registerUserRoutes(r: Router): void {
     const clientGravatar = params.bool('client_gravatar', true);
     const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
     const users = await services.cache.users(realm.id);
-    let target: User | undefined;
-    if (/^\d+$/.test(path.user_id ?? '')) {
-      target = users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
-    } else {
-      // A real address finds only users whose address the caller may see, so lookups reveal nothing.
-      target = usersByAddress(users.values(), user, services.emailDomains).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
-    }
+    let target = userNamedByPath(ctx, users);
     if (!target) {
       // The system bots every organization shares are found too, as Zulip finds cross-realm bots.
       const bots = await services.cache.systemBots();
@@ -94,9 +97,11 @@ export function registerUserRoutes(r: Router): void {
     return createUserByApi(services, user, realm, { email, password, fullName });
   });
 
+  // PATCH /users/{user_id} and PATCH /users/{email} (feature level 313), as for GET.
   r.patch('/users/{user_id}', async (ctx) => {
     const { params, services, user, realm } = ctx;
-    const id = pathInt(ctx, 'user_id', () => new NoSuchUser());
+    const id = /^\d+$/.test(ctx.path.user_id ?? '') ? pathInt(ctx, 'user_id', () => new NoSuchUser()) : userNamedByPath(ctx, await services.cache.users(realm.id))?.id;
+    if (id === undefined) throw new NoSuchUser();
     const fullName = params.optStr('full_name');
     const role = params.optInt('role');
     const profileData = params.optJson('profile_data', profileDataList);
