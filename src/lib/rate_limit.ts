@@ -48,6 +48,8 @@ export interface Limiter {
   readonly config: RateLimitConfig;
   /** Counts one request against the key; rejects with RATE_LIMIT_HIT when over the rule's limit. */
   hit(key: string, rule: Rule): Promise<Verdict>;
+  /** Forgets the key's count (a login that succeeded: only failures should add up, as in Zulip). */
+  reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,10 @@ export class RateLimiter implements Limiter {
     if (!w || w.resetAt <= now) this.windows.set(key, (w = { count: 0, resetAt: now + rule.windowSeconds * 1000 }));
     w.count++;
     return verdictOf(rule, w.count, w.resetAt);
+  }
+
+  async reset(key: string): Promise<void> {
+    this.windows.delete(key);
   }
 
   async close(): Promise<void> {

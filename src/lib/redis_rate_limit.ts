@@ -21,6 +21,10 @@ export class RedisRateLimiter implements Limiter {
     return verdictOf(rule, count, Date.now() + Math.max(0, ttl));
   }
 
+  async reset(key: string): Promise<void> {
+    await this.redis.del(`${this.prefix}:rate:${key}`);
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => undefined);
   }
