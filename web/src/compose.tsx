@@ -4,8 +4,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import { api, upload } from './api';
-import { channelName, composeOpen, drafts, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
-import { fetchTopics } from './data';
+import { channelName, composeOpen, drafts, matchesTerms, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
+import { fetchTopics, goTo } from './data';
+import { dmHash, topicHash, type Term } from './narrow';
 import { deferUploadSources } from './uploads';
 
 type Mode = 'stream' | 'dm';
@@ -15,6 +16,8 @@ const topic = signal('');
 const to = signal<number[]>([]);
 const content = signal('');
 const focusTarget = signal<'' | 'topic' | 'message' | 'to'>('');
+// The last message sent went where the open view does not show it: where, and a link there.
+const sentElsewhere = signal<{ label: string; href: string } | null>(null);
 
 let emojiNames: Array<[string, string]> | null = null;
 
@@ -60,6 +63,7 @@ effect(() => {
   const v = view.value;
   if (v === lastView) return;
   lastView = v;
+  sentElsewhere.value = null;
   if (content.value.trim()) {
     saveDraft();
     content.value = '';
@@ -130,6 +134,28 @@ export const composeApi = {
     composeOpen.value = false;
   },
 };
+
+/**
+ * After a send: the sender sees where the message went. From the inbox or recent conversations
+ * (no feed) the app opens its conversation; from a view that does not show it (a new topic started
+ * in another topic, a direct message written from a channel), a notice links to it, as Zulip's
+ * "sent to a conversation you are not viewing" does.
+ */
+function showWhereSent(id: number, sent: { streamId: number; topic: string } | { to: number[] }): void {
+  const mine = me.value.user_id;
+  const terms: Term[] = 'streamId' in sent ? [{ operator: 'channel', operand: sent.streamId }, { operator: 'topic', operand: sent.topic }] : [{ operator: 'dm', operand: sent.to }];
+  const v = view.value;
+  if (v.kind !== 'narrow') return goTo({ kind: 'narrow', terms });
+  const m: Message =
+    'streamId' in sent
+      ? { id, sender_id: mine, sender_full_name: '', sender_email: '', content: '', subject: sent.topic, stream_id: sent.streamId, display_recipient: channelName(sent.streamId), type: 'stream', timestamp: 0, reactions: [], flags: ['read'] }
+      : { id, sender_id: mine, sender_full_name: '', sender_email: '', content: '', subject: '', display_recipient: [...sent.to, mine].map((uid) => ({ id: uid, email: '', full_name: userName(uid) })), type: 'private', timestamp: 0, reactions: [], flags: ['read'] };
+  if (matchesTerms(m, v.terms)) return;
+  sentElsewhere.value =
+    'streamId' in sent
+      ? { label: `#${channelName(sent.streamId)} › ${sent.topic}`, href: topicHash(sent.streamId, channelName(sent.streamId), sent.topic) }
+      : { label: sent.to.map(userName).join(', '), href: dmHash(sent.to, sent.to.map(userName)) };
+}
 
 // ---- typing notifications: "start" at most every 10 s while typing, "stop" on send or clear ----
 let typingSentAt = 0;
@@ -345,14 +371,19 @@ export function Compose() {
       params = { type: 'direct', to: to.value, content: text };
     }
     setSending(true);
+    sentElsewhere.value = null;
+    const where = mode.value === 'stream' ? { streamId: streamId.value!, topic: topic.value } : { to: to.value };
     try {
-      await api.post('/messages', params);
+      // read_by_sender: as Zulip's own web app says, so one's own message is not counted unread
+      // (the server's default for an unknown client, "Mozilla" here, leaves it unread).
+      const res = await api.post('/messages', { ...params, read_by_sender: true });
       if (draftId !== null) void api.del(`/drafts/${draftId}`).catch(() => {});
       draftId = null;
       notifyTyping('stop');
       content.value = '';
       setPreview(null);
       setTa(null);
+      showWhereSent(res.id, where);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -483,6 +514,11 @@ export function Compose() {
           ) : null}
         </div>
       )}
+      {sentElsewhere.value ? (
+        <p class="sent-notice" role="status">
+          Message sent to {sentElsewhere.value.label}. <a href={sentElsewhere.value.href}>Go to conversation</a>
+        </p>
+      ) : null}
       {typers.length ? <p class="typing muted" aria-live="polite">{typers.map(userName).join(', ')} {typers.length > 1 ? 'are' : 'is'} typing…</p> : null}
       {error ? (
         <p class="error" role="alert">

@@ -437,6 +437,10 @@ let navigateTo: ((v: View) => void) | null = null;
 export function setNavigator(f: (v: View) => void): void {
   navigateTo = f;
 }
+/** Opens a view as the app's own links do (for modules that app.tsx itself imports). */
+export function goTo(v: View): void {
+  navigateTo?.(v);
+}
 
 // ---- the open view's messages ----
 

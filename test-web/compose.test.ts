@@ -1,0 +1,81 @@
+// Composing as a person does it from wherever they are: a new topic started from another topic, a
+// direct message to someone never written to (picked by typing their full name), a message
+// written from the inbox. What one sends is never counted unread for oneself, and one sees
+// where it went.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+
+before(async () => {
+  ({ srv, browser, alice, bob, general } = await openScene());
+  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'lunch', content: 'Pizza at noon?' });
+  const unread = await alice.api.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0 });
+  await alice.api.post('/messages/flags', { messages: unread.body.messages.map((m: { id: number }) => m.id), op: 'add', flag: 'read' });
+});
+after(() => closeScene({ srv, browser }));
+
+test('a new topic and a first direct message sent from other views: a notice links there, and nothing one sent is unread', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  try {
+    // In the lunch topic, Alice starts a new topic: the lunch view does not show it, a notice does.
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
+    await page.getByRole('button', { name: 'New topic' }).click();
+    await page.getByRole('textbox', { name: 'Topic' }).fill('offsite');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Where shall we go this year?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('status').filter({ hasText: 'Message sent to #general › offsite' }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getByRole('article').filter({ hasText: 'Where shall we go' }).count(), 0);
+    await page.getByRole('link', { name: 'Go to conversation' }).click();
+    await page.getByRole('heading', { name: '#general › offsite' }).waitFor({ timeout: 5000 });
+    await page.getByRole('article').filter({ hasText: 'Where shall we go this year?' }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getByRole('status').filter({ hasText: 'Message sent' }).count(), 0, 'the notice goes with the view');
+
+    // From the channel, x and Bob's full name typed: a first direct message to him.
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
+    await page.getByRole('heading', { name: '#general' }).click();
+    await page.keyboard.press('x');
+    await page.getByRole('combobox', { name: 'To' }).fill('Bob Brown');
+    await page.getByRole('option', { name: /Bob Brown/ }).waitFor({ timeout: 5000 });
+    await page.keyboard.press('Enter');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Just between us: I booked the boat');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('status').filter({ hasText: 'Message sent to Bob Brown' }).waitFor({ timeout: 5000 });
+    const sidebar = page.getByRole('navigation', { name: 'Conversations' });
+    await sidebar.getByRole('link', { name: /Bob Brown/ }).first().waitFor({ timeout: 5000 });
+
+    // From the inbox (no feed to show it), c: the app opens the conversation written to.
+    await page.getByRole('link', { name: /^Inbox/ }).click();
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor({ timeout: 5000 });
+    await page.keyboard.press('c');
+    await page.getByRole('textbox', { name: 'Topic' }).fill('from the inbox');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Written while looking at the inbox');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: '#general › from the inbox' }).waitFor({ timeout: 5000 });
+    await page.getByRole('article').filter({ hasText: 'Written while looking at the inbox' }).waitFor({ timeout: 5000 });
+
+    // Nothing Alice sent counts as unread for her, neither now nor after a reload (the server's flags).
+    const mine = await alice.api.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'sender', operand: alice.api.userId }]) });
+    assert.equal(mine.body.messages.length, 3);
+    for (const m of mine.body.messages) assert.ok(m.flags.includes('read'), `${m.content} is read for its sender`);
+    await page.reload();
+    await page.getByRole('heading', { name: '#general › from the inbox' }).waitFor({ timeout: 5000 });
+    await sidebar.getByRole('link', { name: /Bob Brown/ }).first().waitFor({ timeout: 5000 });
+    assert.equal(await sidebar.locator('.count').count(), 0, 'no unread count in the sidebar');
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/compose-fail.png' });
+    throw e;
+  } finally {
+    await a.context.close();
+  }
+  void bob;
+});
