@@ -10,7 +10,7 @@ import {
   channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,
   subs, toast, topicKey, topicsByStream, unreadCounts, userEmail, userName, users, userSettings, view,
 } from './state';
-import { Feed, feedApi } from './feed';
+import { Feed, feedApi, JumpToUnread } from './feed';
 import { Compose, composeApi } from './compose';
 
 export function navigate(v: View): void {
@@ -330,9 +330,20 @@ const SHORTCUTS: Array<[string, string]> = [
 ];
 
 function Shortcuts() {
-  useEffect(() => document.getElementById('shortcuts-close')?.focus(), []);
+  useEffect(() => {
+    // Focus goes back where it was once the list closes.
+    const before = document.activeElement as HTMLElement | null;
+    document.getElementById('shortcuts-close')?.focus();
+    return () => before?.focus?.();
+  }, []);
+  // A modal dialog keeps Tab inside it: its only control is the Close button.
+  const trap = (e: KeyboardEvent) => {
+    if (e.key !== 'Tab') return;
+    e.preventDefault();
+    document.getElementById('shortcuts-close')?.focus();
+  };
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title">
+    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title" onKeyDown={trap}>
       <div class="dialog">
         <h2 id="shortcuts-title">Keyboard shortcuts</h2>
         <table>
@@ -506,6 +517,7 @@ export function App({ onLogout }: { onLogout: () => void }) {
           <>
             <div class="narrow-bar">
               <h1>{title}</h1>
+              <JumpToUnread />
               {!v.search && dmTerm(v) === undefined ? (
                 <button type="button" onClick={() => composeApi.newTopic()}>
                   New topic

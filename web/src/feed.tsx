@@ -183,6 +183,8 @@ export function Feed() {
     if (el.scrollTop < 300) void loadMore('older');
     else if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadMore('newer');
   }, [rows]);
+  const pinRef = useRef<HTMLDivElement>(null);
+  const pinHeight = useRef(30);
   const focusWanted = useRef<number | null>(null);
   reveal = (id, align) => {
     const i = rowOf.get(id);
@@ -266,18 +268,21 @@ export function Feed() {
   const top = rows.length ? virt.getVirtualItemForOffset(offset) : undefined;
   const topRow = top ? rows[top.index] : undefined;
   const pinnedHead = top && topRow && topRow.kind !== 'start' && !(topRow.kind === 'head' && top.start >= offset - 1) ? rows[headOf[top.index]!] : undefined;
+  // The next group's header coming up pushes the pinned one out, instead of sliding under it.
+  const nextHead = pinnedHead && top ? items.find((it) => it.index > top.index && rows[it.index]!.kind === 'head') : undefined;
+  const pinShift = nextHead ? Math.min(0, nextHead.start - offset - pinHeight.current) : 0;
+  useLayoutEffect(() => {
+    const h = (pinRef.current?.firstElementChild as HTMLElement | null)?.offsetHeight;
+    if (h) pinHeight.current = h;
+  });
 
-  const firstUnread = msgs.find((m) => unreadMap.has(m.id));
   return (
     <div class="feed-wrap">
-      {firstUnread ? (
-        <button type="button" class="jump" onClick={() => feedApi.reveal(firstUnread.id, 'center')}>
-          Jump to first unread
-        </button>
-      ) : null}
       <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
         {st.loading && msgs.length === 0 ? <p role="status">Loading…</p> : null}
-        <div class="pin">{pinnedHead?.kind === 'head' ? <RecipientHeader m={pinnedHead.m} pinned /> : null}</div>
+        <div class="pin" ref={pinRef} style={pinShift ? { transform: `translateY(${pinShift}px)` } : undefined}>
+          {pinnedHead?.kind === 'head' ? <RecipientHeader m={pinnedHead.m} pinned /> : null}
+        </div>
         {/* Each row placed at the virtualizer's own offset (none in the page's flow), so what is
             drawn and what it computes never differ by a rounding. */}
         <div class="vlist" style={{ height: `${virt.getTotalSize()}px` }}>
@@ -293,5 +298,22 @@ export function Feed() {
         {!st.loading && msgs.length === 0 ? <p class="empty muted">{st.error || 'No messages here yet.'}</p> : null}
       </div>
     </div>
+  );
+}
+
+/**
+ * "Jump to first unread", in the bar above the feed (app.tsx): laid over the feed it covered the
+ * top message's actions and, on a phone, the start marker. Its own component, so that the feed's
+ * changes re-render only it, not the bar.
+ */
+export function JumpToUnread() {
+  const unreadMap = unread.value;
+  const firstUnread = feed.value.find((m) => unreadMap.has(m.id));
+  if (!firstUnread) return null;
+  return (
+    <button type="button" class="jump" aria-label="Jump to first unread" onClick={() => feedApi.reveal(firstUnread.id, 'center')}>
+      <span class="wide">Jump to first unread</span>
+      <span class="narrow">First unread</span>
+    </button>
   );
 }

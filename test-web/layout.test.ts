@@ -1,0 +1,99 @@
+// What a person sees overlap or slip away, checked by the boxes on screen: the "Jump to first
+// unread" button over the feed, the pinned recipient header over the next group's header, and
+// the keyboard's focus leaving the shortcuts dialog for the page behind it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { closeScene, makeChannel, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+
+let srv: WebServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let general: number;
+let small: number;
+
+before(async () => {
+  ({ srv, browser, alice, bob, general } = await openScene());
+  for (const topic of ['alpha', 'beta', 'gamma'])
+    for (let i = 0; i < 12; i++) await bob.api.post('/messages', { type: 'stream', to: general, topic, content: `${topic} message ${i}` });
+  // Two short topics: on a low window both groups are in the page and the feed still scrolls.
+  small = await makeChannel(srv.owner, 'small', [alice, bob]);
+  for (const topic of ['alpha', 'beta'])
+    for (let i = 0; i < 4; i++) await bob.api.post('/messages', { type: 'stream', to: small, topic, content: `${topic} message ${i}` });
+});
+after(() => closeScene({ srv, browser }));
+
+type Box = { top: number; bottom: number; left: number; right: number };
+const box = (page: Page, selector: string) =>
+  page.locator(selector).first().evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+  }) as Promise<Box>;
+const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+test('at 360 px, "Jump to first unread" covers nothing of the feed and leaves the channel name whole', async () => {
+  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    const jump = a.page.getByRole('button', { name: 'Jump to first unread' });
+    await jump.waitFor({ timeout: 5000 });
+    await a.page.getByText('The start of this conversation.').waitFor({ timeout: 5000 });
+    const feed = await box(a.page, '[role=region][aria-label=Messages]');
+    const button = await box(a.page, 'button[aria-label="Jump to first unread"], button:has-text("Jump to first unread")');
+    assert.ok(!overlaps(feed, button), `the button ${JSON.stringify(button)} lies over the feed ${JSON.stringify(feed)}`);
+    const heading = a.page.getByRole('heading', { name: '#general', level: 1 });
+    assert.ok(await heading.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the channel name is cut short');
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('scrolling, the pinned header is pushed away by the next one instead of covering it', async () => {
+  const a = await loggedIn(browser, srv.url, alice, { width: 1000, height: 420 });
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${small}-small`);
+    await a.page.getByRole('article').filter({ hasText: 'beta message 0' }).waitFor({ state: 'attached', timeout: 5000 });
+    // The beta header brought 20 and 35 px below the top of the feed, alpha's header pinned above it.
+    const betaHeader = a.page.locator('h2.recipient').filter({ hasText: 'beta' });
+    for (const gap of [20, 35]) {
+      await betaHeader.evaluate((h, gap) => {
+        const feed = h.closest('.feed')!;
+        feed.scrollTop += h.getBoundingClientRect().top - feed.getBoundingClientRect().top - gap;
+      }, gap);
+      await a.page.waitForTimeout(200);
+      const pinned = a.page.locator('.recipient.pinned');
+      await pinned.filter({ hasText: 'alpha' }).waitFor({ timeout: 3000 });
+      const p = await box(a.page, '.recipient.pinned');
+      const h = await box(a.page, 'h2.recipient:has-text("beta")');
+      assert.ok(p.bottom <= h.top + 0.5, `the pinned header (bottom ${p.bottom}) covers the next one (top ${h.top}) ${gap} px below the top`);
+    }
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('the shortcuts dialog keeps the keyboard inside it, and Esc gives the focus back', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  try {
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await page.getByRole('article').first().waitFor({ timeout: 5000 });
+    await page.getByRole('heading', { name: '#general', level: 1 }).click();
+    // k selects (and focuses) a message: where the focus must come back to.
+    await page.keyboard.press('k');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'ARTICLE');
+    await page.keyboard.press('?');
+    const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await dialog.waitFor();
+    for (const key of ['Tab', 'Tab', 'Shift+Tab', 'Tab']) {
+      await page.keyboard.press(key);
+      assert.ok(await dialog.evaluate((d) => d.contains(document.activeElement)), `focus left the dialog after ${key}`);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.tagName === 'ARTICLE', undefined, { timeout: 2000 });
+  } finally {
+    await a.context.close();
+  }
+});
