@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import { closeScene, makeChannel, openScene, loggedIn, type Person, type WebServer } from './harness.js';
 
 let srv: WebServer;
 let browser: Browser;
@@ -77,5 +77,48 @@ test('a new topic and a first direct message sent from other views: a notice lin
   } finally {
     await a.context.close();
   }
-  void bob;
+});
+
+test('an address typed in the search box or a link opens the conversation itself; a public channel one is not in takes a message; #recent_topics', async () => {
+  const announcements = await makeChannel(srv.owner, 'announcements', [srv.owner]);
+  await srv.owner.api.post('/messages', { type: 'stream', to: announcements, topic: 'news', content: 'The office moves in May' });
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  try {
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    await search.fill(`dm:${bob.email}`);
+    await search.press('Enter');
+    await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).count(), 0);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Found you through the search box');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('article').filter({ hasText: 'Found you through the search box' }).waitFor({ timeout: 5000 });
+
+    await page.goto(`${srv.url}/#narrow/dm/${bob.email}`);
+    await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
+    await page.getByRole('article').filter({ hasText: 'Found you through the search box' }).waitFor({ timeout: 5000 });
+
+    await search.fill(`sender:${bob.email}`);
+    await search.press('Enter');
+    await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getByRole('article').filter({ hasNotText: 'Bob Brown' }).count(), 0, 'only messages Bob sent');
+
+    await page.goto(`${srv.url}/#recent_topics`);
+    await page.getByRole('heading', { name: 'Recent conversations', level: 1 }).waitFor({ timeout: 5000 });
+
+    // A public channel Alice is not subscribed to: she reads it and can post there.
+    await page.goto(`${srv.url}/#narrow/channel/${announcements}-announcements`);
+    await page.getByRole('article').filter({ hasText: 'The office moves in May' }).waitFor({ timeout: 5000 });
+    const channel = page.getByRole('combobox', { name: 'Channel' });
+    assert.equal(await channel.evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent), '#announcements');
+    await page.getByRole('textbox', { name: 'Topic' }).fill('news');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Which floor?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('article').filter({ hasText: 'Which floor?' }).waitFor({ timeout: 5000 });
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/compose-fail-2.png' });
+    throw e;
+  } finally {
+    await a.context.close();
+  }
 });

@@ -5,10 +5,10 @@ import { effect, signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { api } from './api';
 import { fetchTopics, loadView, setNavigator } from './data';
-import { channelHash, dmHash, parseHash, parseSearch, termsToSearch, topicHash, viewHash, type Term, type View } from './narrow';
+import { channelHash, dmHash, emailIds, parseHash, parseSearch, termsToSearch, topicHash, viewHash, type Term, type View } from './narrow';
 import {
   channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,
-  subs, toast, topicKey, topicsByStream, unreadCounts, userEmail, userName, users, userSettings, view,
+  subs, toast, topicKey, topicsByStream, unreadCounts, userEmail, userIdByEmail, userName, users, userSettings, view,
 } from './state';
 import { Feed, feedApi, JumpToUnread } from './feed';
 import { Compose, composeApi } from './compose';
@@ -40,7 +40,7 @@ let appliedHash: string | null = null;
 /** The view of the address's hash; also called at login, so messages load beside /register. */
 export function applyHash(): void {
   appliedHash = location.hash;
-  const v = isHome() ? homeView() : parseHash(location.hash, channelIdByName);
+  const v = isHome() ? homeView() : parseHash(location.hash, channelIdByName, userIdByEmail);
   view.value = v;
   selectedId.value = null;
   sidebarOpen.value = false;
@@ -220,6 +220,12 @@ function SearchBox() {
     if (!q) return navigate({ kind: 'narrow', terms: [] });
     const terms = parseSearch(q).map((t) => {
       if (t.operator === 'channel' && typeof t.operand === 'string') return { ...t, operand: channelIdByName(t.operand) ?? t.operand };
+      // People by id, as the sidebar's links name them: the view is then the same conversation
+      // (its title, and compose addressed to it), not a search for an address.
+      if ((t.operator === 'dm' || t.operator === 'sender' || t.operator === 'dm-including') && typeof t.operand === 'string') {
+        const ids = emailIds(t.operand, userIdByEmail);
+        if (ids) return { ...t, operand: t.operator === 'dm' ? ids : ids.length === 1 ? ids[0]! : t.operand };
+      }
       return t;
     });
     const search = terms.filter((t) => t.operator === 'search').map((t) => String(t.operand)).join(' ');

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import { api, upload } from './api';
-import { channelName, composeOpen, drafts, matchesTerms, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
+import { allStreams, channelName, composeOpen, drafts, matchesTerms, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
 import { fetchTopics, goTo } from './data';
 import { dmHash, topicHash, type Term } from './narrow';
 import { deferUploadSources } from './uploads';
@@ -352,7 +352,11 @@ export function Compose() {
   }, [streamId.value, mode.value]);
 
   if (!composeOpen.value) return null;
-  const sortedSubs = [...subs.value.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+  const sortedSubs: Array<{ stream_id: number; name: string }> = [...subs.value.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+  // A channel one reads without being subscribed to (Zulip lets one post there): in the list too,
+  // or the Channel field shows nothing.
+  const viewed = streamId.value !== null && !subs.value.has(streamId.value) ? allStreams.value.get(streamId.value) : undefined;
+  if (viewed && !viewed.is_archived) sortedSubs.push(viewed);
   const topics = streamId.value !== null ? (topicsByStream.value.get(streamId.value) ?? []) : [];
   const typingKey = mode.value === 'stream' && streamId.value !== null ? topicKey(streamId.value, topic.value) : dmKeyOf([...to.value, me.value.user_id]);
   const typers = [...(typing.value.get(typingKey) ?? [])];

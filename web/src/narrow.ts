@@ -47,10 +47,11 @@ export function nearHash(base: string, id: number): string {
 const OPERATOR_ALIASES: Record<string, string> = { stream: 'channel', subject: 'topic', 'pm-with': 'dm', streams: 'channels' };
 
 /** A location hash to a view; unknown hashes give the combined feed. */
-export function parseHash(hash: string, channelIdByName: (name: string) => number | undefined): View {
+export function parseHash(hash: string, channelIdByName: (name: string) => number | undefined, userIdByEmail: (email: string) => number | undefined = () => undefined): View {
   const h = hash.replace(/^#/, '');
   if (h === 'inbox') return { kind: 'inbox' };
-  if (h === 'recent') return { kind: 'recent' };
+  // recent_topics: the older name of Zulip's view, still in links and bookmarks.
+  if (h === 'recent' || h === 'recent_topics') return { kind: 'recent' };
   if (h.startsWith('settings')) return { kind: 'settings', tab: h.split('/')[1] ?? 'profile' };
   if (h.startsWith('organization')) return { kind: 'admin', tab: h.split('/')[1] ?? 'users' };
   if (!h.startsWith('narrow/')) return { kind: 'narrow', terms: [] };
@@ -77,15 +78,21 @@ export function parseHash(hash: string, channelIdByName: (name: string) => numbe
       terms.push({ operator: 'channel', operand: id ?? raw, negated });
     } else if (op === 'dm' || op === 'dm-including' || op === 'sender') {
       const m = /^([\d,]+)(-|$)/.exec(raw);
-      const ids = m ? m[1]!.split(',').filter(Boolean).map(Number) : [];
-      if (op === 'dm') terms.push({ operator: 'dm', operand: m ? ids : raw, negated });
-      else terms.push({ operator: op, operand: m ? ids[0]! : raw, negated });
+      const ids = m ? m[1]!.split(',').filter(Boolean).map(Number) : emailIds(raw, userIdByEmail);
+      if (op === 'dm') terms.push({ operator: 'dm', operand: ids ?? raw, negated });
+      else terms.push({ operator: op, operand: ids?.[0] ?? raw, negated });
     } else {
       terms.push({ operator: op, operand: raw, negated });
     }
   }
   const search = terms.filter((t) => t.operator === 'search').map((t) => String(t.operand)).join(' ');
   return { kind: 'narrow', terms, near, search: search || undefined };
+}
+
+/** Comma-separated emails to ids, when every one of them is known. */
+export function emailIds(raw: string, userIdByEmail: (email: string) => number | undefined): number[] | undefined {
+  const ids = raw.split(',').map((e) => userIdByEmail(e.trim()));
+  return ids.length && ids.every((id) => id !== undefined) ? (ids as number[]) : undefined;
 }
 
 /** A view back to its hash, so that the address bar and the back button follow the app. */

@@ -163,6 +163,13 @@ export function userEmail(id: number): string {
 export function channelName(id: number): string {
   return subs.value.get(id)?.name ?? allStreams.value.get(id)?.name ?? `channel ${id}`;
 }
+/** A person's id from their email (as Zulip's search operands and old links write them); 'me' is oneself. */
+export function userIdByEmail(email: string): number | undefined {
+  const e = email.toLowerCase();
+  if (e === 'me') return me.value.user_id;
+  for (const u of users.value.values()) if (u.email.toLowerCase() === e) return u.user_id;
+  return undefined;
+}
 export function channelIdByName(name: string): number | undefined {
   const n = name.toLowerCase().replace(/-/g, ' ');
   for (const s of allStreams.value.values()) if (s.name.toLowerCase() === name.toLowerCase() || s.name.toLowerCase() === n) return s.stream_id;
