@@ -103,3 +103,49 @@ test('shortcuts, near links and the back button', async () => {
     await a.context.close();
   }
 });
+
+test('from the keyboard only: a message selected takes the focus, Tab reaches its actions, an emoji picked by name; Esc takes back a new topic', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName ?? '');
+  try {
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/unread%20topic`);
+    await page.getByRole('article').filter({ hasText: 'numbered message 119' }).waitFor({ timeout: 5000 });
+    await page.getByRole('heading', { name: '#general › unread topic', level: 1 }).click();
+    // k selects the last message, already on screen: it takes the focus, and Tab goes to its actions.
+    await page.keyboard.press('k');
+    await page.waitForFunction(() => document.activeElement?.textContent?.includes('numbered message 119'), undefined, { timeout: 2000 });
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Add reaction');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Filter emoji', undefined, { timeout: 5000 });
+    // The emoji named as typed, taken with Enter; the focus back on the message.
+    await page.keyboard.type('heart');
+    await page.keyboard.press('Enter');
+    const last = page.getByRole('article').filter({ hasText: 'numbered message 119' });
+    await last.getByRole('button', { name: /^heart 1$/ }).waitFor({ timeout: 5000 });
+    assert.equal(await last.getByRole('button', { name: /^heart 1$/ }).textContent(), '❤ 1');
+    await page.waitForFunction(() => document.activeElement?.textContent?.includes('numbered message 119'), undefined, { timeout: 2000 });
+
+    // c starts a new topic; Esc (the suggestions, the field, then compose) with nothing written:
+    // compose addresses the open topic again.
+    await page.keyboard.press('c');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Topic');
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), '');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'unread topic');
+    // With words written, Esc leaves them addressed where they were meant to go.
+    await page.keyboard.press('c');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Topic');
+    await page.keyboard.type('a fresh topic');
+    await page.getByRole('textbox', { name: 'Message' }).fill('half a thought');
+    await page.getByRole('textbox', { name: 'Message' }).press('Escape');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'a fresh topic');
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/kb-fail-2.png' });
+    throw e;
+  } finally {
+    await a.context.close();
+  }
+});

@@ -6,7 +6,7 @@ import { effect, signal } from '@preact/signals';
 import { api, upload } from './api';
 import { allStreams, channelName, composeOpen, drafts, matchesTerms, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
 import { fetchTopics, goTo } from './data';
-import { dmHash, topicHash, type Term } from './narrow';
+import { dmHash, topicHash, type Term, type View } from './narrow';
 import { deferUploadSources } from './uploads';
 
 type Mode = 'stream' | 'dm';
@@ -73,31 +73,38 @@ effect(() => {
     composeOpen.value = false;
     return;
   }
+  const addressed = addressTo(v);
+  composeOpen.value = addressed !== null;
+  if (addressed === 'topic' || addressed === 'dm') restoreDraft();
+});
+
+/** Compose addressed to the view's conversation: its channel (and topic), or its direct one. */
+function addressTo(v: View): 'channel' | 'topic' | 'dm' | null {
+  if (v.kind !== 'narrow' || v.search) return null;
   const ch = v.terms.find((t) => t.operator === 'channel' && !t.negated);
   const tp = v.terms.find((t) => t.operator === 'topic' && !t.negated);
   const dm = v.terms.find((t) => t.operator === 'dm' && !t.negated);
-  if (!v.search && typeof ch?.operand === 'number') {
+  if (typeof ch?.operand === 'number') {
     mode.value = 'stream';
     streamId.value = ch.operand;
     topic.value = tp ? String(tp.operand) : '';
-    composeOpen.value = true;
-    if (tp) restoreDraft();
-  } else if (!v.search && Array.isArray(dm?.operand)) {
+    return tp ? 'topic' : 'channel';
+  }
+  if (Array.isArray(dm?.operand)) {
     mode.value = 'dm';
     const others = dm.operand.filter((id) => id !== me.value.user_id);
     // A conversation with oneself is addressed to oneself.
     to.value = others.length ? others : [me.value.user_id];
-    composeOpen.value = true;
-    restoreDraft();
-  } else {
-    composeOpen.value = false;
+    return 'dm';
   }
-});
+  return null;
+}
 
 export const composeApi = {
   newTopic(): void {
     mode.value = 'stream';
-    if (streamId.value === null || !subs.value.has(streamId.value)) streamId.value = [...subs.value.keys()][0] ?? null;
+    // The channel in compose, if one may post there (subscribed, or a public one being viewed).
+    if (streamId.value === null || !(subs.value.has(streamId.value) || allStreams.value.has(streamId.value))) streamId.value = [...subs.value.keys()][0] ?? null;
     topic.value = '';
     composeOpen.value = true;
     focusSoon('topic');
@@ -130,8 +137,15 @@ export const composeApi = {
   },
   close(): void {
     const v = view.value;
-    if (v.kind === 'narrow' && v.terms.some((t) => t.operator === 'channel' || t.operator === 'dm')) return;
-    composeOpen.value = false;
+    const inConversation = v.kind === 'narrow' && !v.search && v.terms.some((t) => (t.operator === 'channel' || t.operator === 'dm') && !t.negated);
+    if (!inConversation) {
+      composeOpen.value = false;
+      return;
+    }
+    // In a conversation's view compose stays; Esc takes back a new topic or another recipient
+    // chosen and left without a word written, so the box addresses the view again (with words
+    // written, they stay addressed where they were meant to go).
+    if (!content.value.trim()) addressTo(v);
   },
 };
 

@@ -191,6 +191,13 @@ export function Feed() {
     if (i === undefined) return;
     focusWanted.current = id;
     virt.scrollToIndex(i, { align });
+    // Already in the page (no scrolling, hence no new render to focus it after): focus it now, so
+    // that Tab goes on to its actions.
+    const el = ref.current?.querySelector<HTMLElement>(`article[data-message-id="${id}"]`);
+    if (el) {
+      focusWanted.current = null;
+      el.focus({ preventScroll: true });
+    }
   };
   useEffect(
     () => () => {

@@ -1,6 +1,6 @@
 // One message of the feed (role=article): sender, time, rendered content, reactions, and the
 // actions (react, star, quote, copy link, edit, delete, history) of the message being pointed at.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Component } from 'preact';
 import type { ComponentType } from 'preact';
 import { signal } from '@preact/signals';
@@ -196,8 +196,15 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
   for (const r of m.reactions) groups.set(`${r.reaction_type}:${r.emoji_code}`, [...(groups.get(`${r.reaction_type}:${r.emoji_code}`) ?? []), r]);
   const time = new Date(m.timestamp * 1000);
   const P = Picker.value;
+  // The picker closed (an emoji picked, or Esc): the keyboard goes on from the message, not the page's top.
+  const self = useRef<HTMLElement>(null);
+  const closePicker = () => {
+    setPicker(false);
+    self.current?.focus({ preventScroll: true });
+  };
   return (
     <article
+      ref={self}
       class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}${picker ? ' open' : ''}`}
       data-message-id={m.id}
       tabIndex={-1}
@@ -279,10 +286,10 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
         {picker && P ? (
           <P
             onPick={(name, code, type) => {
-              setPicker(false);
+              closePicker();
               toggleReaction(m, name, code, type);
             }}
-            onClose={() => setPicker(false)}
+            onClose={closePicker}
           />
         ) : null}
       </div>

@@ -11,10 +11,27 @@ export default function Picker({ onPick, onClose }: { onPick: (name: string, cod
   useEffect(() => ref.current?.focus(), []);
   const query = q.trim().toLowerCase().replace(/^:|:$/g, '');
   const custom = Object.values(realm.value.emoji).filter((e) => !e.deactivated && (!query || e.name.includes(query)));
-  const list = query ? emoji.filter((e) => e.name.includes(query) || e.aliases.some((a) => a.includes(query))).slice(0, 80) : [...POPULAR.map((n) => emoji.find((e) => e.name === n || e.aliases.includes(n))).filter((e): e is (typeof emoji)[number] => !!e), ...emoji.slice(0, 72)];
+  // The emoji named exactly as typed first, then names starting so, then the rest ("heart" is ❤, not ♥ hearts).
+  const rank = (e: (typeof emoji)[number]) => (e.name === query || e.aliases.includes(query) ? 0 : e.name.startsWith(query) ? 1 : 2);
+  const list = query ? emoji.filter((e) => e.name.includes(query) || e.aliases.some((a) => a.includes(query))).sort((a, b) => rank(a) - rank(b)).slice(0, 80) : [...POPULAR.map((n) => emoji.find((e) => e.name === n || e.aliases.includes(n))).filter((e): e is (typeof emoji)[number] => !!e), ...emoji.slice(0, 72)];
   return (
     <div class="picker" role="dialog" aria-label="Emoji picker" onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), onClose())}>
-      <input ref={ref} aria-label="Filter emoji" placeholder="Filter emoji" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+      <input
+        ref={ref}
+        aria-label="Filter emoji"
+        placeholder="Filter emoji"
+        value={q}
+        onInput={(e) => setQ(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          // Enter takes the first emoji shown, as in Zulip's picker.
+          if (e.key !== 'Enter') return;
+          e.preventDefault();
+          const c = custom.find((x) => x.name === query) ?? (list.length ? undefined : custom[0]);
+          const u = list[0];
+          if (c) onPick(c.name, c.id, 'realm_emoji');
+          else if (u) onPick(u.name, u.code, 'unicode_emoji');
+        }}
+      />
       <div class="grid">
         {custom.map((e) => (
           <button type="button" key={`c${e.id}`} aria-label={e.name} title={`:${e.name}:`} onClick={() => onPick(e.name, e.id, 'realm_emoji')}>
