@@ -122,3 +122,24 @@ test('an address typed in the search box or a link opens the conversation itself
     await a.context.close();
   }
 });
+
+test("a person's full name typed in To and sent without picking from the list reaches them; a name nobody has is refused", async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  try {
+    await page.getByRole('button', { name: 'New direct message' }).click();
+    const to = page.getByRole('combobox', { name: 'To' });
+    await to.fill('Nobody Atall');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Is anyone there?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Nobody Atall' }).waitFor({ timeout: 5000 });
+
+    await to.fill('bob brown');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Remove Bob Brown' }).waitFor({ timeout: 5000 });
+    await page.getByRole('link', { name: /Bob Brown/ }).first().click();
+    await page.getByRole('article').filter({ hasText: 'Is anyone there?' }).waitFor({ timeout: 5000 });
+  } finally {
+    await a.context.close();
+  }
+});

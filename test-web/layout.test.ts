@@ -21,6 +21,8 @@ before(async () => {
   small = await makeChannel(srv.owner, 'small', [alice, bob]);
   for (const topic of ['alpha', 'beta'])
     for (let i = 0; i < 4; i++) await bob.api.post('/messages', { type: 'stream', to: small, topic, content: `${topic} message ${i}` });
+  const table = `| col one | col two | col three | col four | col five | col six |\n|---|---|---|---|---|---|\n|${' cell content here |'.repeat(6)}`;
+  await bob.api.post('/messages', { type: 'stream', to: small, topic: 'table', content: table });
 });
 after(() => closeScene({ srv, browser }));
 
@@ -44,6 +46,20 @@ test('at 360 px, "Jump to first unread" covers nothing of the feed and leaves th
     assert.ok(!overlaps(feed, button), `the button ${JSON.stringify(button)} lies over the feed ${JSON.stringify(feed)}`);
     const heading = a.page.getByRole('heading', { name: '#general', level: 1 });
     assert.ok(await heading.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the channel name is cut short');
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('at 360 px a wide table scrolls sideways in its message instead of squeezing its words apart', async () => {
+  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${small}-small/topic/table`);
+    const table = a.page.getByRole('article').filter({ hasText: 'col six' }).locator('table');
+    await table.waitFor({ timeout: 5000 });
+    const narrowest = await table.evaluate((t) => Math.min(...[...t.querySelectorAll('td, th')].map((c) => c.getBoundingClientRect().width)));
+    assert.ok(narrowest >= 60, `a cell only ${narrowest}px wide`);
+    assert.equal(await a.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0, 'the page itself does not scroll sideways');
   } finally {
     await a.context.close();
   }

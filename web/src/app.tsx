@@ -1,6 +1,6 @@
 // The logged-in app: header with search, the sidebar, the open view (feed and compose, or the lazily
 // loaded settings and administration), routes from Zulip's URL hashes, and keyboard shortcuts.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { api } from './api';
@@ -336,20 +336,15 @@ const SHORTCUTS: Array<[string, string]> = [
 ];
 
 function Shortcuts() {
-  useEffect(() => {
-    // Focus goes back where it was once the list closes.
-    const before = document.activeElement as HTMLElement | null;
+  // Where the focus was when the list opened (read at the first render, before anything moved
+  // it): it goes back there once the list closes.
+  const before = useRef(document.activeElement as HTMLElement | null);
+  useLayoutEffect(() => {
     document.getElementById('shortcuts-close')?.focus();
-    return () => before?.focus?.();
+    return () => before.current?.focus?.();
   }, []);
-  // A modal dialog keeps Tab inside it: its only control is the Close button.
-  const trap = (e: KeyboardEvent) => {
-    if (e.key !== 'Tab') return;
-    e.preventDefault();
-    document.getElementById('shortcuts-close')?.focus();
-  };
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title" onKeyDown={trap}>
+    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title">
       <div class="dialog">
         <h2 id="shortcuts-title">Keyboard shortcuts</h2>
         <table>
@@ -394,6 +389,12 @@ function nextUnreadTopic(): void {
 }
 
 function onKey(e: KeyboardEvent): void {
+  // The shortcuts dialog is modal: Tab stays on its only control, wherever the key was pressed.
+  if (overlay.value && e.key === 'Tab') {
+    e.preventDefault();
+    document.getElementById('shortcuts-close')?.focus();
+    return;
+  }
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const t = e.target as HTMLElement;
   const typing = t.closest('input, textarea, select, [contenteditable="true"]');

@@ -18,6 +18,8 @@ const content = signal('');
 const focusTarget = signal<'' | 'topic' | 'message' | 'to'>('');
 // The last message sent went where the open view does not show it: where, and a link there.
 const sentElsewhere = signal<{ label: string; href: string } | null>(null);
+// What is typed in the To field and not yet picked from its suggestions.
+const toText = signal('');
 
 let emojiNames: Array<[string, string]> | null = null;
 
@@ -64,6 +66,7 @@ effect(() => {
   if (v === lastView) return;
   lastView = v;
   sentElsewhere.value = null;
+  toText.value = '';
   if (content.value.trim()) {
     saveDraft();
     content.value = '';
@@ -111,6 +114,7 @@ export const composeApi = {
   },
   newDm(ids: number[]): void {
     mode.value = 'dm';
+    toText.value = '';
     to.value = ids.filter((id) => id !== me.value.user_id);
     composeOpen.value = true;
     focusSoon(ids.length ? 'message' : 'to');
@@ -281,8 +285,24 @@ function TopicInput({ inputRef, topics }: { inputRef: { current: HTMLInputElemen
   );
 }
 
+/**
+ * The person whose full name or email the To field holds exactly, added as a recipient: someone
+ * who types "Zoe Quinn" and leaves the field (or presses Send) means her, as Zulip takes an email
+ * typed there. True when the field is empty or became a recipient.
+ */
+function takeTypedRecipient(): boolean {
+  const q = toText.value.trim().toLowerCase();
+  if (!q) return true;
+  const hits = [...users.value.values()].filter((u) => u.is_active && u.user_id !== me.value.user_id && (u.full_name.toLowerCase() === q || u.email.toLowerCase() === q));
+  if (hits.length !== 1) return false;
+  if (!to.value.includes(hits[0]!.user_id)) to.value = [...to.value, hits[0]!.user_id];
+  toText.value = '';
+  return true;
+}
+
 function RecipientPicker() {
-  const [q, setQ] = useState('');
+  const q = toText.value;
+  const setQ = (v: string) => (toText.value = v);
   const [active, setActive] = useState(0);
   const ref = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -319,6 +339,7 @@ function RecipientPicker() {
         aria-autocomplete="list"
         value={q}
         onInput={(e) => setQ(e.currentTarget.value)}
+        onBlur={() => takeTypedRecipient()}
         onKeyDown={(e) => {
           if (e.key === 'ArrowDown') setActive(Math.min(active + 1, matches.length - 1));
           else if (e.key === 'ArrowUp') setActive(Math.max(active - 1, 0));
@@ -385,6 +406,7 @@ export function Compose() {
       if (streamId.value === null) return setError('Choose a channel.');
       params = { type: 'stream', to: streamId.value, topic: topic.value, content: text };
     } else {
+      if (!takeTypedRecipient()) return setError(`No one is called "${toText.value.trim()}": pick a person from the list.`);
       if (!to.value.length) return setError('Add at least one person.');
       params = { type: 'direct', to: to.value, content: text };
     }
