@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 
 await import('./build_server.mjs');
 
@@ -88,9 +89,16 @@ const walk = (p) => {
 walk(entryPath);
 if (css) firstView.add(css);
 
+// The tab's icon, under a hashed name like the rest (without one the browser asks for
+// /favicon.ico, a 404 logged in the console of every page load).
+const favicon = readFileSync(join(root, 'web/src/favicon.svg'));
+const faviconName = `favicon-${createHash('sha256').update(favicon).digest('hex').slice(0, 8).toUpperCase()}.svg`;
+writeFileSync(join(staticDir, faviconName), favicon);
+
 const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><title>Confab</title>
+<link rel="icon" type="image/svg+xml" href="/static/${faviconName}">
 <meta name="confab-katex-css" content="/static/${name(katexOut)}">
 ${css ? `<link rel="stylesheet" href="/static/${name(css)}">` : ''}
 <script type="module" src="/static/${name(entryPath)}"></script>
