@@ -55,9 +55,20 @@ test('edits, reactions, deletions and moves appear live for the other person', a
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     await b.page.getByRole('heading', { name: /new plans/ }).waitFor({ timeout: 5000 });
 
-    // Alice deletes it: gone from Bob's page.
-    await alice.api.delete(`/messages/${msgId}`);
+    // Alice deletes it from her page, confirming in the page (no browser confirm box, which an
+    // automated browser dismisses unseen): gone from Bob's page.
+    const hers = a.page.locator(`article[data-message-id="${msgId}"]`);
+    await a.page.getByRole('heading', { name: /new plans/ }).first().click().catch(() => {});
+    await hers.hover();
+    await hers.getByRole('button', { name: 'Delete' }).click();
+    const confirmBox = hers.getByRole('alertdialog', { name: 'Delete this message?' });
+    await confirmBox.getByRole('button', { name: 'Cancel' }).click();
+    await confirmBox.waitFor({ state: 'detached' });
+    await hers.hover();
+    await hers.getByRole('button', { name: 'Delete' }).click();
+    await confirmBox.getByRole('button', { name: 'Delete' }).click();
     await onBob.waitFor({ state: 'detached', timeout: 5000 });
+    await hers.waitFor({ state: 'detached', timeout: 5000 });
   } finally {
     await a.context.close();
     await b.context.close();

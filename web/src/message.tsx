@@ -186,10 +186,13 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
   const [editing, setEditing] = useState(false);
   const [picker, setPicker] = useState(false);
   const [history, setHistory] = useState(false);
+  // Deleting asks first, in the page: the browser's confirm() box is one an automated browser
+  // dismisses unseen (Playwright's default), so the Delete button seemed to do nothing.
+  const [confirmDelete, setConfirmDelete] = useState(false);
   // The action buttons exist only for the message being pointed at, focused or selected: a
   // thousand messages do not each carry a toolbar.
   const [active, setActive] = useState(false);
-  const showActions = active || picker || selectedId.value === m.id;
+  const showActions = (active || picker || selectedId.value === m.id) && !confirmDelete;
   const own = m.sender_id === me.value.user_id;
   const starred = m.flags.includes('starred');
   const groups = new Map<string, Reaction[]>();
@@ -260,9 +263,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
                 type="button"
                 aria-label="Delete"
                 title="Delete"
-                onClick={() => {
-                  if (confirm('Delete this message?')) void api.del(`/messages/${m.id}`).catch((e) => showToast(e.message));
-                }}
+                onClick={() => setConfirmDelete(true)}
               >
                 <Icon name="trash" />
               </button>
@@ -276,6 +277,17 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
         </div>
         {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
+        {confirmDelete ? (
+          <div class="confirm" role="alertdialog" aria-labelledby={`delete-${m.id}`} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setConfirmDelete(false), self.current?.focus())}>
+            <span id={`delete-${m.id}`}>Delete this message?</span>
+            <button type="button" class="danger" ref={(el) => el?.focus()} onClick={() => void api.del(`/messages/${m.id}`).then(() => setConfirmDelete(false), (e) => (setConfirmDelete(false), showToast(e.message)))}>
+              Delete
+            </button>
+            <button type="button" onClick={() => (setConfirmDelete(false), self.current?.focus())}>
+              Cancel
+            </button>
+          </div>
+        ) : null}
         {groups.size > 0 ? (
           <div class="reactions">
             {[...groups.values()].map((g) => (
