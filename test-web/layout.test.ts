@@ -21,6 +21,7 @@ before(async () => {
   small = await makeChannel(srv.owner, 'small', [alice, bob]);
   for (const topic of ['alpha', 'beta'])
     for (let i = 0; i < 4; i++) await bob.api.post('/messages', { type: 'stream', to: small, topic, content: `${topic} message ${i}` });
+  await alice.api.post('/messages', { type: 'stream', to: small, topic: 'alpha', content: 'my own short note' });
   const table = `| col one | col two | col three | col four | col five | col six |\n|---|---|---|---|---|---|\n|${' cell content here |'.repeat(6)}`;
   await bob.api.post('/messages', { type: 'stream', to: small, topic: 'table', content: table });
 });
@@ -60,6 +61,26 @@ test('at 360 px a wide table scrolls sideways in its message instead of squeezin
     const narrowest = await table.evaluate((t) => Math.min(...[...t.querySelectorAll('td, th')].map((c) => c.getBoundingClientRect().width)));
     assert.ok(narrowest >= 60, `a cell only ${narrowest}px wide`);
     assert.equal(await a.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0, 'the page itself does not scroll sideways');
+  } finally {
+    await a.context.close();
+  }
+});
+
+test('at 360 px a tap on a message selects it and does nothing else (no action slides under the finger)', async () => {
+  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${small}-small/topic/alpha`);
+    // Her own message has the most actions (edit and delete too), Bob's fewer.
+    for (const text of ['my own short note', 'alpha message 3']) {
+      const msg = a.page.getByRole('article').filter({ hasText: text });
+      await msg.click();
+      await a.page.waitForTimeout(300);
+      assert.match((await msg.getAttribute('class')) ?? '', /selected/);
+      assert.equal(await a.page.getByRole('dialog').count(), 0, 'no emoji picker opened');
+      assert.equal(await msg.getByRole('button', { name: 'Unstar' }).count(), 0, 'not starred');
+      assert.equal(await a.page.getByRole('textbox', { name: 'Message' }).inputValue(), '', 'nothing quoted');
+      await msg.getByRole('button', { name: 'Add reaction' }).waitFor({ timeout: 2000 });
+    }
   } finally {
     await a.context.close();
   }

@@ -178,6 +178,11 @@ function History({ m, onClose }: { m: Message; onClose: () => void }) {
   );
 }
 
+// On a phone's width the toolbar does not fit beside the sender's name: shown on hover it wraps
+// the line and moves the message under the pointer, so a tap meant to select the message landed
+// on whatever action slid there. There the toolbar comes with the selection (a tap) instead.
+const hoverShowsActions = matchMedia('(min-width: 761px)');
+
 // Formatters made once: toLocaleString builds a new one on every call, which is slow in a long feed.
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -213,7 +218,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
       tabIndex={-1}
       aria-labelledby={`sender-${m.id}`}
       onClick={() => (selectedId.value = m.id)}
-      onMouseEnter={() => setActive(true)}
+      onMouseEnter={() => hoverShowsActions.matches && setActive(true)}
       onMouseLeave={() => setActive(false)}
       onFocusIn={() => setActive(true)}
     >
