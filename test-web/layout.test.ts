@@ -52,6 +52,27 @@ test('at 360 px, "Jump to first unread" covers nothing of the feed and leaves th
   }
 });
 
+test("at 360 px an administrator's header keeps a usable search box, and the conversations drawer opens below it", async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner, { width: 360, height: 740 });
+  try {
+    await o.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    const search = await o.page.getByRole('searchbox', { name: 'Search' }).boundingBox();
+    assert.ok(search && search.width >= 150, `the search box is ${search?.width}px wide`);
+    for (const name of ['Settings', 'Administration']) assert.ok(await o.page.getByRole('link', { name }).isVisible(), `${name} shown`);
+    assert.ok(await o.page.getByRole('button', { name: 'Log out' }).isVisible());
+    await o.page.getByRole('button', { name: 'Show conversations' }).click();
+    const drawer = o.page.getByRole('navigation', { name: 'Conversations' });
+    await o.page.waitForTimeout(300);
+    const header = await box(o.page, 'header.top');
+    const side = await box(o.page, 'nav.sidebar');
+    assert.ok(side.top >= header.bottom - 1, `the drawer (top ${side.top}) starts under the header (bottom ${header.bottom})`);
+    await drawer.getByRole('link', { name: /^Inbox/ }).click();
+    await o.page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor({ timeout: 5000 });
+  } finally {
+    await o.context.close();
+  }
+});
+
 test('at 360 px a wide table scrolls sideways in its message instead of squeezing its words apart', async () => {
   const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
   try {

@@ -66,46 +66,49 @@ function Users() {
         {links ? <code class="key">{links}</code> : null}
       </form>
       <h2>Users</h2>
-      <table class="admin-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((u) => (
-            <tr key={u.user_id}>
-              <td>{u.full_name}</td>
-              <td>{u.email}</td>
-              <td>
-                <select aria-label={`Role of ${u.full_name}`} value={u.role} disabled={u.user_id === me.value.user_id} onChange={(e) => void run(api.patch(`/users/${u.user_id}`, { role: Number(e.currentTarget.value) }))}>
-                  {ROLES.map(([v, l]) => (
-                    <option key={v} value={v}>
-                      {l}
-                    </option>
-                  ))}
-                </select>
-              </td>
-              <td>
-                {u.user_id === me.value.user_id ? (
-                  'You'
-                ) : u.is_active ? (
-                  <button type="button" onClick={() => confirm(`Deactivate ${u.full_name}?`) && void run(api.del(`/users/${u.user_id}`), 'Deactivated')}>
-                    Deactivate {u.full_name}
-                  </button>
-                ) : (
-                  <button type="button" onClick={() => void run(api.post(`/users/${u.user_id}/reactivate`), 'Reactivated')}>
-                    Reactivate {u.full_name}
-                  </button>
-                )}
-              </td>
+      {/* Wider than a phone: it scrolls sideways in its box, its last columns reachable. */}
+      <div class="table-scroll">
+        <table class="admin-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Status</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {list.map((u) => (
+              <tr key={u.user_id}>
+                <td>{u.full_name}</td>
+                <td>{u.email}</td>
+                <td>
+                  <select aria-label={`Role of ${u.full_name}`} value={u.role} disabled={u.user_id === me.value.user_id} onChange={(e) => void run(api.patch(`/users/${u.user_id}`, { role: Number(e.currentTarget.value) }))}>
+                    {ROLES.map(([v, l]) => (
+                      <option key={v} value={v}>
+                        {l}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  {u.user_id === me.value.user_id ? (
+                    'You'
+                  ) : u.is_active ? (
+                    <button type="button" onClick={() => confirm(`Deactivate ${u.full_name}?`) && void run(api.del(`/users/${u.user_id}`), 'Deactivated')}>
+                      Deactivate {u.full_name}
+                    </button>
+                  ) : (
+                    <button type="button" onClick={() => void run(api.post(`/users/${u.user_id}/reactivate`), 'Reactivated')}>
+                      Reactivate {u.full_name}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }
