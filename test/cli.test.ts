@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,14 @@ async function confab(args: string[], env: Record<string, string>) {
 test('--help lists the commands', async () => {
   const { stdout } = await confab(['--help'], {});
   for (const cmd of ['serve', 'create-org', 'create-user']) assert.match(stdout, new RegExp(cmd));
+});
+
+test('serve --help prints the help and starts nothing (no database made, no organization)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'confab-cli-'));
+  dirs.push(dir);
+  const { stdout } = await confab(['serve', '--help'], { CONFAB_DATABASE_URL: `sqlite:${join(dir, 'never.db')}`, CONFAB_PORT: '1' });
+  assert.match(stdout, /Usage: confab/);
+  assert.equal(existsSync(join(dir, 'never.db')), false);
 });
 
 test('create-org and create-user print one JSON line each, on an empty database', async () => {

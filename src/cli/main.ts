@@ -52,6 +52,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
+        // `confab serve --help` asks for the text, not a server (it used to start one, on the
+        // default database, creating an organization there).
+        if (rest.includes('--help') || rest.includes('-h')) {
+          process.stdout.write(HELP);
+          return 0;
+        }
         return await serve();
       case 'create-org':
         return await createOrg(rest);
