@@ -97,6 +97,15 @@ test('an address typed in the search box or a link opens the conversation itself
     await page.goto(`${srv.url}/#narrow/dm/${bob.email}`);
     await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
     await page.getByRole('article').filter({ hasText: 'Found you through the search box' }).waitFor({ timeout: 5000 });
+    // The same links opened as the page loads, before the organization's data has arrived.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getByRole('textbox', { name: 'Message' }).getAttribute('placeholder'), 'Message Bob Brown');
+    await page.goto('about:blank');
+    await page.goto(`${srv.url}/#narrow/channel/general/topic/lunch`);
+    await page.getByRole('heading', { name: '#general › lunch', level: 1 }).waitFor({ timeout: 5000 });
+    await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'lunch');
 
     await search.fill(`sender:${bob.email}`);
     await search.press('Enter');

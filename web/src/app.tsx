@@ -7,7 +7,7 @@ import { api } from './api';
 import { fetchTopics, loadView, setNavigator } from './data';
 import { channelHash, dmHash, emailIds, parseHash, parseSearch, termsToSearch, topicHash, viewHash, type Term, type View } from './narrow';
 import {
-  channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,
+  allStreams, channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,
   subs, toast, topicKey, topicsByStream, unreadCounts, userEmail, userIdByEmail, userName, users, userSettings, view,
 } from './state';
 import { Feed, feedApi, JumpToUnread } from './feed';
@@ -57,6 +57,18 @@ effect(() => {
   const home = homeView();
   const now = view.peek();
   if (home.kind !== now.kind || (now.kind === 'narrow' && now.terms.length > 0)) applyHash();
+});
+
+// A link naming its channel or people instead of their ids (#narrow/channel/general,
+// #narrow/dm/zoe@example.com), opened as the page loads, is read before the organization's data
+// arrives: read it again once it has, so that the view is the conversation itself (its title,
+// compose addressed to it), not a search for the name.
+effect(() => {
+  if (allStreams.value.size === 0 || users.value.size === 0) return;
+  const v = view.peek();
+  if (v.kind !== 'narrow' || appliedHash !== location.hash) return;
+  const named = v.terms.some((t) => typeof t.operand === 'string' && ['channel', 'dm', 'sender', 'dm-including'].includes(t.operator));
+  if (named && JSON.stringify(parseHash(location.hash, channelIdByName, userIdByEmail)) !== JSON.stringify(v)) applyHash();
 });
 
 // Theme: Zulip's color_scheme (1 automatic, 2 dark, 3 light).
