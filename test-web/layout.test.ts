@@ -73,6 +73,34 @@ test("at 360 px an administrator's header keeps a usable search box, and the con
   }
 });
 
+test('at 360 px the conversations drawer closes on the link to the open view, on Esc and on a tap beside it', async () => {
+  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  const isOpen = () => a.page.getByRole('button', { name: 'Show conversations' }).getAttribute('aria-expanded');
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.getByRole('article').first().waitFor({ timeout: 5000 });
+    const menu = a.page.getByRole('button', { name: 'Show conversations' });
+    await menu.click();
+    await a.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /general/ }).first().click();
+    await a.page.waitForFunction(() => document.querySelector('button.menu')?.getAttribute('aria-expanded') === 'false', undefined, { timeout: 2000 });
+    await menu.click();
+    assert.equal(await isOpen(), 'true');
+    await a.page.keyboard.press('Escape');
+    await a.page.waitForFunction(() => document.querySelector('button.menu')?.getAttribute('aria-expanded') === 'false', undefined, { timeout: 2000 });
+    await menu.click();
+    await a.page.waitForTimeout(300);
+    await a.page.mouse.click(345, 500);
+    await a.page.waitForFunction(() => document.querySelector('button.menu')?.getAttribute('aria-expanded') === 'false', undefined, { timeout: 2000 });
+    await menu.click();
+    await a.page.getByRole('button', { name: 'New direct message' }).click();
+    await a.page.getByRole('combobox', { name: 'To' }).fill('Bob');
+    await a.page.getByRole('option', { name: /Bob Brown/ }).click();
+    assert.equal(await isOpen(), 'false');
+  } finally {
+    await a.context.close();
+  }
+});
+
 test('at 360 px a wide table scrolls sideways in its message instead of squeezing its words apart', async () => {
   const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
   try {

@@ -124,7 +124,9 @@ function Sidebar() {
     .sort((a, b) => a.full_name.localeCompare(b.full_name))
     .slice(0, 50);
   return (
-    <nav class={`sidebar${sidebarOpen.value ? ' open' : ''}`} aria-label="Conversations">
+    // On a phone the drawer closes on any link or button taken in it, also the link to the view
+    // already open (no hash change then, so applyHash does not run) and "New direct message".
+    <nav class={`sidebar${sidebarOpen.value ? ' open' : ''}`} aria-label="Conversations" onClick={(e) => (e.target as HTMLElement).closest('a[href], button') && (sidebarOpen.value = false)}>
       <ul class="views">
         <li>
           <a href="#inbox" aria-current={v.kind === 'inbox' ? 'page' : undefined}>
@@ -412,6 +414,7 @@ function onKey(e: KeyboardEvent): void {
   const typing = t.closest('input, textarea, select, [contenteditable="true"]');
   if (e.key === 'Escape') {
     if (overlay.value) overlay.value = '';
+    else if (sidebarOpen.value) sidebarOpen.value = false;
     else if (typing) (t as HTMLElement).blur();
     else composeApi.close();
     return;
@@ -523,6 +526,8 @@ export function App({ onLogout }: { onLogout: () => void }) {
         </div>
       ) : null}
       <Sidebar />
+      {/* On a phone, a tap beside the open drawer closes it. */}
+      {sidebarOpen.value ? <div class="backdrop" aria-hidden="true" onClick={() => (sidebarOpen.value = false)} /> : null}
       <main class="main" id="main">
         {toast.value ? (
           <div class="toast" role="status">
