@@ -110,6 +110,15 @@ test('a file is uploaded, sent and listed in the message; search shows only matc
     // The back button returns to the search before.
     await a.page.goBack();
     await a.page.waitForFunction(() => document.querySelectorAll('article').length === 1, undefined, { timeout: 5000 });
+
+    // A quoted phrase matches its words together and in order, not each word anywhere.
+    await a.page.getByRole('searchbox', { name: 'Search' }).fill('"about zebras"');
+    await a.page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await article(a.page, 'zebras').waitFor({ timeout: 5000 });
+    await a.page.getByRole('searchbox', { name: 'Search' }).fill('"zebras about"');
+    await a.page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await a.page.getByText('No messages here yet.').waitFor({ timeout: 5000 });
+    assert.equal(await a.page.getByRole('article').count(), 0);
   } finally {
     await a.context.close();
   }

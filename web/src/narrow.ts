@@ -125,7 +125,8 @@ export function parseSearch(query: string): Term[] {
       const operand = m[3]!.replace(/^"(.*)"$/, '$1');
       terms.push({ operator: op, operand, negated: m[1] === '-' });
     } else {
-      text.push(tok.replace(/^"(.*)"$/, '$1'));
+      // A quoted phrase keeps its quotes: the server then matches the words together, in order.
+      text.push(tok);
     }
   }
   if (text.length) terms.push({ operator: 'search', operand: text.join(' ') });
