@@ -140,7 +140,10 @@ test('from the keyboard only: a message selected takes the focus, Tab reaches it
     await page.keyboard.press('c');
     await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Topic');
     await page.keyboard.type('a fresh topic');
-    await page.getByRole('textbox', { name: 'Message' }).fill('half a thought');
+    // Enter in Topic goes on to the message, the topic kept as typed.
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Message', undefined, { timeout: 2000 });
+    await page.keyboard.type('half a thought');
     await page.getByRole('textbox', { name: 'Message' }).press('Escape');
     await page.keyboard.press('Escape');
     assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'a fresh topic');

@@ -261,6 +261,13 @@ function TopicInput({ inputRef, topics }: { inputRef: { current: HTMLInputElemen
         onFocus={() => setOpen(true)}
         onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={(e) => {
+          // Enter goes on to the message, as in Zulip (the topic is written as typed: Tab takes a suggestion).
+          if (e.key === 'Enter' && !e.isComposing) {
+            e.preventDefault();
+            setOpen(false);
+            focusSoon('message');
+            return;
+          }
           if (!matches.length) return;
           if (e.key === 'ArrowDown') setActive(Math.min(active + 1, matches.length - 1));
           else if (e.key === 'ArrowUp') setActive(Math.max(active - 1, 0));
