@@ -51,7 +51,9 @@ test('a new topic and a first direct message sent from other views: a notice lin
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('status').filter({ hasText: 'Message sent to Bob Brown' }).waitFor({ timeout: 5000 });
     const sidebar = page.getByRole('navigation', { name: 'Conversations' });
-    await sidebar.getByRole('link', { name: /Bob Brown/ }).first().waitFor({ timeout: 5000 });
+    await sidebar.locator('.dms').getByRole('link', { name: /Bob Brown/ }).waitFor({ timeout: 5000 });
+    // Now a conversation, Bob is listed once in the sidebar, not also under People.
+    assert.equal(await sidebar.getByRole('link', { name: 'Bob Brown' }).count(), 1);
 
     // From the inbox (no feed to show it), c: the app opens the conversation written to.
     await page.getByRole('link', { name: /^Inbox/ }).click();

@@ -119,8 +119,11 @@ function Sidebar() {
   const sortedSubs = [...subs.value.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
   const dms = [...dmConversations.value.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
   const topics = openChannel !== undefined ? (topicsByStream.value.get(openChannel) ?? []) : [];
+  // Someone with a conversation listed above is not listed again under People: one link per
+  // person in the sidebar, so that a link found by the person's name is theirs alone.
+  const listed = new Set(dms.filter(([key]) => key !== '' && !key.includes(',')).map(([key]) => Number(key)));
   const people = [...users.value.values()]
-    .filter((u) => u.is_active && !u.is_bot && u.user_id !== me.value.user_id)
+    .filter((u) => u.is_active && !u.is_bot && u.user_id !== me.value.user_id && !listed.has(u.user_id))
     .sort((a, b) => a.full_name.localeCompare(b.full_name))
     .slice(0, 50);
   return (
