@@ -191,3 +191,43 @@ test('the sidebar marks muted channels and topics (also for screen readers) and 
     await a.context.close();
   }
 });
+
+test('code highlighting takes its dark colours on a dark system with the theme left on System, as with Dark', async () => {
+  await srv.owner.api.patch('/settings', { color_scheme: 1 });
+  const o = await loggedIn(browser, srv.url, srv.owner, undefined, undefined, { colorScheme: 'dark' });
+  // Each token's colour and its contrast against the code block's background.
+  const colours = () =>
+    o.page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const pre = document.querySelector('.codehilite pre') ?? document.querySelector('.codehilite')!;
+      const bg = getComputedStyle(pre).backgroundColor;
+      const out: Record<string, { color: string; contrast: number }> = {};
+      for (const cls of ['k', 'nf', 's2', 'o']) {
+        const el = document.querySelector(`.codehilite .${cls}`);
+        if (!el) continue;
+        const color = getComputedStyle(el).color;
+        const [hi, lo] = [lum(color), lum(bg)].sort((x, y) => y - x);
+        out[cls] = { color, contrast: Math.round(((hi! + 0.05) / (lo! + 0.05)) * 10) / 10 };
+      }
+      return out;
+    });
+  try {
+    await o.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await o.page.locator('.codehilite .k').first().waitFor({ timeout: 5000 });
+    assert.equal(await o.page.evaluate(() => document.documentElement.dataset.theme), 'auto');
+    const system = await colours();
+    assert.ok(system.k && system.s2, JSON.stringify(system));
+    for (const [cls, c] of Object.entries(system)) assert.ok(c.contrast >= 4.5, `.${cls} ${c.color}: contrast ${c.contrast} on the dark code block`);
+    // The explicit Dark setting gives the same colours.
+    await srv.owner.api.patch('/settings', { color_scheme: 2 });
+    await o.page.waitForFunction(() => document.documentElement.dataset.theme === 'dark', undefined, { timeout: 5000 });
+    assert.deepEqual(await colours(), system);
+  } finally {
+    await o.context.close();
+    await srv.owner.api.patch('/settings', { color_scheme: 1 });
+  }
+});
