@@ -24,10 +24,43 @@ before(async () => {
 });
 after(() => closeScene({ srv, browser }));
 
-/** The owner's administration page at one tab, with every confirm() answered yes. */
+/** The owner's administration page at one tab. */
 async function adminAt(page: Page, tab: string): Promise<void> {
   await page.getByRole('link', { name: 'Administration' }).click();
   await page.getByRole('navigation', { name: 'Administration sections' }).getByRole('link', { name: tab, exact: true }).click();
+}
+
+/** Records the browser's own dialogs (confirm, alert, prompt): an automated browser dismisses them
+ * unseen, so an action behind one silently does nothing; the page must ask in the page instead. */
+function nativeDialogs(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('dialog', (d) => {
+    seen.push(`${d.type()}: ${d.message()}`);
+    void d.dismiss();
+  });
+  return seen;
+}
+
+/** The accessible name (or text) of the focused element. */
+const focusedName = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim() ?? '');
+
+/**
+ * Clicks `trigger`, which asks in the page (an alertdialog named `question`, the focus inside it);
+ * cancels once (with Cancel, or Esc) and checks nothing happened and the focus came back to the
+ * trigger; then clicks it again and confirms with `confirmName`.
+ */
+async function confirmInPage(page: Page, trigger: string, question: string, confirmName: string, cancelWith: 'button' | 'Escape'): Promise<void> {
+  const button = page.getByRole('button', { name: trigger, exact: true });
+  const ask = page.getByRole('alertdialog', { name: question });
+  await button.click();
+  await ask.waitFor({ timeout: 5000 });
+  assert.equal(await page.evaluate(() => !!document.activeElement?.closest('[role=alertdialog]')), true, 'the focus moves into the question');
+  if (cancelWith === 'button') await ask.getByRole('button', { name: 'Cancel' }).click();
+  else await page.keyboard.press('Escape');
+  await ask.waitFor({ state: 'detached', timeout: 2000 });
+  assert.equal(await focusedName(page), trigger, 'the focus comes back to the button that asked');
+  await button.click();
+  await ask.getByRole('button', { name: confirmName, exact: true }).click();
 }
 
 async function person(who: Person, id: number): Promise<{ role: number; is_active: boolean; full_name: string }> {
@@ -38,14 +71,14 @@ async function person(who: Person, id: number): Promise<{ role: number; is_activ
 
 test('users: a role changed, a person deactivated and reactivated', async () => {
   const o = await loggedIn(browser, srv.url, srv.owner);
-  o.page.on('dialog', (d) => void d.accept());
+  const dialogs = nativeDialogs(o.page);
   try {
     await adminAt(o.page, 'Users');
     await o.page.getByLabel('Role of Bob Brown').selectOption({ label: 'Moderator' });
     await o.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
     assert.equal((await person(srv.owner, bob.api.userId)).role, 300);
 
-    await o.page.getByRole('button', { name: 'Deactivate Bob Brown' }).click();
+    await confirmInPage(o.page, 'Deactivate Bob Brown', 'Deactivate Bob Brown?', 'Deactivate', 'button');
     await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).waitFor({ timeout: 5000 });
     assert.equal((await person(srv.owner, bob.api.userId)).is_active, false);
     assert.equal((await bob.api.get('/users/me')).status, 401, 'a deactivated account cannot use the API');
@@ -64,6 +97,7 @@ test('users: a role changed, a person deactivated and reactivated', async () => 
     assert.equal((await person(srv.owner, bob.api.userId)).is_active, true);
     // An owner cannot change their own role or deactivate themselves from this table.
     assert.equal(await o.page.getByLabel('Role of Olivia Owner').isDisabled(), true);
+    assert.deepEqual(dialogs, [], 'no browser dialog');
   } finally {
     await o.context.close();
   }
@@ -72,7 +106,7 @@ test('users: a role changed, a person deactivated and reactivated', async () => 
 test('channels: renamed with a new description, a member removed and added, archived; a member sees it live', async () => {
   const o = await loggedIn(browser, srv.url, srv.owner);
   const a = await loggedIn(browser, srv.url, alice);
-  o.page.on('dialog', (d) => void d.accept());
+  const dialogs = nativeDialogs(o.page);
   try {
     const aliceSidebar = a.page.getByRole('navigation', { name: 'Conversations' });
     await aliceSidebar.getByRole('link', { name: /design/ }).waitFor();
@@ -96,12 +130,13 @@ test('channels: renamed with a new description, a member removed and added, arch
     await o.page.getByRole('button', { name: 'Remove Bob Brown' }).waitFor({ timeout: 5000 });
     assert.deepEqual(await members(), [srv.owner.api.userId, alice.api.userId, bob.api.userId].sort());
 
-    await o.page.getByRole('button', { name: 'Archive design-team' }).click();
+    await confirmInPage(o.page, 'Archive design-team', 'Archive design-team?', 'Archive', 'Escape');
     await o.page.getByRole('button', { name: 'Archive design-team' }).waitFor({ state: 'detached', timeout: 5000 });
     await aliceSidebar.getByRole('link', { name: /design-team/ }).waitFor({ state: 'detached', timeout: 5000 });
     assert.equal((await srv.owner.api.get(`/streams/${design}`)).body.stream.is_archived, true);
     // #general was not touched.
     assert.equal((await srv.owner.api.get(`/streams/${general}`)).body.stream.is_archived, false);
+    assert.deepEqual(dialogs, [], 'no browser dialog');
   } finally {
     await o.context.close();
     await a.context.close();
@@ -143,9 +178,9 @@ test('organization: name, description and a policy; a linkifier that a message t
   }
 });
 
-test('custom emoji added and removed; a bot created, its key shown, then deactivated', async () => {
+test('custom emoji added and removed; a bot created, its key shown, then deactivated; the system bots not listed', async () => {
   const o = await loggedIn(browser, srv.url, srv.owner);
-  o.page.on('dialog', (d) => void d.accept());
+  const dialogs = nativeDialogs(o.page);
   try {
     await adminAt(o.page, 'Custom emoji');
     await o.page.getByLabel('Emoji name').fill('shipit');
@@ -169,9 +204,34 @@ test('custom emoji added and removed; a bot created, its key shown, then deactiv
     const bot = bots.find((b) => b.full_name === 'Build Bot');
     assert.ok(bot, 'the bot exists');
     assert.equal(bot.api_key, apiKey, 'the key shown is the bot\'s');
-    await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).click();
+    // The system bots every organization shares (Notification Bot, Welcome Bot, ...) are not the
+    // organization's to deactivate: only its own bots are listed, as in Zulip.
+    const system = (await srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm_user']) })).body.cross_realm_bots as Array<{ full_name: string; email: string }>;
+    assert.ok(system.length > 0, 'the server has system bots');
+    await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).waitFor({ timeout: 5000 });
+    for (const b of system) {
+      assert.equal(await o.page.getByRole('button', { name: `Deactivate ${b.full_name}` }).count(), 0, `${b.full_name} listed`);
+      assert.equal(await o.page.getByRole('main').getByText(b.email).count(), 0, `${b.email} listed`);
+    }
+    await confirmInPage(o.page, 'Deactivate Build Bot', 'Deactivate Build Bot?', 'Deactivate', 'button');
     await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).waitFor({ state: 'detached', timeout: 5000 });
     assert.equal((await person(srv.owner, bot.user_id)).is_active, false);
+    assert.deepEqual(dialogs, [], 'no browser dialog');
+  } finally {
+    await o.context.close();
+  }
+});
+
+test('an unknown administration or settings tab in the address shows the first tab', async () => {
+  const o = await loggedIn(browser, srv.url, srv.owner);
+  try {
+    await o.page.goto(`${srv.url}/#organization/no-such-tab`);
+    await o.page.getByLabel('Emails to invite').waitFor({ timeout: 5000 });
+    const sections = o.page.getByRole('navigation', { name: 'Administration sections' });
+    assert.equal(await sections.getByRole('link', { name: 'Users' }).getAttribute('aria-current'), 'page');
+    await o.page.goto(`${srv.url}/#settings/no-such-tab`);
+    await o.page.getByLabel('Full name').waitFor({ timeout: 5000 });
+    assert.equal(await o.page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Profile' }).getAttribute('aria-current'), 'page');
   } finally {
     await o.context.close();
   }

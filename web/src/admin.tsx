@@ -1,7 +1,8 @@
 // Administration, loaded the first time it is opened: users, invitations, channels, the organization.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, call } from './api';
 import { allStreams, me, realm, realmSettings, showToast, users } from './state';
+import { Confirm } from './confirm';
 
 const ROLES: Array<[number, string]> = [
   [100, 'Owner'],
@@ -20,6 +21,25 @@ async function run(p: Promise<unknown>, ok = 'Saved'): Promise<boolean> {
     showToast(e instanceof Error ? e.message : String(e));
     return false;
   }
+}
+
+/** A button whose action is asked about first (Confirm), the question shown just after it; the
+ * focus back on the button when it closes. */
+function AskFirst({ label, question, action, run }: { label: string; question: string; action: string; run: () => unknown }) {
+  const [asking, setAsking] = useState(false);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const done = () => {
+    setAsking(false);
+    trigger.current?.focus();
+  };
+  return (
+    <>
+      <button type="button" ref={trigger} aria-haspopup="dialog" aria-expanded={asking} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+      {asking ? <Confirm question={question} action={action} onCancel={done} onConfirm={() => (done(), run())} /> : null}
+    </>
+  );
 }
 
 function Users() {
@@ -95,9 +115,7 @@ function Users() {
                   {u.user_id === me.value.user_id ? (
                     'You'
                   ) : u.is_active ? (
-                    <button type="button" onClick={() => confirm(`Deactivate ${u.full_name}?`) && void run(api.del(`/users/${u.user_id}`), 'Deactivated')}>
-                      Deactivate {u.full_name}
-                    </button>
+                    <AskFirst label={`Deactivate ${u.full_name}`} question={`Deactivate ${u.full_name}?`} action="Deactivate" run={() => run(api.del(`/users/${u.user_id}`), 'Deactivated')} />
                   ) : (
                     <button type="button" onClick={() => void run(api.post(`/users/${u.user_id}/reactivate`), 'Reactivated')}>
                       Reactivate {u.full_name}
@@ -148,9 +166,7 @@ function Channels() {
         {list.map((s) => (
           <li key={s.stream_id}>
             <strong>{s.name}</strong> <span class="muted">{s.description}</span>{' '}
-            <button type="button" onClick={() => confirm(`Archive ${s.name}?`) && void run(api.del(`/streams/${s.stream_id}`), 'Archived')}>
-              Archive {s.name}
-            </button>{' '}
+            <AskFirst label={`Archive ${s.name}`} question={`Archive ${s.name}?`} action="Archive" run={() => run(api.del(`/streams/${s.stream_id}`), 'Archived')} />{' '}
             <button type="button" aria-expanded={open === s.stream_id} onClick={() => setOpen(open === s.stream_id ? null : s.stream_id)}>
               Edit {s.name}
             </button>
@@ -219,7 +235,9 @@ function Bots() {
   const [name, setName] = useState('');
   const [short, setShort] = useState('');
   const [made, setMade] = useState('');
-  const bots = [...users.value.values()].filter((u) => u.is_bot && u.is_active);
+  // The organization's own bots, as Zulip lists them: not the system bots every organization
+  // shares (Notification Bot, Welcome Bot, ...), which no organization can deactivate.
+  const bots = [...users.value.values()].filter((u) => u.is_bot && u.is_active && !u.is_system_bot);
   return (
     <div>
       <h2>Bots</h2>
@@ -227,9 +245,7 @@ function Bots() {
         {bots.map((b) => (
           <li key={b.user_id}>
             {b.full_name} <span class="muted">{b.email}</span>{' '}
-            <button type="button" onClick={() => confirm(`Deactivate ${b.full_name}?`) && void run(api.del(`/bots/${b.user_id}`), 'Deactivated')}>
-              Deactivate {b.full_name}
-            </button>
+            <AskFirst label={`Deactivate ${b.full_name}`} question={`Deactivate ${b.full_name}?`} action="Deactivate" run={() => run(api.del(`/bots/${b.user_id}`), 'Deactivated')} />
           </li>
         ))}
       </ul>
@@ -369,19 +385,23 @@ function Organization() {
   );
 }
 
-export default function Admin({ tab }: { tab: string }) {
+const TABS = [
+  ['users', 'Users'],
+  ['channels', 'Channels'],
+  ['organization', 'Organization'],
+  ['bots', 'Bots'],
+  ['emoji', 'Custom emoji'],
+];
+
+export default function Admin({ tab: asked }: { tab: string }) {
   if (!me.value.is_admin) return <p>Only administrators can open this page.</p>;
+  // An address naming no tab of ours (a typo, an old link, a Zulip section we lack) opens the first.
+  const tab = TABS.some(([id]) => id === asked) ? asked : 'users';
   return (
     <section class="settings" aria-label="Administration">
       <h1>Administration</h1>
       <nav class="tabs" aria-label="Administration sections">
-        {[
-          ['users', 'Users'],
-          ['channels', 'Channels'],
-          ['organization', 'Organization'],
-          ['bots', 'Bots'],
-          ['emoji', 'Custom emoji'],
-        ].map(([id, label]) => (
+        {TABS.map(([id, label]) => (
           <a key={id} href={`#organization/${id}`} aria-current={tab === id ? 'page' : undefined}>
             {label}
           </a>

@@ -9,6 +9,7 @@ import { deferUploadSources } from './uploads';
 import { dmHash, topicHash } from './narrow';
 import { channelName, dmOthers, me, Message, Reaction, realm, selectedId, showToast, userName } from './state';
 import { composeApi } from './compose';
+import { Confirm } from './confirm';
 
 export function emojiChar(code: string): string {
   try {
@@ -191,8 +192,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
   const [editing, setEditing] = useState(false);
   const [picker, setPicker] = useState(false);
   const [history, setHistory] = useState(false);
-  // Deleting asks first, in the page: the browser's confirm() box is one an automated browser
-  // dismisses unseen (Playwright's default), so the Delete button seemed to do nothing.
+  // Deleting asks first, in the page (Confirm).
   const [confirmDelete, setConfirmDelete] = useState(false);
   // The action buttons exist only for the message being pointed at, focused or selected: a
   // thousand messages do not each carry a toolbar.
@@ -283,15 +283,12 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
         {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
         {confirmDelete ? (
-          <div class="confirm" role="alertdialog" aria-labelledby={`delete-${m.id}`} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setConfirmDelete(false), self.current?.focus())}>
-            <span id={`delete-${m.id}`}>Delete this message?</span>
-            <button type="button" class="danger" ref={(el) => el?.focus()} onClick={() => void api.del(`/messages/${m.id}`).then(() => setConfirmDelete(false), (e) => (setConfirmDelete(false), showToast(e.message)))}>
-              Delete
-            </button>
-            <button type="button" onClick={() => (setConfirmDelete(false), self.current?.focus())}>
-              Cancel
-            </button>
-          </div>
+          <Confirm
+            question="Delete this message?"
+            action="Delete"
+            onConfirm={() => void api.del(`/messages/${m.id}`).then(() => setConfirmDelete(false), (e) => (setConfirmDelete(false), showToast(e.message)))}
+            onCancel={() => (setConfirmDelete(false), self.current?.focus())}
+          />
         ) : null}
         {groups.size > 0 ? (
           <div class="reactions">

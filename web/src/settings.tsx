@@ -23,7 +23,16 @@ async function save(params: Record<string, unknown>): Promise<void> {
   }
 }
 
-export default function Settings({ tab }: { tab: string }) {
+const TABS = [
+  ['profile', 'Profile'],
+  ['display', 'Display'],
+  ['notifications', 'Notifications'],
+  ['account', 'API key'],
+];
+
+export default function Settings({ tab: asked }: { tab: string }) {
+  // An address naming no tab of ours opens the first, not an empty page.
+  const tab = TABS.some(([id]) => id === asked) ? asked : 'profile';
   const [name, setName] = useState(me.value.full_name);
   const [showKey, setShowKey] = useState(false);
   const s = currentSession();
@@ -39,12 +48,7 @@ export default function Settings({ tab }: { tab: string }) {
     <section class="settings" aria-label="Settings">
       <h1>Settings</h1>
       <nav class="tabs" aria-label="Settings sections">
-        {[
-          ['profile', 'Profile'],
-          ['display', 'Display'],
-          ['notifications', 'Notifications'],
-          ['account', 'API key'],
-        ].map(([id, label]) => (
+        {TABS.map(([id, label]) => (
           <a key={id} href={`#settings/${id}`} aria-current={tab === id ? 'page' : undefined}>
             {label}
           </a>

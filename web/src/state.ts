@@ -9,6 +9,8 @@ export interface User {
   email: string;
   is_active: boolean;
   is_bot: boolean;
+  /** One of the bots every organization shares (cross_realm_bots). */
+  is_system_bot?: boolean;
   role: number;
   avatar_url?: string | null;
 }
