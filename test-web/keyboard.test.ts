@@ -154,3 +154,89 @@ test('from the keyboard only: a message selected takes the focus, Tab reaches it
     await a.context.close();
   }
 });
+
+test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter, with Enter when Enter sends, cancelled with Esc', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  const { page } = a;
+  const focusedMessage = () => page.evaluate(() => document.activeElement?.getAttribute('data-message-id') ?? '');
+  try {
+    await alice.api.patch('/settings', { enter_sends: false });
+    await alice.api.post('/mark_all_as_read');
+    const ownId = (await alice.api.post('/messages', { type: 'stream', to: general, topic: 'edits', content: 'first draft' })).body.id as number;
+    await page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    const mine = page.locator(`article[data-message-id="${ownId}"]`);
+    await mine.waitFor({ timeout: 5000 });
+    await page.getByRole('heading', { name: '#general', level: 1 }).click();
+
+    // k selects the last message and focuses it; Enter replies to it, as r does.
+    await page.keyboard.press('k');
+    await page.waitForFunction((id) => document.activeElement?.getAttribute('data-message-id') === String(id), ownId, { timeout: 2000 });
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Message', undefined, { timeout: 2000 });
+    assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'edits');
+    await page.keyboard.press('Escape');
+
+    const openEdit = async (text: string) => {
+      await mine.hover();
+      await mine.getByRole('button', { name: 'Edit', exact: true }).click();
+      await page.waitForFunction((t) => {
+        const el = document.activeElement as HTMLTextAreaElement | null;
+        return el?.tagName === 'TEXTAREA' && el.id.startsWith('edit-') && !el.disabled && el.value === t;
+      }, text, { timeout: 5000 });
+      // Compose stays open beside the edit: still one textbox named with "topic", one with "message".
+      assert.equal(await page.getByRole('textbox', { name: /topic/i }).count(), 1);
+      assert.equal(await page.getByRole('textbox', { name: /message/i }).count(), 1);
+    };
+    const edited = page.getByRole('textbox', { name: 'Edited text' });
+
+    // "Enter sends" off: Enter adds a line, Ctrl+Enter saves; the focus goes back to the message.
+    await openEdit('first draft');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('second line');
+    assert.equal(await edited.inputValue(), 'first draft\nsecond line');
+    await page.keyboard.press('Control+Enter');
+    await edited.waitFor({ state: 'detached', timeout: 5000 });
+    await mine.filter({ hasText: 'second line' }).waitFor({ timeout: 5000 });
+    assert.equal(await focusedMessage(), String(ownId));
+
+    // "Enter sends" on: Shift+Enter adds a line, Enter saves.
+    await alice.api.patch('/settings', { enter_sends: true });
+    await page.waitForTimeout(500); // the setting's event reaches the page
+    await openEdit('first draft\nsecond line');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('third line');
+    await page.keyboard.press('Enter');
+    await edited.waitFor({ state: 'detached', timeout: 5000 });
+    await mine.filter({ hasText: 'third line' }).waitFor({ timeout: 5000 });
+
+    // Esc cancels: nothing saved, compose still open, the focus back on the message.
+    await openEdit('first draft\nsecond line\nthird line');
+    await page.keyboard.type(' discarded');
+    await page.keyboard.press('Escape');
+    await edited.waitFor({ state: 'detached', timeout: 2000 });
+    assert.equal(await focusedMessage(), String(ownId));
+    assert.doesNotMatch((await mine.textContent()) ?? '', /discarded/);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+
+    // The topic typed key by key stays in its field (the text box does not take the focus back
+    // at each key), and Enter there saves it.
+    await openEdit('first draft\nsecond line\nthird line');
+    const subject = page.getByRole('textbox', { name: 'Subject' });
+    await subject.focus();
+    await subject.press('Control+a');
+    await subject.pressSequentially('renamed edits');
+    assert.equal(await subject.inputValue(), 'renamed edits');
+    await subject.press('Enter');
+    await edited.waitFor({ state: 'detached', timeout: 5000 });
+    const after = await alice.api.get(`/messages/${ownId}`);
+    assert.equal(after.body.message.subject, 'renamed edits');
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/kb-fail-3.png' });
+    throw e;
+  } finally {
+    await alice.api.patch('/settings', { enter_sends: false });
+    await a.context.close();
+  }
+});

@@ -343,7 +343,7 @@ function viewTitle(v: View): string {
 const SHORTCUTS: Array<[string, string]> = [
   ['c', 'New topic in the open channel'],
   ['x', 'New direct message'],
-  ['r', 'Reply to the selected message'],
+  ['r / Enter', 'Reply to the selected message'],
   ['j / ↓', 'Next message'],
   ['k / ↑', 'Previous message'],
   ['n', 'Next unread topic'],
@@ -437,6 +437,16 @@ function onKey(e: KeyboardEvent): void {
     case 'r': {
       const m = msgs[idx] ?? msgs[msgs.length - 1];
       if (m) {
+        e.preventDefault();
+        composeApi.replyTo(m);
+      }
+      break;
+    }
+    case 'Enter': {
+      // Zulip's Enter on the selected message: a reply, as r. Only from the message itself (or
+      // from nowhere): Enter on a button or link inside it does what that control does.
+      const m = msgs[idx];
+      if (m && (t === document.body || t.matches('article'))) {
         e.preventDefault();
         composeApi.replyTo(m);
       }

@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
 import { api } from './api';
 import { deferUploadSources } from './uploads';
 import { dmHash, topicHash } from './narrow';
-import { channelName, dmOthers, me, Message, Reaction, realm, selectedId, showToast, userName } from './state';
+import { channelName, dmOthers, me, Message, Reaction, realm, selectedId, showToast, userName, userSettings } from './state';
 import { composeApi } from './compose';
 import { Confirm } from './confirm';
 
@@ -122,9 +122,24 @@ function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
   const [content, setContent] = useState<string | null>(null);
   const [subject, setSubject] = useState(m.subject);
   const [error, setError] = useState('');
+  const text = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     void api.get(`/messages/${m.id}`, { apply_markdown: false }).then((r) => setContent(r.message.content), (e) => setError(e.message));
   }, [m.id]);
+  // The text takes the focus once, when it has loaded (a disabled box cannot take it before): not
+  // at every render, which took it from the topic's field at each key typed there.
+  const loaded = content !== null;
+  useEffect(() => void (loaded && text.current?.focus()), [loaded]);
+  // Saved from the keyboard as compose sends: Enter when "Enter sends" is on (Shift+Enter a new
+  // line), Ctrl/Cmd+Enter always. Esc anywhere in the form cancels.
+  const enterSends = userSettings.value.enter_sends !== false;
+  const onTextKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    if (e.ctrlKey || e.metaKey || (enterSends && !e.shiftKey && !e.altKey)) {
+      e.preventDefault();
+      (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit();
+    }
+  };
   const save = async (e: Event) => {
     e.preventDefault();
     try {
@@ -141,7 +156,7 @@ function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
     }
   };
   return (
-    <form class="edit" onSubmit={save}>
+    <form class="edit" onSubmit={save} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), onDone())}>
       {m.type === 'stream' ? (
         <label>
           Subject <input value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
@@ -150,7 +165,7 @@ function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
       <label class="sr-only" for={`edit-${m.id}`}>
         Edited text
       </label>
-      <textarea id={`edit-${m.id}`} value={content ?? ''} disabled={content === null} onInput={(e) => setContent(e.currentTarget.value)} rows={3} ref={(el) => el?.focus()} onKeyDown={(e) => e.key === 'Escape' && onDone()} />
+      <textarea id={`edit-${m.id}`} ref={text} value={content ?? ''} disabled={!loaded} onInput={(e) => setContent(e.currentTarget.value)} rows={3} onKeyDown={onTextKey} />
       {error ? <p class="error" role="alert">{error}</p> : null}
       <div class="row">
         <button type="submit" class="primary">
@@ -280,7 +295,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
             ) : null}
           </span> : null}
         </div>
-        {editing ? <EditForm m={m} onDone={() => setEditing(false)} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
+        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
         {confirmDelete ? (
           <Confirm
