@@ -79,27 +79,36 @@ export interface FormatUserOptions {
   /** Whether the viewer may see real email addresses (Zulip's email_address_visibility). */
   canSeeDeliveryEmail?: boolean;
   includeCustomProfileFields?: boolean;
+  /** Leaves is_active out (realm_users of /register, where every user listed is active). */
+  omitIsActive?: boolean;
   /** The user's custom profile field values (profile_data), when includeCustomProfileFields. */
   profileData?: Record<string, unknown>;
 }
 
 /** The user object; bot_type and bot_owner_id only for bots, profile_data only for humans. */
 export function formatUser(user: User, domains: RealmEmailDomains, opts: FormatUserOptions = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    user_id: user.id,
-    email: apiEmail(user, domains),
-    full_name: user.full_name,
-    date_joined: isoDate(user.date_joined),
-    is_active: user.is_active,
-    ...roleFlags(user.role),
-    is_bot: user.is_bot,
-    role: user.role,
-    timezone: user.timezone,
-    avatar_url: avatarUrl(user, opts.clientGravatar ?? false),
-    avatar_version: user.avatar_version,
-    delivery_email: opts.canSeeDeliveryEmail === false ? null : user.email,
-    is_imported_stub: false,
-  };
+  const role = user.role;
+  const email = apiEmail(user, domains);
+  const dateJoined = isoDate(user.date_joined);
+  const isOwner = role === ROLE.owner;
+  const isAdmin = role === ROLE.owner || role === ROLE.administrator;
+  const isGuest = role === ROLE.guest;
+  const avatar = avatarUrl(user, opts.clientGravatar ?? false);
+  const deliveryEmail = opts.canSeeDeliveryEmail === false ? null : user.email;
+  // Object literals with every field, rather than a spread of roleFlags and a later `delete` of
+  // is_active: the delete left each of a /register's 10,000 users in V8's dictionary form, which
+  // JSON.stringify walks ~1.5x slower, and the spread allocated one more object per user.
+  const out: Record<string, unknown> = opts.omitIsActive
+    ? {
+        user_id: user.id, email, full_name: user.full_name, date_joined: dateJoined,
+        is_owner: isOwner, is_admin: isAdmin, is_guest: isGuest, is_bot: user.is_bot, role, timezone: user.timezone,
+        avatar_url: avatar, avatar_version: user.avatar_version, delivery_email: deliveryEmail, is_imported_stub: false,
+      }
+    : {
+        user_id: user.id, email, full_name: user.full_name, date_joined: dateJoined, is_active: user.is_active,
+        is_owner: isOwner, is_admin: isAdmin, is_guest: isGuest, is_bot: user.is_bot, role, timezone: user.timezone,
+        avatar_url: avatar, avatar_version: user.avatar_version, delivery_email: deliveryEmail, is_imported_stub: false,
+      };
   if (user.is_bot) {
     out.bot_type = user.bot_type;
     out.bot_owner_id = user.bot_owner_id;
@@ -114,7 +123,7 @@ export function userForClient(
   user: User,
   viewer: User,
   domains: RealmEmailDomains,
-  opts: { clientGravatar?: boolean; includeCustomProfileFields?: boolean; profileData?: Record<string, unknown> } = {},
+  opts: { clientGravatar?: boolean; includeCustomProfileFields?: boolean; profileData?: Record<string, unknown>; omitIsActive?: boolean } = {},
 ): Record<string, unknown> {
   return formatUser(user, domains, { ...opts, canSeeDeliveryEmail: canSeeDeliveryEmail(viewer, user) });
 }
