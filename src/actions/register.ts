@@ -12,7 +12,8 @@ import { listDrafts, listSnippets } from '../store/drafts.js';
 import { isTopicMuted, listUserTopics, mutedTopicsOf, VISIBILITY, type UserTopic } from '../store/user_topics.js';
 import { FLAG_BITS, recentDmConversations } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
-import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
+import { formatUser, userForClient, userJsonForClient, apiEmail } from '../shapes/users.js';
+import { RawJson } from '../lib/raw_json.js';
 import { formatBot, usersVisibleTo } from './users.js';
 import { servicesOf } from '../store/outgoing_webhooks.js';
 import { botDomain, realmStateFields } from '../shapes/realm.js';
@@ -307,22 +308,25 @@ async function realmUserState(c: StateContext): Promise<void> {
     const viewerIsAdmin = isRealmAdmin(user);
     // A guest the organization restricts sees only some users (can_access_all_users_group).
     const visible = await c.visibleToViewer();
-    const active: unknown[] = [];
+    // realm_users as JSON text, each user's from the text kept for it (userJsonForClient);
+    // realm_non_active_users as objects.
+    const active: string[] = [];
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);
+    const shape = { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, omitIsActive: true };
     for (const u of users.values()) {
       if (visible && !visible.has(u.id)) {
-        if (!o.userListIncomplete) active.push(inaccessibleUser(u.id, realm, config.externalUrl));
+        if (!o.userListIncomplete) active.push(JSON.stringify(inaccessibleUser(u.id, realm, config.externalUrl)));
         continue;
       }
       // Active users are listed without is_active (every one of them is).
-      const shaped = userForClient(u, user, services.emailDomains, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id), omitIsActive: u.is_active });
-      (u.is_active ? active : inactive).push(shaped);
+      if (u.is_active) active.push(userJsonForClient(u, user, services.emailDomains, shape, profiles.get(u.id)));
+      else inactive.push(userForClient(u, user, services.emailDomains, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) }));
     }
     const settings = realm.settings;
     const can = (groupId: number) => isUserInGroup(graph, user.id, groupId);
     Object.assign(state, {
-      realm_users: active,
+      realm_users: new RawJson(`[${active.join(',')}]`),
       realm_non_active_users: inactive,
       avatar_source: 'G',
       avatar_url_medium: formatUser(user, services.emailDomains, { clientGravatar: false }).avatar_url,

@@ -118,6 +118,39 @@ export function formatUser(user: User, domains: RealmEmailDomains, opts: FormatU
   return out;
 }
 
+// userForClient's text for each cached User object (the organization's user cache makes new
+// ones whenever a user changes, so an entry never outlives the user it shows), one per variant
+// of what the viewer and the request change in it, with an empty profile_data (the user's own
+// values are put in its place). Zulip likewise keeps each organization's user dicts and shapes
+// them per request; here the shaping and serializing of 10,000 users (~20 ms of a /register)
+// happens once per variant.
+const userTexts = new WeakMap<User, { domain: string; texts: (string | undefined)[] }>();
+
+/** What userJsonForClient's text depends on besides the user and the viewer; one object per request. */
+export interface UserTextShape {
+  clientGravatar: boolean;
+  includeCustomProfileFields: boolean;
+  omitIsActive: boolean;
+}
+
+/** JSON.stringify(userForClient(user, viewer, domains, { ...shape, profileData })), from the text kept for this user. */
+export function userJsonForClient(user: User, viewer: User, domains: RealmEmailDomains, shape: UserTextShape, profileData?: Record<string, unknown>): string {
+  const canSee = canSeeDeliveryEmail(viewer, user);
+  const variant = (shape.clientGravatar ? 1 : 0) | (canSee ? 2 : 0) | (shape.omitIsActive ? 4 : 0) | (shape.includeCustomProfileFields ? 8 : 0);
+  // The placeholder address's domain is the one input not on the User object.
+  const domain = domains.of(user.realm_id);
+  let entry = userTexts.get(user);
+  if (!entry || entry.domain !== domain) userTexts.set(user, (entry = { domain, texts: [] }));
+  let text = entry.texts[variant];
+  if (text === undefined) {
+    const shaped = formatUser(user, domains, { ...shape, canSeeDeliveryEmail: canSee });
+    entry.texts[variant] = text = JSON.stringify(shaped);
+  }
+  // profile_data, where present, is the last field and the text ends in `"profile_data":{}}`.
+  if (profileData === undefined || user.is_bot || !shape.includeCustomProfileFields) return text;
+  return `${text.slice(0, -3)}${JSON.stringify(profileData)}}`;
+}
+
 /** The user object as this viewer may see it (GET /users, realm_users of /register). */
 export function userForClient(
   user: User,

