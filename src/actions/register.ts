@@ -6,11 +6,12 @@ import { realmEmojiState } from './realm_emoji.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { BOT_TYPE, ROLE } from '../store/users.js';
-import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
+import { starredMessageIds } from '../store/unreads.js';
+import { unreadSummary } from './unread_summary.js';
 import { allSubscriptionsOf, defaultStreamIds, type Subscription } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
-import { isTopicMuted, listUserTopics, mutedTopicsOf, VISIBILITY, type UserTopic } from '../store/user_topics.js';
-import { FLAG_BITS, recentDmConversations } from '../store/messages.js';
+import { listUserTopics, mutedTopicsOf, type UserTopic } from '../store/user_topics.js';
+import { recentDmConversations } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
 import { formatUser, userForClient, userJsonForClient, apiEmail } from '../shapes/users.js';
 import { RawJson } from '../lib/raw_json.js';
@@ -416,7 +417,7 @@ type UnreadSummary = Awaited<ReturnType<typeof unreadSummary>>;
 
 /** The unread summary behind unread_msgs, which needs both message and update_message_flags. */
 function unreadData(c: StateContext): Promise<UnreadSummary> | undefined {
-  return c.want('message') && c.want('update_message_flags') ? unreadSummary(c) : undefined;
+  return c.want('message') && c.want('update_message_flags') ? unreadSummary(c.services, c.user, { subscriptions: c.mySubscriptions(), userTopics: c.userTopics() }) : undefined;
 }
 
 /** unread_msgs. */
@@ -454,63 +455,4 @@ function userSettingsState(c: StateContext): void {
   if (want('user_settings') || want('realm_user')) {
     state.receives_typing_notifications = userSettingsOf(user.settings).receives_typing_notifications;
   }
-}
-
-/**
- * Zulip's unread_msgs: every unread message by conversation, with `count` and `mentions` leaving
- * out what the user muted (channel messages in muted topics; wildcard mentions there).
- */
-async function unreadSummary(c: StateContext) {
-  const { services, user } = c;
-  const db = services.database.db;
-  const [rows, subRows, topics] = await Promise.all([unreadRows(db, user.id, MAX_UNREAD_MESSAGES + 1), c.mySubscriptions(), c.userTopics()]);
-  const subs = new Map(subRows.map((s) => [s.stream_id, s]));
-  const policyOf = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const muted = new Map<string, boolean>();
-  const oldMissing = rows.length > MAX_UNREAD_MESSAGES;
-  if (oldMissing) rows.pop();
-  rows.reverse();
-  const pms = new Map<number, number[]>();
-  const streams = new Map<string, { stream_id: number; topic: string; ids: number[] }>();
-  const huddles = new Map<string, number[]>();
-  const mentions: number[] = [];
-  let count = 0;
-  for (const r of rows) {
-    let isMuted = false;
-    if (r.recipient_type === 'stream' && r.stream_id !== null) {
-      const key = `${r.stream_id}\u0000${r.topic.toLowerCase()}`;
-      let entry = streams.get(key);
-      if (!entry) {
-        streams.set(key, (entry = { stream_id: r.stream_id, topic: r.topic, ids: [] }));
-        muted.set(key, isTopicMuted(subs.get(r.stream_id)?.is_muted ?? false, policyOf.get(key) ?? VISIBILITY.inherit));
-      }
-      entry.ids.push(r.message_id);
-      isMuted = muted.get(key)!;
-    } else if (r.user_ids_key !== null) {
-      const ids = r.user_ids_key.split(',').map(Number);
-      if (ids.length <= 2) {
-        const other = ids.find((id) => id !== user.id) ?? user.id;
-        let list = pms.get(other);
-        if (!list) pms.set(other, (list = []));
-        list.push(r.message_id);
-      } else {
-        let list = huddles.get(r.user_ids_key);
-        if (!list) huddles.set(r.user_ids_key, (list = []));
-        list.push(r.message_id);
-      }
-    }
-    if (!isMuted) count++;
-    // Personal and group mentions always count; wildcard mentions only outside muted topics.
-    if (r.flags & (FLAG_BITS.mentioned | FLAG_BITS.group_mentioned) || (!isMuted && r.flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned))) {
-      mentions.push(r.message_id);
-    }
-  }
-  return {
-    count,
-    pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: [...streams.values()].map((s) => ({ stream_id: s.stream_id, topic: s.topic, unread_message_ids: s.ids })),
-    huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
-    mentions,
-    old_unreads_missing: oldMissing,
-  };
 }
