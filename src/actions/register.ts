@@ -217,7 +217,7 @@ async function personalListsState(c: StateContext): Promise<void> {
       user_ids: c.participants.filter((id) => id !== user.id).sort((a, b) => a - b),
     }));
   }
-  if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
+  if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, services.database.dialect, user.id);
   if (want('stop_words')) state.stop_words = [];
 }
 

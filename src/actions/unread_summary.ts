@@ -13,7 +13,7 @@ import { FLAG_BITS } from '../store/messages.js';
  */
 export async function unreadSummary(services: Services, user: User, reads: { subscriptions: Promise<Subscription[]>; userTopics: Promise<UserTopic[]> }) {
   const db = services.database.db;
-  const [rows, subRows, topics] = await Promise.all([unreadRows(db, user.id, MAX_UNREAD_MESSAGES + 1), reads.subscriptions, reads.userTopics]);
+  const [rows, subRows, topics] = await Promise.all([unreadRows(db, services.database.dialect, user.id, MAX_UNREAD_MESSAGES + 1), reads.subscriptions, reads.userTopics]);
   const subs = new Map(subRows.map((s) => [s.stream_id, s]));
   const policyOf = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const muted = new Map<string, boolean>();
