@@ -66,14 +66,6 @@ const gravatarHash = memoize((email: string) => createHash('md5').update(email.t
 
 export const isoDate = memoize((seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
 
-export function roleFlags(role: number) {
-  return {
-    is_owner: role === ROLE.owner,
-    is_admin: role === ROLE.owner || role === ROLE.administrator,
-    is_guest: role === ROLE.guest,
-  };
-}
-
 export interface FormatUserOptions {
   clientGravatar?: boolean;
   /** Whether the viewer may see real email addresses (Zulip's email_address_visibility). */
@@ -95,7 +87,7 @@ export function formatUser(user: User, domains: RealmEmailDomains, opts: FormatU
   const isGuest = role === ROLE.guest;
   const avatar = avatarUrl(user, opts.clientGravatar ?? false);
   const deliveryEmail = opts.canSeeDeliveryEmail === false ? null : user.email;
-  // Object literals with every field, rather than a spread of roleFlags and a later `delete` of
+  // Object literals with every field, rather than a spread of the role flags and a later `delete` of
   // is_active: the delete left each of a /register's 10,000 users in V8's dictionary form, which
   // JSON.stringify walks ~1.5x slower, and the spread allocated one more object per user.
   const out: Record<string, unknown> = opts.omitIsActive
