@@ -6,18 +6,20 @@ import { realmEmojiState } from './realm_emoji.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { BOT_TYPE, ROLE } from '../store/users.js';
-import { MAX_UNREAD_MESSAGES, starredMessageIds, unreadRows } from '../store/unreads.js';
-import { defaultStreamIds, subscriptionsOf } from '../store/channels.js';
+import { starredMessageIds } from '../store/unreads.js';
+import { unreadSummary } from './unread_summary.js';
+import { allSubscriptionsOf, defaultStreamIds, type Subscription } from '../store/channels.js';
 import { listDrafts, listSnippets } from '../store/drafts.js';
-import { isTopicMuted, listUserTopics, mutedTopicsOf, VISIBILITY } from '../store/user_topics.js';
-import { FLAG_BITS, recentDmConversations } from '../store/messages.js';
+import { listUserTopics, mutedTopicsOf, type UserTopic } from '../store/user_topics.js';
+import { recentDmConversations } from '../store/messages.js';
 import { mutedUsersOf } from '../store/muted_users.js';
-import { formatUser, userForClient, apiEmail } from '../shapes/users.js';
+import { formatUser, userForClient, userJsonForClient, apiEmail } from '../shapes/users.js';
+import { RawJson } from '../lib/raw_json.js';
 import { formatBot, usersVisibleTo } from './users.js';
 import { servicesOf } from '../store/outgoing_webhooks.js';
 import { botDomain, realmStateFields } from '../shapes/realm.js';
 import { userGroupsForClient } from '../shapes/groups.js';
-import { subscriptionStateFor } from '../shapes/channels.js';
+import { subscriptionStateFor, type SubscriptionState } from '../shapes/channels.js';
 import { listScheduledMessages } from './scheduled.js';
 import { listPendingReminders } from './reminders.js';
 import { listNavigationViews } from './navigation_views.js';
@@ -118,6 +120,15 @@ interface StateContext {
   visibleToViewer: () => Promise<Set<number> | null>;
   /** Clients without empty_topic_name see the empty topic by its display name wherever topics appear. */
   topicName: (topic: string) => string;
+  /** The viewer's subscription rows and topic settings: each read once, for the sections that need them. */
+  mySubscriptions: () => Promise<Subscription[]>;
+  userTopics: () => Promise<UserTopic[]>;
+}
+
+/** A promise awaited later: until then a rejection must not count as unhandled (the await still throws). */
+function startEarly<T>(p: Promise<T> | undefined): Promise<T> | undefined {
+  p?.catch(() => undefined);
+  return p;
 }
 
 /** The state /register returns, one section per family of event types the client fetches (in Zulip's order). */
@@ -125,6 +136,8 @@ export async function initialState(services: Services, user: User, realm: Realm,
   const graph = await services.cache.groupGraph(realm.id);
   const users = await services.cache.users(realm.id);
   let visibleUsers: Promise<Set<number> | null> | undefined;
+  let mySubscriptions: Promise<Subscription[]> | undefined;
+  let userTopics: Promise<UserTopic[]> | undefined;
   const context: StateContext = {
     services,
     user,
@@ -136,15 +149,22 @@ export async function initialState(services: Services, user: User, realm: Realm,
     want: (t) => o.fetchEventTypes.has(t),
     visibleToViewer: () => (visibleUsers ??= usersVisibleTo(services, user, realm)),
     topicName: (t) => (t === '' && !o.emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : t),
+    mySubscriptions: () => (mySubscriptions ??= allSubscriptionsOf(services.database.db, user.id)),
+    userTopics: () => (userTopics ??= listUserTopics(services.database.db, user.id)),
   };
+  // The two sections with the largest reads start first and are awaited in their turn (the state
+  // keeps its order): on PostgreSQL their statements, the subscriber lists of every channel above
+  // all, run on other pool connections while this process shapes the user list.
+  const subscriptions = startEarly(subscriptionData(context));
+  const unread = startEarly(unreadData(context));
   await personalState(context);
   await personalListsState(context);
   await statusAndTopicsState(context);
   realmState(context);
   await realmUserState(context);
   await botsGroupsAndDefaultsState(context);
-  await subscriptionState(context);
-  await unreadState(context);
+  await subscriptionState(context, subscriptions);
+  await unreadState(context, unread);
   userSettingsState(context);
   return context.state;
 }
@@ -197,7 +217,7 @@ async function personalListsState(c: StateContext): Promise<void> {
       user_ids: c.participants.filter((id) => id !== user.id).sort((a, b) => a - b),
     }));
   }
-  if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
+  if (want('starred_messages')) state.starred_messages = await starredMessageIds(db, services.database.dialect, user.id);
   if (want('stop_words')) state.stop_words = [];
 }
 
@@ -206,7 +226,7 @@ async function statusAndTopicsState(c: StateContext): Promise<void> {
   const { services, user, realm, o, state, want, topicName } = c;
   const db = services.database.db;
   if (want('user_status')) state.user_status = await userStatusState(services, realm.id, await c.visibleToViewer());
-  if (want('user_topic')) state.user_topics = (await listUserTopics(db, user.id)).map((t) => ({ ...t, topic_name: topicName(t.topic_name) }));
+  if (want('user_topic')) state.user_topics = (await c.userTopics()).map((t) => ({ ...t, topic_name: topicName(t.topic_name) }));
   if (want('video_calls')) {
     // No configured provider needs a per-user OAuth token (Jitsi needs none, BigBlueButton and
     // Nextcloud Talk are signed by the server), so no user ever holds one.
@@ -289,26 +309,25 @@ async function realmUserState(c: StateContext): Promise<void> {
     const viewerIsAdmin = isRealmAdmin(user);
     // A guest the organization restricts sees only some users (can_access_all_users_group).
     const visible = await c.visibleToViewer();
-    const active: unknown[] = [];
+    // realm_users as JSON text, each user's from the text kept for it (userJsonForClient);
+    // realm_non_active_users as objects.
+    const active: string[] = [];
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);
+    const shape = { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, omitIsActive: true };
     for (const u of users.values()) {
       if (visible && !visible.has(u.id)) {
-        if (!o.userListIncomplete) active.push(inaccessibleUser(u.id, realm, config.externalUrl));
+        if (!o.userListIncomplete) active.push(JSON.stringify(inaccessibleUser(u.id, realm, config.externalUrl)));
         continue;
       }
-      const shaped = userForClient(u, user, services.emailDomains, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) });
-      if (u.is_active) {
-        delete shaped.is_active;
-        active.push(shaped);
-      } else {
-        inactive.push(shaped);
-      }
+      // Active users are listed without is_active (every one of them is).
+      if (u.is_active) active.push(userJsonForClient(u, user, services.emailDomains, shape, profiles.get(u.id)));
+      else inactive.push(userForClient(u, user, services.emailDomains, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true, profileData: profiles.get(u.id) }));
     }
     const settings = realm.settings;
     const can = (groupId: number) => isUserInGroup(graph, user.id, groupId);
     Object.assign(state, {
-      realm_users: active,
+      realm_users: new RawJson(`[${active.join(',')}]`),
       realm_non_active_users: inactive,
       avatar_source: 'G',
       avatar_url_medium: formatUser(user, services.emailDomains, { clientGravatar: false }).avatar_url,
@@ -354,11 +373,22 @@ async function botsGroupsAndDefaultsState(c: StateContext): Promise<void> {
   if (want('default_streams')) state.realm_default_streams = user.role === ROLE.guest ? [] : await defaultStreamIds(db, realm.id);
 }
 
+/** The channel lists behind subscription and stream, when the client fetches either. */
+function subscriptionData(c: StateContext): Promise<SubscriptionState> | undefined {
+  const { services, user, o, want } = c;
+  if (!want('subscription') && !want('stream')) return undefined;
+  return subscriptionStateFor(services, user, {
+    includeSubscribers: o.includeSubscribers !== false,
+    includeArchived: o.archivedChannels === true,
+    subscriptionRows: c.mySubscriptions(),
+  });
+}
+
 /** subscription and stream. */
-async function subscriptionState(c: StateContext): Promise<void> {
-  const { services, user, o, state, want } = c;
-  if (want('subscription') || want('stream')) {
-    const subs = await subscriptionStateFor(services, user, { includeSubscribers: o.includeSubscribers !== false, includeArchived: o.archivedChannels === true });
+async function subscriptionState(c: StateContext, data: Promise<SubscriptionState> | undefined): Promise<void> {
+  const { user, o, state, want } = c;
+  if (data) {
+    const subs = await data;
     // Clients without notification_settings_null read a channel's notification settings as
     // booleans: where the user has not chosen one (null), the global setting it inherits.
     if (!o.notificationSettingsNull) {
@@ -383,14 +413,19 @@ async function subscriptionState(c: StateContext): Promise<void> {
   }
 }
 
-/** unread_msgs (needs both message and update_message_flags). */
-async function unreadState(c: StateContext): Promise<void> {
-  const { services, user, state, want, topicName } = c;
-  if (want('message') && want('update_message_flags')) {
-    const unread = await unreadSummary(services, user);
-    for (const s of unread.streams) s.topic = topicName(s.topic);
-    state.unread_msgs = unread;
-  }
+type UnreadSummary = Awaited<ReturnType<typeof unreadSummary>>;
+
+/** The unread summary behind unread_msgs, which needs both message and update_message_flags. */
+function unreadData(c: StateContext): Promise<UnreadSummary> | undefined {
+  return c.want('message') && c.want('update_message_flags') ? unreadSummary(c.services, c.user, { subscriptions: c.mySubscriptions(), userTopics: c.userTopics() }) : undefined;
+}
+
+/** unread_msgs. */
+async function unreadState(c: StateContext, data: Promise<UnreadSummary> | undefined): Promise<void> {
+  if (!data) return;
+  const unread = await data;
+  for (const s of unread.streams) s.topic = c.topicName(s.topic);
+  c.state.unread_msgs = unread;
 }
 
 /** user_settings, and the legacy top-level settings for clients without user_settings_object. */
@@ -420,61 +455,4 @@ function userSettingsState(c: StateContext): void {
   if (want('user_settings') || want('realm_user')) {
     state.receives_typing_notifications = userSettingsOf(user.settings).receives_typing_notifications;
   }
-}
-
-/**
- * Zulip's unread_msgs: every unread message by conversation, with `count` and `mentions` leaving
- * out what the user muted (channel messages in muted topics; wildcard mentions there).
- */
-async function unreadSummary(services: Services, user: User) {
-  const db = services.database.db;
-  const [rows, subs, topics] = await Promise.all([unreadRows(db, user.id, MAX_UNREAD_MESSAGES + 1), subscriptionsOf(db, user.id), listUserTopics(db, user.id)]);
-  const policyOf = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const muted = new Map<string, boolean>();
-  const oldMissing = rows.length > MAX_UNREAD_MESSAGES;
-  if (oldMissing) rows.pop();
-  rows.reverse();
-  const pms = new Map<number, number[]>();
-  const streams = new Map<string, { stream_id: number; topic: string; ids: number[] }>();
-  const huddles = new Map<string, number[]>();
-  const mentions: number[] = [];
-  let count = 0;
-  for (const r of rows) {
-    let isMuted = false;
-    if (r.recipient_type === 'stream' && r.stream_id !== null) {
-      const key = `${r.stream_id}\u0000${r.topic.toLowerCase()}`;
-      let entry = streams.get(key);
-      if (!entry) {
-        streams.set(key, (entry = { stream_id: r.stream_id, topic: r.topic, ids: [] }));
-        muted.set(key, isTopicMuted(subs.get(r.stream_id)?.is_muted ?? false, policyOf.get(key) ?? VISIBILITY.inherit));
-      }
-      entry.ids.push(r.message_id);
-      isMuted = muted.get(key)!;
-    } else if (r.user_ids_key !== null) {
-      const ids = r.user_ids_key.split(',').map(Number);
-      if (ids.length <= 2) {
-        const other = ids.find((id) => id !== user.id) ?? user.id;
-        let list = pms.get(other);
-        if (!list) pms.set(other, (list = []));
-        list.push(r.message_id);
-      } else {
-        let list = huddles.get(r.user_ids_key);
-        if (!list) huddles.set(r.user_ids_key, (list = []));
-        list.push(r.message_id);
-      }
-    }
-    if (!isMuted) count++;
-    // Personal and group mentions always count; wildcard mentions only outside muted topics.
-    if (r.flags & (FLAG_BITS.mentioned | FLAG_BITS.group_mentioned) || (!isMuted && r.flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned))) {
-      mentions.push(r.message_id);
-    }
-  }
-  return {
-    count,
-    pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: [...streams.values()].map((s) => ({ stream_id: s.stream_id, topic: s.topic, unread_message_ids: s.ids })),
-    huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
-    mentions,
-    old_unreads_missing: oldMissing,
-  };
 }

@@ -122,6 +122,8 @@ export interface SubscriptionStateOptions {
   includeSubscribers: boolean | 'partial';
   /** Clients with the archived_channels capability also get archived channels. */
   includeArchived?: boolean;
+  /** The user's subscription rows (allSubscriptionsOf), when the caller reads them for another use too. */
+  subscriptionRows?: Promise<Subscription[]>;
 }
 
 /**
@@ -132,7 +134,7 @@ export interface SubscriptionStateOptions {
 export async function subscriptionStateFor(services: Services, user: User, o: SubscriptionStateOptions): Promise<SubscriptionState> {
   const db = services.database.db;
   const graph = await services.cache.groupGraph(user.realm_id);
-  const [allStreams, subRows] = await Promise.all([listRealmStreams(db, user.realm_id), allSubscriptionsOf(db, user.id)]);
+  const [allStreams, subRows] = await Promise.all([listRealmStreams(db, user.realm_id), o.subscriptionRows ?? allSubscriptionsOf(db, user.id)]);
   const streams = o.includeArchived ? allStreams : allStreams.filter((s) => !s.is_archived);
   const mine = new Map<number, Subscription>(subRows.map((s) => [s.stream_id, s]));
 

@@ -280,18 +280,24 @@ export async function addSubscriptionRows(
 export async function activeUserSubscriberIds(db: Executor, streamIds: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>(streamIds.map((id) => [id, []]));
   if (streamIds.length === 0) return out;
+  // One row per channel with its ids as text, not one row per subscription: at 1,000 channels of
+  // 50 members the 50,000 rows cost ~20 ms more to send and decode on PostgreSQL than the
+  // aggregate (and the garbage of 50,000 row objects); string_agg is in both databases (SQLite
+  // since 3.44).
   const rows = await db
     .selectFrom('subscriptions')
     .innerJoin('users', 'users.id', 'subscriptions.user_id')
-    .select(['subscriptions.stream_id as stream_id', 'subscriptions.user_id as user_id'])
+    .select(['subscriptions.stream_id as stream_id', sql<string>`string_agg(cast(subscriptions.user_id as text), ',')`.as('user_ids')])
     .where('subscriptions.stream_id', 'in', streamIds)
     .where('subscriptions.active', '=', true)
     .where('users.is_active', '=', true)
+    .groupBy('subscriptions.stream_id')
     .execute();
-  for (const r of rows) out.get(r.stream_id)?.push(r.user_id);
-  // Each list sorted here rather than all rows in SQL: at 1,000 channels of 50 members the one big
-  // sort spilled to disk on PostgreSQL (~40 of /register's ~110 ms in this query); a thousand
-  // sorts of fifty numbers cost well under a millisecond.
+  // JSON.parse reads "3,17,42" as numbers natively, without an intermediate string per id.
+  for (const r of rows) if (out.has(Number(r.stream_id))) out.set(Number(r.stream_id), JSON.parse(`[${r.user_ids}]`) as number[]);
+  // Each list sorted here rather than in SQL: at 1,000 channels of 50 members one big sort of all
+  // rows spilled to disk on PostgreSQL (~40 of /register's ~110 ms), and string_agg's own ORDER BY
+  // took ~10 ms more than these thousand sorts of fifty numbers.
   for (const ids of out.values()) ids.sort((a, b) => a - b);
   return out;
 }

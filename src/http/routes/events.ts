@@ -1,6 +1,7 @@
 // Event queues: POST /register (a queue plus the initial state), GET /events (long-poll),
 // DELETE /events.
-import type { Router } from '../router.js';
+import { success, type Router } from '../router.js';
+import { stringifyWithRaw } from '../../lib/raw_json.js';
 import { check } from '../../lib/params.js';
 import { BadEventQueueId, BadRequest, ServerShuttingDown } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
@@ -19,7 +20,7 @@ function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
 const stringListOrNull = (v: unknown, name: string) => (v === null ? null : check.strList(v, name));
 
 export function registerEventRoutes(r: Router): void {
-  r.post('/register', async ({ services, params, user, realm, clientName }) => {
+  r.post('/register', async ({ services, params, user, realm, clientName, reply }) => {
     const applyMarkdown = params.bool('apply_markdown', false);
     const clientGravatar = params.bool('client_gravatar', true);
     const allPublicStreams = params.bool('all_public_streams', false);
@@ -68,14 +69,19 @@ export function registerEventRoutes(r: Router): void {
         archivedChannels: capabilities.archived_channels === true,
         includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
       });
-      return {
-        queue_id: queue.id,
-        last_event_id: -1,
-        zulip_feature_level: ZULIP_FEATURE_LEVEL,
-        zulip_version: ZULIP_VERSION,
-        zulip_merge_base: ZULIP_VERSION,
-        ...state,
-      };
+      // Written here, not by the router: parts of the state are JSON text already (RawJson).
+      const body = stringifyWithRaw(
+        success(params, {
+          queue_id: queue.id,
+          last_event_id: -1,
+          zulip_feature_level: ZULIP_FEATURE_LEVEL,
+          zulip_version: ZULIP_VERSION,
+          zulip_merge_base: ZULIP_VERSION,
+          ...state,
+        }),
+      );
+      reply.type('application/json; charset=utf-8').send(body);
+      return;
     } catch (err) {
       services.queues.delete(queue);
       throw err;
