@@ -63,3 +63,18 @@ test('typing: direct and channel notifications reach the others, not the typist'
   assert.equal((await ann.post('/typing', { op: 'start', to: [999999] })).status, 400);
   assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 't' })).status, 400);
 });
+
+test('presence and typing refusals carry the texts Zulip documents', async () => {
+  const cat = await t.createUser({ name: 'Cat Silent' });
+  // Zulip names the user as the request did, by ID or by email.
+  const byId = await ann.get(`/users/${cat.userId}/presence`);
+  assert.deepEqual([byId.status, byId.body.code, byId.body.msg], [400, 'BAD_REQUEST', `No presence data for ${cat.userId}`]);
+  const byEmail = await ann.get(`/users/${encodeURIComponent(cat.email)}/presence`);
+  assert.equal(byEmail.body.msg, `No presence data for ${cat.email}`);
+  // A channel notification without its channel or its topic: BAD_REQUEST with Zulip's texts.
+  const noChannel = await ann.post('/typing', { type: 'channel', op: 'start', topic: 't' });
+  assert.deepEqual([noChannel.status, noChannel.body.code, noChannel.body.msg], [400, 'BAD_REQUEST', 'Missing channel ID']);
+  const id = (await ann.get('/get_stream_id', { stream: 'typing-room' })).body.stream_id;
+  const noTopic = await ann.post('/typing', { type: 'stream', op: 'start', stream_id: id });
+  assert.deepEqual([noTopic.status, noTopic.body.code, noTopic.body.msg], [400, 'BAD_REQUEST', 'Missing topic']);
+});

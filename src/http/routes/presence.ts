@@ -46,7 +46,8 @@ export function registerPresenceRoutes(r: Router): void {
     if (!target) throw new NoSuchUser();
     const rows = await presenceRows(services.database.db, realm.id, -1, 0);
     const row = rows.find((x) => x.user_id === target.id);
-    if (!row) throw new BadRequest('No presence data for user');
+    // Zulip names the user as the request did (ID or email).
+    if (!row) throw new BadRequest(`No presence data for ${key}`);
     // This endpoint's entries carry only the status and its time.
     const full = legacyPresence(row) as Record<string, { status: string; timestamp: number }>;
     const brief = (e: { status: string; timestamp: number }) => ({ status: e.status, timestamp: e.timestamp });
@@ -59,8 +60,11 @@ export function registerPresenceRoutes(r: Router): void {
     const type = params.optStr('type') ?? 'direct';
     if (type === 'stream' || type === 'channel') {
       const streamId = params.optInt('stream_id') ?? (params.optJson('to', check.intList) ?? [])[0];
-      if (streamId === undefined) throw new BadRequest('Missing stream_id');
-      const topic = params.str('topic');
+      // Zulip's documented refusals for a channel notification: both are BAD_REQUEST, not
+      // REQUEST_VARIABLE_MISSING, with these texts.
+      if (streamId === undefined) throw new BadRequest('Missing channel ID');
+      const topic = params.optStr('topic');
+      if (topic === undefined) throw new BadRequest('Missing topic');
       await sendTyping(services, user, realm, { kind: 'stream', streamId, topic, op });
     } else if (type === 'direct' || type === 'private') {
       const to = params.json('to', check.intList);
