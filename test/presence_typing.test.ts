@@ -77,4 +77,17 @@ test('presence and typing refusals carry the texts Zulip documents', async () =>
   const id = (await ann.get('/get_stream_id', { stream: 'typing-room' })).body.stream_id;
   const noTopic = await ann.post('/typing', { type: 'stream', op: 'start', stream_id: id });
   assert.deepEqual([noTopic.status, noTopic.body.code, noTopic.body.msg], [400, 'BAD_REQUEST', 'Missing topic']);
+  // Direct: a missing or empty list.
+  const noTo = await ann.post('/typing', { op: 'start' });
+  assert.deepEqual([noTo.status, noTo.body.code, noTo.body.msg], [400, 'BAD_REQUEST', "Missing 'to' argument"]);
+  const emptyTo = await ann.post('/typing', { op: 'start', to: [] });
+  assert.deepEqual([emptyTo.status, emptyTo.body.code, emptyTo.body.msg], [400, 'BAD_REQUEST', "Empty 'to' list"]);
+  // The sender's own settings turned off: refused, and nobody is told.
+  const qb = await openQueue(bob, ['typing']);
+  await cat.patch('/settings', { send_private_typing_notifications: false, send_stream_typing_notifications: false });
+  const dmOff = await cat.post('/typing', { op: 'start', to: [bob.userId] });
+  assert.deepEqual([dmOff.status, dmOff.body.msg], [400, 'User has disabled typing notifications for direct messages']);
+  const channelOff = await cat.post('/typing', { type: 'stream', op: 'start', stream_id: id, topic: 'hello' });
+  assert.deepEqual([channelOff.status, channelOff.body.msg], [400, 'User has disabled typing notifications for channel messages']);
+  assert.deepEqual(await queuedEvents(bob, qb), []);
 });

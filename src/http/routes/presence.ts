@@ -67,7 +67,9 @@ export function registerPresenceRoutes(r: Router): void {
       if (topic === undefined) throw new BadRequest('Missing topic');
       await sendTyping(services, user, realm, { kind: 'stream', streamId, topic, op });
     } else if (type === 'direct' || type === 'private') {
-      const to = params.json('to', check.intList);
+      // Zulip answers a missing list as BAD_REQUEST (not REQUEST_VARIABLE_MISSING).
+      const to = params.optJson('to', check.intList);
+      if (to === undefined) throw new BadRequest("Missing 'to' argument");
       await sendTyping(services, user, realm, { kind: 'direct', userIds: to, op });
     } else {
       throw new BadRequest('Invalid type');
