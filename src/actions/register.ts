@@ -159,7 +159,8 @@ async function personalState(c: StateContext): Promise<void> {
     state.custom_profile_fields = (await listProfileFields(db, realm.id)).map(formatProfileField);
     state.custom_profile_field_types = FIELD_TYPES_FOR_CLIENTS;
   }
-  if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id) : [];
+  // Zulip sends the most recently edited drafts first, at most 1000 (MAX_DRAFTS_IN_REGISTER_RESPONSE).
+  if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id, { newestFirst: true, limit: 1000 }) : [];
   if (want('onboarding_steps')) {
     state.onboarding_steps = [];
     state.navigation_tour_video_url = null;
