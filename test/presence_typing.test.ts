@@ -32,7 +32,12 @@ test('presence: report, read back in both formats, announce to others', async ()
   const byEmail = await bob.get(`/users/${encodeURIComponent(ann.email)}/presence`);
   assert.equal(byEmail.status, 200);
   const ping = await ann.post('/users/me/presence', { status: 'active', ping_only: true });
-  assert.equal(ping.body.presences, undefined);
+  assert.deepEqual(ping.body, { result: 'success', msg: '' }, 'a ping answers with neither presences nor server_timestamp');
+  // The legacy format carries the update id too; a client already up to date gets its own id back.
+  assert.equal(typeof legacy.body.presence_last_update_id, 'number');
+  const upToDate = (await ann.post('/users/me/presence', { status: 'active', last_update_id: -1 })).body.presence_last_update_id;
+  const again = await ann.post('/users/me/presence', { status: 'active', last_update_id: upToDate + 1000, history_limit_days: 0 });
+  assert.deepEqual([again.body.presences, again.body.presence_last_update_id], [{}, upToDate + 1000]);
   const evs = await queuedEvents(bob, q);
   assert.ok(evs.some((e: any) => e.type === 'presence' && e.user_id === ann.userId && e.presence.website.status === 'active'));
   const state = await bob.post('/register', { fetch_event_types: ['presence'], slim_presence: true });

@@ -3,7 +3,7 @@ import { usersByAddress } from '../../shapes/users.js';
 import { decodedPathPart, type Router } from '../router.js';
 import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
-import { legacyPresence, legacyPresences, lastPresenceUpdateId, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
+import { legacyPresence, legacyPresences, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
 import { sendTyping } from '../../actions/typing.js';
 import { nowSeconds } from '../../services.js';
 
@@ -20,16 +20,15 @@ export function registerPresenceRoutes(r: Router): void {
     const historyDays = params.optInt('history_limit_days');
     if (historyDays !== undefined && historyDays < 0) throw new BadRequest('Invalid history_limit_days');
     await updatePresence(services, user, realm, status);
+    // As documented, a ping's answer carries neither the presences nor the server's time.
+    if (pingOnly) return {};
     const out: Record<string, unknown> = { server_timestamp: Date.now() / 1000 };
-    if (pingOnly) return out;
     const since = nowSeconds() - (historyDays ?? 14) * DAY;
     const rows = await presenceRows(services.database.db, realm.id, lastUpdateId ?? -1, since);
-    if (lastUpdateId !== undefined || slim) {
-      out.presences = modernPresences(rows);
-      out.presence_last_update_id = await lastPresenceUpdateId(services.database.db, realm.id);
-    } else {
-      out.presences = legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains);
-    }
+    out.presences = lastUpdateId !== undefined || slim ? modernPresences(rows) : legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains);
+    // In both formats, as Zulip: the newest update returned; without any, the client's own
+    // last_update_id, or -1 when it sent none.
+    out.presence_last_update_id = rows.length ? rows.reduce((m, r) => Math.max(m, r.last_update_id), -1) : (lastUpdateId ?? -1);
     return out;
   });
 
