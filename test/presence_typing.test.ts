@@ -96,3 +96,12 @@ test('presence and typing refusals carry the texts Zulip documents', async () =>
   assert.deepEqual([channelOff.status, channelOff.body.msg], [400, 'User has disabled typing notifications for channel messages']);
   assert.deepEqual(await queuedEvents(bob, qb), []);
 });
+
+test('register: presence_last_update_id is -1 until someone reports, then the newest update', async () => {
+  const { owner } = await t.createOrg('Quiet Org');
+  const before = await owner.post('/register', { fetch_event_types: ['presence'], slim_presence: true });
+  assert.deepEqual([before.body.presences, before.body.presence_last_update_id], [{}, -1]);
+  const id = (await owner.post('/users/me/presence', { status: 'active', slim_presence: true })).body.presence_last_update_id;
+  const after = await owner.post('/register', { fetch_event_types: ['presence'], slim_presence: true });
+  assert.equal(after.body.presence_last_update_id, id);
+});
