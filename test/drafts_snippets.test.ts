@@ -96,6 +96,23 @@ test('drafts: edit and delete, with events; other users and unknown ids get 404'
   assert.equal(badId.status, 404);
 });
 
+test('drafts: listed by last edit, oldest first; /register newest first', async () => {
+  const dana = await t.createUser({ name: 'Dana Drafts' });
+  const ids = (await dana.post('/drafts', {
+    drafts: [
+      { type: '', to: [], topic: '', content: 'middle', timestamp: 1700000200 },
+      { type: '', to: [], topic: '', content: 'oldest', timestamp: 1700000100 },
+      { type: '', to: [], topic: '', content: 'edited', timestamp: 1700000000 },
+    ],
+  })).body.ids;
+  // An edit moves a draft to the end: its time is the edit's.
+  assert.equal((await dana.patch(`/drafts/${ids[2]}`, { draft: { type: '', to: [], topic: '', content: 'edited', timestamp: 1700000300 } })).status, 200);
+  const list = await dana.get('/drafts');
+  assert.deepEqual(list.body.drafts.map((d: any) => d.content), ['oldest', 'middle', 'edited']);
+  const state = await dana.post('/register', { fetch_event_types: ['drafts'] });
+  assert.deepEqual(state.body.drafts.map((d: any) => d.content), ['edited', 'middle', 'oldest']);
+});
+
 test('drafts: a user who turned synchronization off cannot use them', async () => {
   const carl = await t.createUser({ name: 'Carl NoSync' });
   assert.equal((await carl.patch('/settings', { enable_drafts_synchronization: false })).status, 200);

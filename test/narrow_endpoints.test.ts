@@ -110,7 +110,11 @@ test('flags/narrow: marks a window of a narrow, reports counts and ends, and sen
     [{ ...base, flag: 'mentioned' }, "Flag not editable: 'mentioned'"],
     [{ ...base, flag: 'shiny' }, "Invalid flag: 'shiny'"],
     [{ ...base, op: 'toggle' }, "Invalid message flag operation: 'toggle'"],
-    [{ ...base, narrow: [{ operator: 'channel', operand: 'nowhere' }] }, 'Invalid narrow operator: unknown channel'],
+    [{ ...base, narrow: [{ operator: 'channel', operand: 'nowhere' }] }, 'Invalid narrow operator: unknown channel nowhere'],
+    [{ ...base, narrow: [{ operator: 'channel', operand: 999999 }] }, 'Invalid narrow operator: unknown channel 999999'],
+    [{ ...base, narrow: [{ operator: 'dm', operand: 'nobody@example.com' }] }, 'Invalid narrow operator: unknown user in nobody@example.com'],
+    [{ ...base, narrow: [{ operator: 'dm', operand: [999999] }] }, 'Invalid narrow operator: unknown user in [999999]'],
+    [{ ...base, narrow: [{ operator: 'sender', operand: 'nobody@example.com' }] }, 'Invalid narrow operator: unknown user nobody@example.com'],
   ] as const) {
     const bad = await ann.post('/messages/flags/narrow', params as unknown as Record<string, object>);
     assert.deepEqual([bad.status, bad.body.result, bad.body.msg], [400, 'error', msg], JSON.stringify(params));

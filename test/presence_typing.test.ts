@@ -32,7 +32,12 @@ test('presence: report, read back in both formats, announce to others', async ()
   const byEmail = await bob.get(`/users/${encodeURIComponent(ann.email)}/presence`);
   assert.equal(byEmail.status, 200);
   const ping = await ann.post('/users/me/presence', { status: 'active', ping_only: true });
-  assert.equal(ping.body.presences, undefined);
+  assert.deepEqual(ping.body, { result: 'success', msg: '' }, 'a ping answers with neither presences nor server_timestamp');
+  // The legacy format carries the update id too; a client already up to date gets its own id back.
+  assert.equal(typeof legacy.body.presence_last_update_id, 'number');
+  const upToDate = (await ann.post('/users/me/presence', { status: 'active', last_update_id: -1 })).body.presence_last_update_id;
+  const again = await ann.post('/users/me/presence', { status: 'active', last_update_id: upToDate + 1000, history_limit_days: 0 });
+  assert.deepEqual([again.body.presences, again.body.presence_last_update_id], [{}, upToDate + 1000]);
   const evs = await queuedEvents(bob, q);
   assert.ok(evs.some((e: any) => e.type === 'presence' && e.user_id === ann.userId && e.presence.website.status === 'active'));
   const state = await bob.post('/register', { fetch_event_types: ['presence'], slim_presence: true });
@@ -62,4 +67,41 @@ test('typing: direct and channel notifications reach the others, not the typist'
   assert.equal((await ann.post('/typing', { op: 'begin', to: [bob.userId] })).status, 400);
   assert.equal((await ann.post('/typing', { op: 'start', to: [999999] })).status, 400);
   assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 't' })).status, 400);
+});
+
+test('presence and typing refusals carry the texts Zulip documents', async () => {
+  const cat = await t.createUser({ name: 'Cat Silent' });
+  // Zulip names the user as the request did, by ID or by email.
+  const byId = await ann.get(`/users/${cat.userId}/presence`);
+  assert.deepEqual([byId.status, byId.body.code, byId.body.msg], [400, 'BAD_REQUEST', `No presence data for ${cat.userId}`]);
+  const byEmail = await ann.get(`/users/${encodeURIComponent(cat.email)}/presence`);
+  assert.equal(byEmail.body.msg, `No presence data for ${cat.email}`);
+  // A channel notification without its channel or its topic: BAD_REQUEST with Zulip's texts.
+  const noChannel = await ann.post('/typing', { type: 'channel', op: 'start', topic: 't' });
+  assert.deepEqual([noChannel.status, noChannel.body.code, noChannel.body.msg], [400, 'BAD_REQUEST', 'Missing channel ID']);
+  const id = (await ann.get('/get_stream_id', { stream: 'typing-room' })).body.stream_id;
+  const noTopic = await ann.post('/typing', { type: 'stream', op: 'start', stream_id: id });
+  assert.deepEqual([noTopic.status, noTopic.body.code, noTopic.body.msg], [400, 'BAD_REQUEST', 'Missing topic']);
+  // Direct: a missing or empty list.
+  const noTo = await ann.post('/typing', { op: 'start' });
+  assert.deepEqual([noTo.status, noTo.body.code, noTo.body.msg], [400, 'BAD_REQUEST', "Missing 'to' argument"]);
+  const emptyTo = await ann.post('/typing', { op: 'start', to: [] });
+  assert.deepEqual([emptyTo.status, emptyTo.body.code, emptyTo.body.msg], [400, 'BAD_REQUEST', "Empty 'to' list"]);
+  // The sender's own settings turned off: refused, and nobody is told.
+  const qb = await openQueue(bob, ['typing']);
+  await cat.patch('/settings', { send_private_typing_notifications: false, send_stream_typing_notifications: false });
+  const dmOff = await cat.post('/typing', { op: 'start', to: [bob.userId] });
+  assert.deepEqual([dmOff.status, dmOff.body.msg], [400, 'User has disabled typing notifications for direct messages']);
+  const channelOff = await cat.post('/typing', { type: 'stream', op: 'start', stream_id: id, topic: 'hello' });
+  assert.deepEqual([channelOff.status, channelOff.body.msg], [400, 'User has disabled typing notifications for channel messages']);
+  assert.deepEqual(await queuedEvents(bob, qb), []);
+});
+
+test('register: presence_last_update_id is -1 until someone reports, then the newest update', async () => {
+  const { owner } = await t.createOrg('Quiet Org');
+  const before = await owner.post('/register', { fetch_event_types: ['presence'], slim_presence: true });
+  assert.deepEqual([before.body.presences, before.body.presence_last_update_id], [{}, -1]);
+  const id = (await owner.post('/users/me/presence', { status: 'active', slim_presence: true })).body.presence_last_update_id;
+  const after = await owner.post('/register', { fetch_event_types: ['presence'], slim_presence: true });
+  assert.equal(after.body.presence_last_update_id, id);
 });

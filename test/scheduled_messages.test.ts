@@ -88,6 +88,10 @@ test('edit rules: to with a new type, topic for a channel, unknown ids', async (
   const unknown = await ann.patch('/scheduled_messages/999999', { content: 'x' });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.code, 'BAD_REQUEST');
+  // An edit naming no field: Zulip's refusal, and nothing changes or is announced.
+  const nothing = await ann.patch(`/scheduled_messages/${id}`, {});
+  assert.deepEqual([nothing.status, nothing.body], [400, { result: 'error', code: 'BAD_REQUEST', msg: 'Nothing to change' }]);
+  assert.equal((await queuedEvents(ann, q)).length, 2);
   const notMine = await bob.patch(`/scheduled_messages/${id}`, { content: 'x' });
   assert.equal(notMine.status, 404);
   const del = await ann.delete(`/scheduled_messages/${id}`);

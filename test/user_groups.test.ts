@@ -105,3 +105,18 @@ test('GET /user_groups: system groups with members, subgroups and settings; only
   assert.equal((await bob.get('/user_groups', { include_deactivated_groups: 'yes' })).status, 400);
   assert.equal((await bob.get(`/user_groups/${otherGroup}/members`)).status, 400);
 });
+
+test('a request that changes nothing is refused with Zulip\'s texts', async () => {
+  const id = (await ann.post('/user_groups/create', { name: 'idle-crew', description: 'd', members: [ann.userId] })).body.group_id;
+  const q = await openQueue(bob, ['user_group']);
+  for (const [path, method, params, msg] of [
+    [`/user_groups/${id}`, 'patch', {}, 'No new data supplied'],
+    [`/user_groups/${id}/members`, 'post', {}, 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".'],
+    [`/user_groups/${id}/members`, 'post', { add: [], delete: [] }, 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".'],
+    [`/user_groups/${id}/subgroups`, 'post', {}, 'Nothing to do. Specify at least one of "add" or "delete".'],
+  ] as const) {
+    const res = await (method === 'patch' ? ann.patch(path, params) : ann.post(path, params));
+    assert.deepEqual([res.status, res.body], [400, { result: 'error', code: 'BAD_REQUEST', msg }], `${method} ${path}`);
+  }
+  assert.deepEqual(await queuedEvents(bob, q), []);
+});

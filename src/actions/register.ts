@@ -27,7 +27,7 @@ import { listChannelFolders } from '../store/channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
 import { alertWordsOf } from '../store/alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
-import { lastPresenceUpdateId, legacyPresences, modernPresences, presenceRows } from './presence.js';
+import { legacyPresences, modernPresences, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
@@ -179,7 +179,8 @@ async function personalState(c: StateContext): Promise<void> {
     state.custom_profile_fields = (await listProfileFields(db, realm.id)).map(formatProfileField);
     state.custom_profile_field_types = FIELD_TYPES_FOR_CLIENTS;
   }
-  if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id) : [];
+  // Zulip sends the most recently edited drafts first, at most 1000 (MAX_DRAFTS_IN_REGISTER_RESPONSE).
+  if (want('drafts')) state.drafts = userSettingsOf(user.settings).enable_drafts_synchronization ? await listDrafts(db, user.id, { newestFirst: true, limit: 1000 }) : [];
   if (want('onboarding_steps')) {
     state.onboarding_steps = [];
     state.navigation_tour_video_url = null;
@@ -195,7 +196,8 @@ async function personalState(c: StateContext): Promise<void> {
   if (want('presence')) {
     const rows = await presenceRows(db, realm.id, -1, Math.floor(Date.now() / 1000) - 14 * 86400);
     state.presences = o.slimPresence ? modernPresences(rows) : legacyPresences(rows, users, services.emailDomains);
-    state.presence_last_update_id = await lastPresenceUpdateId(db, realm.id);
+    // As Zulip: the newest update among those returned, -1 when none is.
+    state.presence_last_update_id = rows.reduce((m, r) => Math.max(m, r.last_update_id), -1);
     state.server_timestamp = Date.now() / 1000;
   }
 }

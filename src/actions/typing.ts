@@ -24,20 +24,23 @@ export async function sendTyping(services: Services, sender: User, realm: Realm,
     const u = users.get(id);
     return !!u && u.is_active && id !== sender.id && userSettingsOf(u.settings).receives_typing_notifications;
   };
+  // As in Zulip, a notification the sender's own settings turn off is refused, not dropped; for a
+  // channel that refusal comes before the channel lookup.
+  const settings = userSettingsOf(sender.settings);
   if (t.kind === 'stream') {
+    if (!settings.send_stream_typing_notifications) throw new BadRequest('User has disabled typing notifications for channel messages');
     const stream = await getStream(services.database.db, realm.id, t.streamId);
     const subs = stream ? await subscriberIds(services.database.db, stream.id) : [];
     const graph = await services.cache.groupGraph(realm.id);
     if (!stream || !channelAccess(graph, sender, stream, subs.includes(sender.id)).content) throw new InvalidStreamId();
-    if (!userSettingsOf(sender.settings).send_stream_typing_notifications) return;
     const to = subs.filter(receives);
     if (to.length === 0 || to.length > MAX_TYPING_RECIPIENTS) return;
     services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing', op: t.op, message_type: 'stream', sender: sender_, stream_id: stream.id, topic: t.topic } });
     return;
   }
-  if (t.userIds.length === 0) throw new BadRequest('Empty recipient list');
+  if (t.userIds.length === 0) throw new BadRequest("Empty 'to' list");
+  if (!settings.send_private_typing_notifications) throw new BadRequest('User has disabled typing notifications for direct messages');
   for (const id of t.userIds) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
-  if (!userSettingsOf(sender.settings).send_private_typing_notifications) return;
   const everyone = [...new Set([sender.id, ...t.userIds])];
   const recipients = everyone.map((id) => ({ user_id: id, email: apiEmail(users.get(id)!, services.emailDomains) }));
   const to = everyone.filter(receives);

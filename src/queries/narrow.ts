@@ -82,7 +82,15 @@ async function userIdsFromOperand(services: Services, viewer: User, operand: unk
   else throw new BadNarrow(`Invalid narrow operator: invalid operand for ${operator}`);
   return items.map((item) => {
     const id = typeof item === 'number' ? (users.has(item) ? item : undefined) : typeof item === 'string' ? byAddress.get(item.trim().toLowerCase())?.id : undefined;
-    if (id === undefined) throw new BadNarrow(`Invalid narrow operator: unknown user ${String(item)}`);
+    if (id === undefined) {
+      // Zulip names the whole operand for a conversation ('unknown user in a@x,b@y' or
+      // 'unknown user in [1, 2]', Python's list form), the single user for the other operators.
+      if (operator === 'dm' || operator === 'pm-with') {
+        const whole = Array.isArray(operand) ? `[${operand.map((x) => (typeof x === 'string' ? `'${x}'` : String(x))).join(', ')}]` : String(operand);
+        throw new BadNarrow(`Invalid narrow operator: unknown user in ${whole}`);
+      }
+      throw new BadNarrow(`Invalid narrow operator: unknown user ${String(item)}`);
+    }
     return id;
   });
 }
@@ -107,7 +115,8 @@ export async function resolveNarrow(services: Services, viewer: User, rawTerms: 
           const graph = await services.cache.groupGraph(viewer.realm_id);
           if (!channelAccess(graph, viewer, found.stream, found.subscribed).metadata) found = undefined;
         }
-        if (!found) throw new BadNarrow('Invalid narrow operator: unknown channel');
+        // Zulip repeats the operand as given; it reveals nothing the client did not send.
+        if (!found) throw new BadNarrow(`Invalid narrow operator: unknown channel ${String(t.operand)}`);
         out.push({ kind: 'channel', stream: found.stream, subscribed: found.subscribed, negated });
         break;
       }

@@ -30,8 +30,15 @@ export async function insertDrafts(db: Executor, userId: number, drafts: NewDraf
   return ids;
 }
 
-export async function listDrafts(db: Executor, userId: number): Promise<Draft[]> {
-  const rows = await db.selectFrom('drafts').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+/**
+ * A user's drafts in Zulip's orders: GET /drafts oldest edit first; /register newest edit first,
+ * at most `limit` of them. Ties (drafts saved in the same second) go by id.
+ */
+export async function listDrafts(db: Executor, userId: number, opts: { newestFirst?: boolean; limit?: number } = {}): Promise<Draft[]> {
+  const dir = opts.newestFirst ? 'desc' : 'asc';
+  let q = db.selectFrom('drafts').selectAll().where('user_id', '=', userId).orderBy('last_edit_time', dir).orderBy('id', dir);
+  if (opts.limit !== undefined) q = q.limit(opts.limit);
+  const rows = await q.execute();
   return rows.map(draftFromRow);
 }
 

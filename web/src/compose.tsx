@@ -178,7 +178,13 @@ function showWhereSent(id: number, sent: { streamId: number; topic: string } | {
 // ---- typing notifications: "start" at most every 10 s while typing, "stop" on send or clear ----
 let typingSentAt = 0;
 function typingParams(): Record<string, unknown> | null {
-  if (mode.value === 'stream') return streamId.value !== null && topic.value ? { type: 'stream', stream_id: streamId.value, topic: topic.value } : null;
+  // The server refuses notifications the user's own settings turn off: do not send them.
+  const settings = userSettings.value;
+  if (mode.value === 'stream') {
+    if (settings.send_stream_typing_notifications === false) return null;
+    return streamId.value !== null && topic.value ? { type: 'stream', stream_id: streamId.value, topic: topic.value } : null;
+  }
+  if (settings.send_private_typing_notifications === false) return null;
   return to.value.length ? { type: 'direct', to: to.value } : null;
 }
 function notifyTyping(op: 'start' | 'stop'): void {

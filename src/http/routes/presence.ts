@@ -3,7 +3,7 @@ import { usersByAddress } from '../../shapes/users.js';
 import { decodedPathPart, type Router } from '../router.js';
 import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
-import { legacyPresence, legacyPresences, lastPresenceUpdateId, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
+import { legacyPresence, legacyPresences, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
 import { sendTyping } from '../../actions/typing.js';
 import { nowSeconds } from '../../services.js';
 
@@ -20,16 +20,15 @@ export function registerPresenceRoutes(r: Router): void {
     const historyDays = params.optInt('history_limit_days');
     if (historyDays !== undefined && historyDays < 0) throw new BadRequest('Invalid history_limit_days');
     await updatePresence(services, user, realm, status);
+    // As documented, a ping's answer carries neither the presences nor the server's time.
+    if (pingOnly) return {};
     const out: Record<string, unknown> = { server_timestamp: Date.now() / 1000 };
-    if (pingOnly) return out;
     const since = nowSeconds() - (historyDays ?? 14) * DAY;
     const rows = await presenceRows(services.database.db, realm.id, lastUpdateId ?? -1, since);
-    if (lastUpdateId !== undefined || slim) {
-      out.presences = modernPresences(rows);
-      out.presence_last_update_id = await lastPresenceUpdateId(services.database.db, realm.id);
-    } else {
-      out.presences = legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains);
-    }
+    out.presences = lastUpdateId !== undefined || slim ? modernPresences(rows) : legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains);
+    // In both formats, as Zulip: the newest update returned; without any, the client's own
+    // last_update_id, or -1 when it sent none.
+    out.presence_last_update_id = rows.length ? rows.reduce((m, r) => Math.max(m, r.last_update_id), -1) : (lastUpdateId ?? -1);
     return out;
   });
 
@@ -46,7 +45,8 @@ export function registerPresenceRoutes(r: Router): void {
     if (!target) throw new NoSuchUser();
     const rows = await presenceRows(services.database.db, realm.id, -1, 0);
     const row = rows.find((x) => x.user_id === target.id);
-    if (!row) throw new BadRequest('No presence data for user');
+    // Zulip names the user as the request did (ID or email).
+    if (!row) throw new BadRequest(`No presence data for ${key}`);
     // This endpoint's entries carry only the status and its time.
     const full = legacyPresence(row) as Record<string, { status: string; timestamp: number }>;
     const brief = (e: { status: string; timestamp: number }) => ({ status: e.status, timestamp: e.timestamp });
@@ -59,11 +59,16 @@ export function registerPresenceRoutes(r: Router): void {
     const type = params.optStr('type') ?? 'direct';
     if (type === 'stream' || type === 'channel') {
       const streamId = params.optInt('stream_id') ?? (params.optJson('to', check.intList) ?? [])[0];
-      if (streamId === undefined) throw new BadRequest('Missing stream_id');
-      const topic = params.str('topic');
+      // Zulip's documented refusals for a channel notification: both are BAD_REQUEST, not
+      // REQUEST_VARIABLE_MISSING, with these texts.
+      if (streamId === undefined) throw new BadRequest('Missing channel ID');
+      const topic = params.optStr('topic');
+      if (topic === undefined) throw new BadRequest('Missing topic');
       await sendTyping(services, user, realm, { kind: 'stream', streamId, topic, op });
     } else if (type === 'direct' || type === 'private') {
-      const to = params.json('to', check.intList);
+      // Zulip answers a missing list as BAD_REQUEST (not REQUEST_VARIABLE_MISSING).
+      const to = params.optJson('to', check.intList);
+      if (to === undefined) throw new BadRequest("Missing 'to' argument");
       await sendTyping(services, user, realm, { kind: 'direct', userIds: to, op });
     } else {
       throw new BadRequest('Invalid type');

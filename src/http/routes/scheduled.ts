@@ -34,20 +34,16 @@ export function registerScheduledRoutes(r: Router): void {
     const { params, services, user, realm, clientName } = ctx;
     const id = pathInt(ctx, 'scheduled_message_id', () => new ResourceNotFound('Scheduled message does not exist'));
     const typeRaw = params.optStr('type');
-    await editScheduledMessage(
-      services,
-      user,
-      realm,
-      id,
-      {
-        type: typeRaw === undefined ? undefined : scheduledType(typeRaw),
-        to: params.optJson('to', parseTo),
-        topic: params.optStr('topic'),
-        content: params.optStr('content', { max: Infinity }),
-        scheduledTimestamp: params.optInt('scheduled_delivery_timestamp'),
-      },
-      clientName,
-    );
+    const edit = {
+      type: typeRaw === undefined ? undefined : scheduledType(typeRaw),
+      to: params.optJson('to', parseTo),
+      topic: params.optStr('topic'),
+      content: params.optStr('content', { max: Infinity }),
+      scheduledTimestamp: params.optInt('scheduled_delivery_timestamp'),
+    };
+    // Zulip refuses an edit naming no field, before looking the scheduled message up.
+    if (Object.values(edit).every((v) => v === undefined)) throw new BadRequest('Nothing to change');
+    await editScheduledMessage(services, user, realm, id, edit, clientName);
     return {};
   });
 

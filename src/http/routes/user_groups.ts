@@ -32,33 +32,41 @@ export function registerUserGroupRoutes(r: Router): void {
       const v = params.optJson(key, parseGroupSettingUpdate);
       if (v !== undefined) settings[key] = v;
     }
-    await updateUserGroup(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), {
+    const update = {
       name: params.optStr('name'),
       description: params.optStr('description'),
       deactivated: params.optBool('deactivated'),
       settings,
-    });
+    };
+    // Zulip refuses an update naming nothing, before looking at the group or the permission.
+    if (update.name === undefined && update.description === undefined && update.deactivated === undefined && Object.keys(settings).length === 0) {
+      throw new BadRequest('No new data supplied');
+    }
+    await updateUserGroup(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), update);
     return {};
   });
 
   r.post('/user_groups/{user_group_id}/members', async (ctx) => {
     const p = ctx.params;
-    await changeGroupMembers(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), {
+    const change = {
       add: p.optJson('add', check.intList) ?? [],
       remove: p.optJson('delete', check.intList) ?? [],
       addSubgroups: p.optJson('add_subgroups', check.intList) ?? [],
       removeSubgroups: p.optJson('delete_subgroups', check.intList) ?? [],
-    });
+    };
+    // Empty lists count as absent, as in Zulip.
+    if (!change.add.length && !change.remove.length && !change.addSubgroups.length && !change.removeSubgroups.length) {
+      throw new BadRequest('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
+    }
+    await changeGroupMembers(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), change);
     return {};
   });
 
   r.post('/user_groups/{user_group_id}/subgroups', async (ctx) => {
-    await changeGroupMembers(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), {
-      add: [],
-      remove: [],
-      addSubgroups: ctx.params.optJson('add', check.intList) ?? [],
-      removeSubgroups: ctx.params.optJson('delete', check.intList) ?? [],
-    });
+    const addSubgroups = ctx.params.optJson('add', check.intList) ?? [];
+    const removeSubgroups = ctx.params.optJson('delete', check.intList) ?? [];
+    if (!addSubgroups.length && !removeSubgroups.length) throw new BadRequest('Nothing to do. Specify at least one of "add" or "delete".');
+    await changeGroupMembers(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), { add: [], remove: [], addSubgroups, removeSubgroups });
     return {};
   });
 
