@@ -6,7 +6,8 @@
 // queues to another (events/handover.ts), which then answers for its id too; when a home dies
 // outright, its queues are gone, and the client gets BAD_EVENT_QUEUE_ID and registers again, as
 // Zulip's contract for a lost queue says.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '../lib/secrets.js';
 import { Redis } from 'ioredis';
 
 /** Seconds an announcement lives without a refresh: a process killed outright drops out after this. */
@@ -153,9 +154,7 @@ export class QueueDirectory {
   /** Whether a request's forwarding header is this process's own token (compared in constant time). */
   isPeerToken(value: string | undefined): boolean {
     if (!value) return false;
-    const given = Buffer.from(value);
-    const own = Buffer.from(this.token);
-    return given.length === own.length && timingSafeEqual(given, own);
+    return constantTimeEqual(value, this.token);
   }
 
   /** Stops announcing: new requests for this process's queues are told the queue is gone. */

@@ -1,6 +1,7 @@
 // BigBlueButton: meeting links signed locally with the shared secret (BBB's API checksum), and a
 // join step that creates the meeting on the BBB server and sends the browser on to it.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from './secrets.js';
 
 export interface BbbConfig {
   url: string;
@@ -37,6 +38,6 @@ export function verifyJoin(c: BbbConfig, query: URLSearchParams): Record<string,
   params.delete('signature');
   params.delete('full_name');
   const expected = createHmac('sha256', c.secret).update(params.toString()).digest('hex');
-  if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) return undefined;
+  if (!constantTimeEqual(signature, expected)) return undefined;
   return Object.fromEntries(params);
 }

@@ -1,6 +1,7 @@
 // Uploaded files on local disk: Zulip's path shape and filename rules, the headers a file is
 // served with, and the signed short-lived URLs of GET /api/v1/user_uploads/….
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { constantTimeEqual } from './secrets.js';
 import { mkdir, rename, rm, rmdir, writeFile, readFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 
@@ -199,9 +200,7 @@ export function parseTemporaryToken(token: string): { pathId: string; expires: n
 
 export function temporaryTokenValid(t: { pathId: string; expires: number; signature: string }, secret: string, nowSeconds: number): boolean {
   if (t.expires < nowSeconds) return false;
-  const expected = Buffer.from(sign(secret, `${t.pathId}:${t.expires}`));
-  const given = Buffer.from(t.signature);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return constantTimeEqual(sign(secret, `${t.pathId}:${t.expires}`), t.signature);
 }
 
 /** A fresh secret for an attachment's temporary URLs. */
