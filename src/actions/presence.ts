@@ -8,11 +8,19 @@ import type { User } from '../store/users.js';
 import type { PresenceRow } from '../store/presence.js';
 import { getPresence, writePresence } from '../store/presence.js';
 
-export { lastPresenceUpdateId, presenceRows } from '../store/presence.js';
+export { presenceRows } from '../store/presence.js';
 import { publishAfterCommit } from '../events/publish.js';
 
 /** Zulip's server_presence_offline_threshold_seconds: older reports count as offline. */
 export const OFFLINE_THRESHOLD_SECONDS = 140;
+
+/**
+ * presence_last_update_id as Zulip computes it: the newest update among the rows returned, else
+ * what the client said it had seen, else -1.
+ */
+export function newestPresenceUpdateId(rows: readonly PresenceRow[], otherwise = -1): number {
+  return rows.length ? rows.reduce((m, r) => Math.max(m, r.last_update_id), -1) : otherwise;
+}
 
 /** The modern format: {user_id: {active_timestamp, idle_timestamp}}. */
 export function modernPresences(rows: PresenceRow[]): Record<string, { active_timestamp: number; idle_timestamp: number }> {

@@ -27,7 +27,7 @@ import { listChannelFolders } from '../store/channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
 import { alertWordsOf } from '../store/alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
-import { legacyPresences, modernPresences, presenceRows } from './presence.js';
+import { legacyPresences, modernPresences, newestPresenceUpdateId, presenceRows } from './presence.js';
 import { isUserInGroup } from '../store/cache.js';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, userSettingsOf } from '../lib/user_settings.js';
 import { realmUserDefaults } from './realm_user_defaults.js';
@@ -196,8 +196,7 @@ async function personalState(c: StateContext): Promise<void> {
   if (want('presence')) {
     const rows = await presenceRows(db, realm.id, -1, Math.floor(Date.now() / 1000) - 14 * 86400);
     state.presences = o.slimPresence ? modernPresences(rows) : legacyPresences(rows, users, services.emailDomains);
-    // As Zulip: the newest update among those returned, -1 when none is.
-    state.presence_last_update_id = rows.reduce((m, r) => Math.max(m, r.last_update_id), -1);
+    state.presence_last_update_id = newestPresenceUpdateId(rows);
     state.server_timestamp = Date.now() / 1000;
   }
 }

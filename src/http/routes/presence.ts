@@ -3,7 +3,7 @@ import { usersByAddress } from '../../shapes/users.js';
 import { decodedPathPart, type Router } from '../router.js';
 import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
-import { legacyPresence, legacyPresences, modernPresences, presenceRows, updatePresence } from '../../actions/presence.js';
+import { legacyPresence, legacyPresences, modernPresences, newestPresenceUpdateId, presenceRows, updatePresence } from '../../actions/presence.js';
 import { sendTyping } from '../../actions/typing.js';
 import { nowSeconds } from '../../services.js';
 
@@ -26,9 +26,8 @@ export function registerPresenceRoutes(r: Router): void {
     const since = nowSeconds() - (historyDays ?? 14) * DAY;
     const rows = await presenceRows(services.database.db, realm.id, lastUpdateId ?? -1, since);
     out.presences = lastUpdateId !== undefined || slim ? modernPresences(rows) : legacyPresences(rows, await services.cache.users(realm.id), services.emailDomains);
-    // In both formats, as Zulip: the newest update returned; without any, the client's own
-    // last_update_id, or -1 when it sent none.
-    out.presence_last_update_id = rows.length ? rows.reduce((m, r) => Math.max(m, r.last_update_id), -1) : (lastUpdateId ?? -1);
+    // In both formats, as Zulip.
+    out.presence_last_update_id = newestPresenceUpdateId(rows, lastUpdateId);
     return out;
   });
 
