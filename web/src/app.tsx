@@ -5,7 +5,7 @@ import { effect, signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { api } from './api';
 import { fetchTopics, loadView, setNavigator } from './data';
-import { channelHash, dmHash, emailIds, parseHash, parseSearch, termsToSearch, topicHash, viewHash, type Term, type View } from './narrow';
+import { channelHash, dmHash, parseHash, peopleOperand, parseSearch, termsToSearch, topicHash, viewHash, type Term, type View } from './narrow';
 import {
   allStreams, channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,
   subs, toast, topicKey, topicsByStream, unreadCounts, userEmail, userIdByEmail, userName, users, userSettings, view,
@@ -240,8 +240,8 @@ function SearchBox() {
       // People by id, as the sidebar's links name them: the view is then the same conversation
       // (its title, and compose addressed to it), not a search for an address.
       if ((t.operator === 'dm' || t.operator === 'sender' || t.operator === 'dm-including') && typeof t.operand === 'string') {
-        const ids = emailIds(t.operand, userIdByEmail);
-        if (ids) return { ...t, operand: t.operator === 'dm' ? ids : ids.length === 1 ? ids[0]! : t.operand };
+        const operand = peopleOperand(t.operator, t.operand, userIdByEmail);
+        if (operand !== undefined) return { ...t, operand };
       }
       return t;
     });

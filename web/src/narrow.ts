@@ -78,9 +78,9 @@ export function parseHash(hash: string, channelIdByName: (name: string) => numbe
       terms.push({ operator: 'channel', operand: id ?? raw, negated });
     } else if (op === 'dm' || op === 'dm-including' || op === 'sender') {
       const m = /^([\d,]+)(-|$)/.exec(raw);
-      const ids = m ? m[1]!.split(',').filter(Boolean).map(Number) : emailIds(raw, userIdByEmail);
-      if (op === 'dm') terms.push({ operator: 'dm', operand: ids ?? raw, negated });
-      else terms.push({ operator: op, operand: ids?.[0] ?? raw, negated });
+      const ids = m ? m[1]!.split(',').filter(Boolean).map(Number) : undefined;
+      const operand = ids ? (op === 'dm' ? ids : ids[0]!) : peopleOperand(op, raw, userIdByEmail);
+      terms.push({ operator: op, operand: operand ?? raw, negated });
     } else {
       terms.push({ operator: op, operand: raw, negated });
     }
@@ -89,10 +89,16 @@ export function parseHash(hash: string, channelIdByName: (name: string) => numbe
   return { kind: 'narrow', terms, near, search: search || undefined };
 }
 
-/** Comma-separated emails to ids, when every one of them is known. */
-export function emailIds(raw: string, userIdByEmail: (email: string) => number | undefined): number[] | undefined {
+/**
+ * The people an operand of dm, sender or dm-including names by email (comma-separated), as ids:
+ * a list for dm, one id for the others; undefined unless every email is known (and, but for dm,
+ * there is exactly one). Links and the search box both write people so.
+ */
+export function peopleOperand(op: string, raw: string, userIdByEmail: (email: string) => number | undefined): number | number[] | undefined {
   const ids = raw.split(',').map((e) => userIdByEmail(e.trim()));
-  return ids.length && ids.every((id) => id !== undefined) ? (ids as number[]) : undefined;
+  if (!ids.length || ids.some((id) => id === undefined)) return undefined;
+  if (op === 'dm') return ids as number[];
+  return ids.length === 1 ? ids[0] : undefined;
 }
 
 /** A view back to its hash, so that the address bar and the back button follow the app. */
