@@ -23,7 +23,7 @@ export async function muteUser(services: Services, user: User, mutedId: number):
     if (await isMuted(tx, user.id, mutedId)) throw new BadRequest('User already muted');
     await insertMute(tx, user.id, mutedId, now);
     // Everything the muted user sent this user so far becomes read.
-    const ids = await unreadMessageIds(tx, user.id, { senderId: mutedId });
+    const ids = await unreadMessageIds(tx, services.database.dialect, user.id, { senderId: mutedId });
     await setReadFlag(tx, user.id, ids);
     const list = await mutedUsersOf(tx, user.id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });

@@ -54,7 +54,7 @@ export async function updateSubscriptionProperties(services: Services, user: Use
 /** Marks the user's unread messages (all, or a channel's or topic's) read; one flags event with their ids. */
 async function markRead(services: Services, user: User, only: { streamId?: number; topic?: string }): Promise<number[]> {
   return services.database.transaction(async (tx, onCommit) => {
-    const ids = await unreadMessageIds(tx, user.id, only);
+    const ids = await unreadMessageIds(tx, services.database.dialect, user.id, only);
     await setReadFlag(tx, user.id, ids);
     if (ids.length) publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: readFlagsEvent(ids) });
     return ids;

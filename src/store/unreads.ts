@@ -55,16 +55,22 @@ export async function starredMessageIds(db: Executor, dialect: DialectName, user
   return rows.map((r) => r.message_id);
 }
 
-/** The user's unread messages, all of them or those of one channel, topic (any case) or sender. */
-export async function unreadMessageIds(db: Executor, userId: number, only: { streamId?: number; topic?: string; senderId?: number } = {}): Promise<number[]> {
-  let q = db
-    .selectFrom('user_messages as um')
-    .innerJoin('messages', 'messages.id', 'um.message_id')
-    .select('um.message_id')
-    .where('um.user_id', '=', userId)
-    .where(sql<boolean>`(um.flags & 1) = 0`);
-  if (only.streamId !== undefined) q = q.where('messages.stream_id', '=', only.streamId);
-  if (only.topic !== undefined) q = q.where(sql<boolean>`lower(messages.topic) = lower(${only.topic})`);
-  if (only.senderId !== undefined) q = q.where('messages.sender_id', '=', only.senderId);
-  return (await q.execute()).map((r) => r.message_id);
+/** The statement unreadMessageIds runs (exported so a test can ask the planner about it). */
+export function unreadMessageIdsStatement(dialect: DialectName, userId: number, only: { streamId?: number; topic?: string; senderId?: number } = {}) {
+  const filters = [sql`um.user_id = ${userId}`, sql`(um.flags & 1) = 0`];
+  if (only.streamId !== undefined) filters.push(sql`m.stream_id = ${only.streamId}`);
+  if (only.topic !== undefined) filters.push(sql`lower(m.topic) = lower(${only.topic})`);
+  if (only.senderId !== undefined) filters.push(sql`m.sender_id = ${only.senderId}`);
+  return sql<{ message_id: number }>`select um.message_id from ${userMessagesBy(dialect, 'um', 'user_messages_unread')}
+    inner join messages as m on m.id = um.message_id
+    where ${sql.join(filters, sql` and `)}`;
+}
+
+/**
+ * The user's unread messages, all of them or those of one channel, topic (any case) or sender
+ * (marking a channel read, muting a sender): read from the unread index, as unreadRows is.
+ */
+export async function unreadMessageIds(db: Executor, dialect: DialectName, userId: number, only: { streamId?: number; topic?: string; senderId?: number } = {}): Promise<number[]> {
+  const { rows } = await unreadMessageIdsStatement(dialect, userId, only).execute(db);
+  return rows.map((r) => r.message_id);
 }

@@ -10,6 +10,7 @@ import { insertAccount } from '../../src/actions/users.js';
 import { activeUserSubscriberIds, deactivateSubscriptions, upsertSubscriptions } from '../../src/store/channels.js';
 import { ROLE } from '../../src/store/users.js';
 import { channel } from '../../bench/seed.js';
+import { unreadMessageIdsStatement } from '../../src/store/unreads.js';
 
 let s: StoreFixture;
 before(async () => {
@@ -43,4 +44,13 @@ test('PostgreSQL: statistics on the unread bit of user_messages exist (migration
     WHERE stxname = 'user_messages_unread_bit' AND stxnamespace = current_schema()::regnamespace`.execute(s.database.db);
   assert.equal(rows.rows.length, 1);
   assert.match(rows.rows[0]!.expr, /flags & \(?1\)?(::bigint)?\)/);
+});
+
+test('SQLite: marking read (all, a channel, a topic, a sender) reads the unread index, not every row of the user', { skip: ON_POSTGRES && 'SQLite only' }, async () => {
+  for (const only of [{}, { streamId: 1 }, { streamId: 1, topic: 'x' }, { senderId: 2 }]) {
+    const compiled = unreadMessageIdsStatement('sqlite', 1, only).compile(s.database.db);
+    const plan = await s.database.db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` });
+    const um = plan.rows.map((r) => r.detail).find((d) => / um\b/.test(d));
+    assert.match(um ?? '', /INDEX user_messages_unread/, JSON.stringify(plan.rows));
+  }
 });

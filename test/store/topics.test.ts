@@ -55,13 +55,13 @@ test('topics: grouped case-blind, newest first with a limit, received-only varia
   assert.deepEqual([...(await usersWithTopicMessages(database.db, [other.id], stream.id, 'nothing'))], []);
 
   // Unread filters: everything unread, by channel and topic in any case, by sender; read bits.
-  assert.deepEqual((await unreadMessageIds(database.db, other.id)).sort((x, y) => x - y), [b1, a3].sort((x, y) => x - y));
-  assert.deepEqual(await unreadMessageIds(database.db, other.id, { streamId: stream.id, topic: 'LUNCH' }), [a3]);
-  assert.deepEqual(await unreadMessageIds(database.db, other.id, { senderId: other.id }), []);
+  assert.deepEqual((await unreadMessageIds(database.db, database.dialect, other.id)).sort((x, y) => x - y), [b1, a3].sort((x, y) => x - y));
+  assert.deepEqual(await unreadMessageIds(database.db, database.dialect, other.id, { streamId: stream.id, topic: 'LUNCH' }), [a3]);
+  assert.deepEqual(await unreadMessageIds(database.db, database.dialect, other.id, { senderId: other.id }), []);
   await database.transaction((tx) => setFlagBit(tx, other.id, [a3], FLAG_BITS.read, true));
-  assert.deepEqual(await unreadMessageIds(database.db, other.id), [b1]);
+  assert.deepEqual(await unreadMessageIds(database.db, database.dialect, other.id), [b1]);
   await database.transaction((tx) => setFlagBit(tx, other.id, [a3], FLAG_BITS.read, false));
-  assert.equal((await unreadMessageIds(database.db, other.id)).length, 2);
+  assert.equal((await unreadMessageIds(database.db, database.dialect, other.id)).length, 2);
 
   await database.db.insertInto('user_topics').values([
     { user_id: ownerId, stream_id: stream.id, topic_name: 'Lunch', visibility_policy: 1, last_updated: 1 },
