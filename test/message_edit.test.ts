@@ -73,3 +73,16 @@ test('deleting: own messages by default, others only by administrators; events',
   assert.deepEqual(evs.map((e: any) => e.message_ids[0]), [mine, theirs]);
   assert.equal((await ann.delete(`/messages/${mine}`)).status, 400);
 });
+
+test('an edit to blank content stores "(deleted)", as Zulip does', async () => {
+  const m = await sendToChannel(ann, 'edits', 'withdrawn', 'oops, wrong channel');
+  const q = await openQueue(bob, ['update_message']);
+  const edit = await ann.patch(`/messages/${m}`, { content: ' \n\t ' });
+  assert.deepEqual([edit.status, edit.body.result], [200, 'success']);
+  const fetched = await bob.get(`/messages/${m}`);
+  assert.deepEqual([fetched.body.raw_content, fetched.body.message.content], ['(deleted)', '<p>(deleted)</p>']);
+  const [ev] = await queuedEvents(bob, q);
+  assert.deepEqual([ev.content, ev.orig_content], ['(deleted)', 'oops, wrong channel']);
+  const empty = await ann.patch(`/messages/${m}`, { content: '' });
+  assert.equal(empty.status, 200, 'an empty string too');
+});

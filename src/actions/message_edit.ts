@@ -52,6 +52,8 @@ export function checkContentEditAllowed(editor: User, realm: Realm, message: Mes
 /** Zulip's grace on its edit and move time limits (clients round their countdowns). */
 const EDIT_LIMIT_BUFFER = 20;
 export const RESOLVED_TOPIC_PREFIX = '✔ ';
+/** What an edit to blank content stores, as Zulip does. */
+const DELETED_CONTENT = '(deleted)';
 
 function withinEditLimit(sentAt: number, limit: number | null): boolean {
   return limit === null || nowSeconds() - sentAt <= limit + EDIT_LIMIT_BUFFER;
@@ -64,7 +66,8 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   let content: string | undefined;
   let rendered: ReturnType<typeof renderMarkdown> | undefined;
   if (req.content !== undefined) {
-    content = normalizeContent(req.content);
+    // Zulip's check_update_message: content left blank means the text is withdrawn, not an error.
+    content = normalizeContent(req.content.trimEnd() === '' ? DELETED_CONTENT : req.content);
     rendered = renderMarkdown(content, await messageRenderContext(services, realm, editor, content));
   }
   const where = await planEditChannels(services, editor, realm, graph, message, topic, streamId);
