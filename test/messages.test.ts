@@ -291,6 +291,10 @@ test('POST /messages/render returns the HTML a send would store', async () => {
   assert.match(res.body.rendered, /^<p><strong>hi<\/strong> <span class="user-mention" data-user-id="\d+">@Bob Stone<\/span><\/p>$/);
   const tooLong = await ann.post('/messages/render', { content: 'x'.repeat(10001) });
   assert.equal(tooLong.status, 400);
+  for (const blank of ['', ' \n ']) {
+    const rendered = await ann.post('/messages/render', { content: blank });
+    assert.deepEqual([rendered.status, rendered.body.rendered], [200, ''], 'blank text renders to nothing, as in Zulip');
+  }
   const escaped = await ann.post('/messages/render', { content: '<script>alert(1)</script>' });
   assert.ok(!escaped.body.rendered.includes('<script>'));
 });

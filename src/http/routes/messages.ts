@@ -131,6 +131,8 @@ export function registerMessageRoutes(r: Router): void {
   r.post('/messages/render', async ({ params, services, user, realm }) => {
     const content = params.str('content', { max: Infinity });
     if (content.length > MAX_MESSAGE_LENGTH) throw new BadRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
+    // Zulip renders whatever it is given: blank text is no error here, only empty HTML.
+    if (content.trim() === '') return { rendered: '' };
     const normalized = normalizeContent(content);
     return { rendered: renderMarkdown(normalized, await messageRenderContext(services, realm, user, normalized)).html };
   });
@@ -227,7 +229,10 @@ export function registerMessageRoutes(r: Router): void {
     const flag = checkEditableFlag(params.str('flag'));
     const op = params.str('op');
     if (op !== 'add' && op !== 'remove') throw new BadRequest(`Invalid message flag operation: '${op}'`);
-    return updateMessageFlags(services, user, realm, messages, op, flag);
+    const result = await updateMessageFlags(services, user, realm, messages, op, flag);
+    // Zulip echoes the requested ids, kept only for older clients; which ones changed is told by
+    // the update_message_flags event.
+    return { ...result, messages };
   });
 
   r.get('/messages/matches_narrow', async ({ params, services, user }) => {
