@@ -120,3 +120,16 @@ test('a request that changes nothing is refused with Zulip\'s texts', async () =
   }
   assert.deepEqual(await queuedEvents(bob, q), []);
 });
+
+test("names Zulip refuses: blank, too long, and the prefixes mention syntax reserves, on create and rename", async () => {
+  const create = async (name: string) => (await ann.post('/user_groups/create', { name, members: [] })).body.msg;
+  assert.equal(await create(' '), "User group name can't be empty!");
+  assert.equal(await create('x'.repeat(101)), 'User group name cannot exceed 100 characters.');
+  for (const prefix of ['@', 'role:', 'user:', 'stream:', 'channel:']) {
+    assert.equal(await create(`${prefix}crew`), `User group name cannot start with '${prefix}'.`);
+  }
+  const ok = await ann.post('/user_groups/create', { name: 'crew @ large', members: [] });
+  assert.equal(ok.status, 200, 'only a leading @ is refused');
+  const rename = await ann.patch(`/user_groups/${ok.body.group_id}`, { name: '@crew' });
+  assert.deepEqual([rename.status, rename.body.msg], [400, "User group name cannot start with '@'."]);
+});

@@ -19,11 +19,18 @@ export const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_l
 export type GroupSetting = (typeof GROUP_SETTINGS)[number];
 export const MAX_GROUP_NAME_LENGTH = 100;
 
+/**
+ * Zulip's NamedUserGroup.INVALID_NAME_PREFIXES: what mention and search syntax would read as
+ * something else (`@`, and the `role:` of system groups, `user:`, `stream:`, `channel:`).
+ */
+const INVALID_GROUP_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
+
 function validName(raw: string): string {
   const name = raw.trim();
-  if (!name) throw new BadRequest('User group name cannot be empty.');
+  if (!name) throw new BadRequest("User group name can't be empty!");
   if (name.length > MAX_GROUP_NAME_LENGTH) throw new BadRequest(`User group name cannot exceed ${MAX_GROUP_NAME_LENGTH} characters.`);
-  if (name.startsWith('role:')) throw new BadRequest("User group name cannot start with 'role:'.");
+  const prefix = INVALID_GROUP_NAME_PREFIXES.find((p) => name.startsWith(p));
+  if (prefix !== undefined) throw new BadRequest(`User group name cannot start with '${prefix}'.`);
   return name;
 }
 
