@@ -72,6 +72,18 @@ test('edit rules: to with a new type, topic for a channel, unknown ids', async (
   assert.equal(noTo.status, 400);
   const noTopic = await ann.patch(`/scheduled_messages/${id}`, { type: 'channel', to: generalId });
   assert.equal(noTopic.status, 400);
+  // As in Zulip, these hold whether or not the type changes, and before the message is looked up.
+  const sameTypeNoTopic = await ann.patch(`/scheduled_messages/${id}`, { type: 'direct', to: [bob.userId], content: 'v1' });
+  assert.equal(sameTypeNoTopic.status, 200, 'a direct message needs no topic');
+  for (const [edit, msg] of [
+    [{ type: 'direct' }, 'Recipient required when updating type of scheduled message.'],
+    [{ type: 'stream', to: generalId }, 'Topic required when updating scheduled message type to channel.'],
+  ] as const) {
+    for (const target of [id, 999999]) {
+      const res = await ann.patch(`/scheduled_messages/${target}`, edit);
+      assert.deepEqual([res.status, res.body.msg], [400, msg], `${JSON.stringify(edit)} on ${target}`);
+    }
+  }
   const ok = await ann.patch(`/scheduled_messages/${id}`, { type: 'channel', to: generalId, topic: 'moved', content: 'v2' });
   assert.equal(ok.status, 200);
   const contentOnly = await ann.patch(`/scheduled_messages/${id}`, { content: 'v3' });
@@ -84,14 +96,14 @@ test('edit rules: to with a new type, topic for a channel, unknown ids', async (
   const list = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);
   assert.deepEqual([list.type, list.to, list.topic, list.content], ['stream', generalId, 'moved', 'v3']);
   const evs = await queuedEvents(ann, q);
-  assert.deepEqual(evs.map((e) => e.op), ['update', 'update']);
+  assert.deepEqual(evs.map((e) => e.op), ['update', 'update', 'update']);
   const unknown = await ann.patch('/scheduled_messages/999999', { content: 'x' });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.code, 'BAD_REQUEST');
   // An edit naming no field: Zulip's refusal, and nothing changes or is announced.
   const nothing = await ann.patch(`/scheduled_messages/${id}`, {});
   assert.deepEqual([nothing.status, nothing.body], [400, { result: 'error', code: 'BAD_REQUEST', msg: 'Nothing to change' }]);
-  assert.equal((await queuedEvents(ann, q)).length, 2);
+  assert.equal((await queuedEvents(ann, q)).length, 3);
   const notMine = await bob.patch(`/scheduled_messages/${id}`, { content: 'x' });
   assert.equal(notMine.status, 404);
   const del = await ann.delete(`/scheduled_messages/${id}`);
@@ -133,7 +145,7 @@ test('a message that can no longer be sent is marked failed; an edit must move i
   }
   assert.equal(entry.failed, true);
   const noTime = await ann.patch(`/scheduled_messages/${id}`, { to: generalId });
-  assert.equal(noTime.status, 400);
+  assert.deepEqual([noTime.status, noTime.body.msg], [400, 'Scheduled delivery time must be in the future.'], "Zulip's text");
   const moved = await ann.patch(`/scheduled_messages/${id}`, { to: generalId, scheduled_delivery_timestamp: inSeconds(3600) });
   assert.equal(moved.status, 200);
   entry = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === id);

@@ -48,8 +48,10 @@ function targetOf(type: ScheduledType, to: number | number[], topic: string | un
   return { kind: 'direct', userIds: Array.isArray(to) ? to : [to] };
 }
 
+const NOT_IN_FUTURE = 'Scheduled delivery time must be in the future.';
+
 function checkFuture(ts: number): void {
-  if (ts <= nowSeconds()) throw new BadRequest('Scheduled delivery time must be in the future.');
+  if (ts <= nowSeconds()) throw new BadRequest(NOT_IN_FUTURE);
 }
 
 function recipientFields(p: PreparedMessage) {
@@ -98,13 +100,10 @@ export async function editScheduledMessage(services: Services, sender: User, rea
   const current = await getPendingScheduled(services.database.db, sender.id, id);
   if (!current) throw new ResourceNotFound(NOT_FOUND);
   const currentType: ScheduledType = current.recipient_type === 'stream' ? 'stream' : 'direct';
-  const typeChanged = edit.type !== undefined && edit.type !== currentType;
-  if (typeChanged && edit.to === undefined) throw new BadRequest('Recipient required when updating type of scheduled message.');
+  // A type comes with its recipients (and a channel with its topic): the route checked both.
   const type = edit.type ?? currentType;
-  if (typeChanged && type === 'stream' && edit.topic === undefined) throw new BadRequest('Topic required when updating scheduled message type to channel.');
-  if (current.failed && edit.scheduledTimestamp === undefined) {
-    throw new BadRequest('Scheduled delivery timestamp required for a scheduled message that failed to send.');
-  }
+  // A message that failed to send must be given a new time; Zulip refuses with the past-time text.
+  if (current.failed && edit.scheduledTimestamp === undefined) throw new BadRequest(NOT_IN_FUTURE);
   if (edit.scheduledTimestamp !== undefined) checkFuture(edit.scheduledTimestamp);
   const to = edit.to ?? (currentType === 'stream' ? current.stream_id! : current.to_user_ids);
   const topic = type === 'stream' ? (edit.topic ?? current.topic) : undefined;

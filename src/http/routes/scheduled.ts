@@ -41,8 +41,10 @@ export function registerScheduledRoutes(r: Router): void {
       content: params.optStr('content', { max: Infinity }),
       scheduledTimestamp: params.optInt('scheduled_delivery_timestamp'),
     };
-    // Zulip refuses an edit naming no field, before looking the scheduled message up.
+    // Zulip checks these before looking the scheduled message up, whether or not the type changes.
     if (Object.values(edit).every((v) => v === undefined)) throw new BadRequest('Nothing to change');
+    if (edit.type !== undefined && edit.to === undefined) throw new BadRequest('Recipient required when updating type of scheduled message.');
+    if (edit.type === 'stream' && edit.topic === undefined) throw new BadRequest('Topic required when updating scheduled message type to channel.');
     await editScheduledMessage(services, user, realm, id, edit, clientName);
     return {};
   });
