@@ -160,6 +160,8 @@ test('read receipts: readers other than the sender who share them, minus muted u
   assert.equal(off.status, 200, JSON.stringify(off.body));
   const disabled = await receipts(ann);
   assert.deepEqual([disabled.status, disabled.body.result, disabled.body.msg], [400, 'error', 'Read receipts are disabled in this organization.']);
+  const hidden = await receipts(ann, dmId);
+  assert.equal(hidden.body.msg, 'Invalid message(s)', 'as in Zulip, the message is looked up before the setting');
 });
 
 test('GET /messages with message_ids: the requested messages the viewer may read, within the narrow', async () => {

@@ -13,8 +13,9 @@ import { accessibleMessage } from '../queries/message_access.js';
  * cannot read is as missing as one that does not exist.
  */
 export async function readReceipts(services: Services, viewer: User, realm: Realm, messageId: number): Promise<number[]> {
-  if (!realm.settings.enable_read_receipts) throw new BadRequest('Read receipts are disabled in this organization.');
+  // Zulip looks the message up first: a message one cannot read is missing even when receipts are off.
   const message = await accessibleMessage(services, viewer, messageId);
+  if (!realm.settings.enable_read_receipts) throw new BadRequest('Read receipts are disabled in this organization.');
   const db = services.database.db;
   const [rows, users] = await Promise.all([
     // Readers come from the message's rows (user_messages_message index), read bit set.
