@@ -86,3 +86,25 @@ test('an edit to blank content stores "(deleted)", as Zulip does', async () => {
   const empty = await ann.patch(`/messages/${m}`, { content: '' });
   assert.equal(empty.status, 200, 'an empty string too');
 });
+
+test("edit history: content edits carry content_html_diff as Zulip's test_edit_message_history expects it", async () => {
+  const one = await sendToChannel(ann, 'edits', 'diffs', 'content before edit');
+  assert.equal((await ann.patch(`/messages/${one}`, { content: 'content after edit' })).status, 200);
+  assert.equal((await ann.patch(`/messages/${one}`, { topic: 'diffs moved' })).status, 200);
+  const history = (await bob.get(`/messages/${one}/history`)).body.message_history;
+  assert.equal(
+    history[1].content_html_diff,
+    '<div><p>content <span class="highlight_text_inserted">after</span> <span class="highlight_text_deleted">before</span> edit</p></div>',
+  );
+  assert.equal('content_html_diff' in history[0], false, 'not on the original');
+  assert.equal('content_html_diff' in history[2], false, 'not on a topic-only edit');
+
+  const two = await sendToChannel(ann, 'edits', 'diffs', 'content before edit, line 1\n\ncontent before edit, line 3');
+  const edited = await ann.patch(`/messages/${two}`, { content: 'content before edit, line 1\ncontent after edit, line 2\ncontent before edit, line 3' });
+  assert.equal(edited.status, 200);
+  const [, after] = (await bob.get(`/messages/${two}/history`)).body.message_history;
+  assert.equal(
+    after.content_html_diff,
+    '<div><p>content before edit, line 1<br> content <span class="highlight_text_inserted">after edit, line 2<br> content</span> before edit, line 3</p></div>',
+  );
+});

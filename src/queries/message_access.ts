@@ -7,6 +7,7 @@ import { getStreamForViewer } from '../store/channels.js';
 import { getMessages, type EditEntry, type MessageRow } from '../store/messages.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { fetchMessages } from './messages.js';
+import { highlightHtmlDifferences } from '../lib/html_diff.js';
 
 /** The message, if the user may read it (their own row, or open channel history). */
 export async function accessibleMessage(services: Services, user: User, id: number): Promise<MessageRow & { flags: number }> {
@@ -51,6 +52,7 @@ export async function messageHistory(services: Services, user: User, realm: Real
     if (e.prev_content !== undefined) {
       v.prev_content = e.prev_content;
       v.prev_rendered_content = e.prev_rendered_content;
+      v.content_html_diff = highlightHtmlDifferences(e.prev_rendered_content ?? '', rendered ?? '');
       content = e.prev_content;
       rendered = e.prev_rendered_content ?? rendered;
     }
