@@ -133,3 +133,18 @@ test("names Zulip refuses: blank, too long, and the prefixes mention syntax rese
   const rename = await ann.patch(`/user_groups/${ok.body.group_id}`, { name: '@crew' });
   assert.deepEqual([rename.status, rename.body.msg], [400, "User group name cannot start with '@'."]);
 });
+
+test('PATCH deactivated: false reactivates, true does nothing (deactivating checks use first); unchanged fields send no event', async () => {
+  const id = (await ann.post('/user_groups/create', { name: 'sleepers', description: 'zzz', members: [ann.userId] })).body.group_id;
+  const q = await openQueue(carl, ['user_group']);
+  const noop = await ann.patch(`/user_groups/${id}`, { deactivated: true, name: 'sleepers', description: 'zzz' });
+  assert.equal(noop.status, 200);
+  const listed = (await ann.get('/user_groups', { include_deactivated_groups: true })).body.user_groups.find((g: any) => g.id === id);
+  assert.equal(listed.deactivated, false, 'PATCH does not deactivate');
+  assert.deepEqual(await queuedEvents(carl, q), [], 'nothing changed, nothing announced');
+  assert.equal((await ann.post(`/user_groups/${id}/deactivate`)).status, 200);
+  const back = await ann.patch(`/user_groups/${id}`, { deactivated: false });
+  assert.equal(back.status, 200);
+  const again = (await ann.get('/user_groups')).body.user_groups.find((g: any) => g.id === id);
+  assert.equal(again?.deactivated, false, 'reactivated');
+});

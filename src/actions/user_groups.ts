@@ -150,13 +150,14 @@ export async function updateUserGroup(
   await onConflict(services.database.transaction(async (tx, onCommit) => {
     const set: Parameters<typeof updateGroupRow>[2] = {};
     const data: Record<string, unknown> = {};
-    if (u.name !== undefined) {
+    // As in Zulip, a field given its current value is no change (and a current name is not re-checked).
+    if (u.name !== undefined && u.name !== group.name) {
       const name = validName(u.name);
       if (await groupNameTaken(tx, realm.id, name, id)) throw new BadRequest(`User group '${name}' already exists.`);
       set.name = data.name = name;
     }
-    if (u.description !== undefined) set.description = data.description = u.description;
-    if (u.deactivated !== undefined) set.deactivated = data.deactivated = u.deactivated;
+    if (u.description !== undefined && u.description !== group.description) set.description = data.description = u.description;
+    if (u.deactivated !== undefined && u.deactivated !== !!group.deactivated) set.deactivated = data.deactivated = u.deactivated;
     for (const [key, update] of Object.entries(u.settings) as Array<[GroupSetting, { new: GroupSettingValue }]>) {
       set[key] = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
       data[key] = update.new;

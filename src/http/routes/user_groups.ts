@@ -42,6 +42,9 @@ export function registerUserGroupRoutes(r: Router): void {
     if (update.name === undefined && update.description === undefined && update.deactivated === undefined && Object.keys(settings).length === 0) {
       throw new BadRequest('No new data supplied');
     }
+    // Here deactivated=false reactivates; true does nothing, as in Zulip: deactivating is POST
+    // /user_groups/{id}/deactivate, which first checks that nothing uses the group.
+    if (update.deactivated === true) update.deactivated = undefined;
     await updateUserGroup(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'user_group_id', invalidGroup), update);
     return {};
   });
