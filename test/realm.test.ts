@@ -159,7 +159,7 @@ test('group settings: {new, old}, anonymous values, per-setting rules, update_di
   const refused: Array<[Record<string, unknown>, string]> = [
     [{ can_mention_many_users_group: { new: { direct_members: [999999], direct_subgroups: [] } } }, 'Invalid user ID: 999999'],
     [{ can_mention_many_users_group: { new: 999999 } }, 'Invalid user group ID: 999999'],
-    [{ can_mention_many_users_group: { new: groups['role:internet'] } }, `Invalid user group ID: ${groups['role:internet']}`],
+    [{ can_mention_many_users_group: { new: groups['role:internet'] } }, "'can_mention_many_users_group' setting cannot be set to 'role:internet' group."],
     [{ can_mention_many_users_group: { old: 1 } }, "can_mention_many_users_group must have a 'new' value"],
     [{ can_create_bots_group: { new: groups['role:everyone'] } }, "'can_create_bots_group' setting cannot be set to 'role:everyone' group."],
     [{ can_create_web_public_channel_group: { new: groups['role:members'] } }, "'can_create_web_public_channel_group' setting cannot be set to 'role:members' group."],

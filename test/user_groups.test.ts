@@ -148,3 +148,15 @@ test('PATCH deactivated: false reactivates, true does nothing (deactivating chec
   const again = (await ann.get('/user_groups')).body.user_groups.find((g: any) => g.id === id);
   assert.equal(again?.deactivated, false, 'reactivated');
 });
+
+test("a group setting given a system group it may not take is refused in Zulip's words", async () => {
+  const groups = (await ann.get('/user_groups')).body.user_groups;
+  const internet = groups.find((g: any) => g.name === 'role:internet').id;
+  const created = await ann.post('/user_groups/create', { name: 'netizens', members: [], can_mention_group: internet });
+  assert.deepEqual([created.status, created.body.msg], [400, "'can_mention_group' setting cannot be set to 'role:internet' group."]);
+  const id = (await ann.post('/user_groups/create', { name: 'locals', members: [] })).body.group_id;
+  const updated = await ann.patch(`/user_groups/${id}`, { can_manage_group: { new: internet } });
+  assert.deepEqual([updated.status, updated.body.msg], [400, "'can_manage_group' setting cannot be set to 'role:internet' group."]);
+  const unknown = await ann.patch(`/user_groups/${id}`, { can_manage_group: { new: 999999 } });
+  assert.equal(unknown.body.msg, 'Invalid user group ID: 999999');
+});

@@ -36,7 +36,12 @@ export async function storeGroupSettingValue(
     return true;
   };
   if (typeof value === 'number') {
-    if (!allowed(value)) throw new BadRequest(`Invalid user group ID: ${value}`);
+    if (!allowed(value)) {
+      // A system group the setting may not take is named in Zulip's words; anything else is unknown.
+      const g = graph.groups.get(value);
+      if (g?.named && g.is_system_group && !g.deactivated) throw new BadRequest(`'${name}' setting cannot be set to '${g.name}' group.`);
+      throw new BadRequest(`Invalid user group ID: ${value}`);
+    }
     return value;
   }
   for (const u of value.direct_members) if (!realmUserIds.has(u)) throw new BadRequest(`Invalid user ID: ${u}`);
