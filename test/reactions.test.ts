@@ -89,6 +89,11 @@ test('reactions: errors', async () => {
   assert.equal(badCustom.body.msg, 'Invalid custom emoji.');
   const noName = await ann.post(`/messages/${msgId}/reactions`, {});
   assert.deepEqual([noName.status, noName.body.code], [400, 'REQUEST_VARIABLE_MISSING']);
+  // Removing checks no type, as in Zulip: one no emoji has, or the wrong one for the name, matches nothing.
+  for (const params of [{ emoji_name: 'tada', reaction_type: 'sticker' }, { emoji_code: '1f389', reaction_type: 'sticker' }, { emoji_name: 'tada', reaction_type: 'realm_emoji' }]) {
+    const res = await ann.delete(`/messages/${msgId}/reactions`, params);
+    assert.deepEqual([res.status, res.body.code], [400, 'REACTION_DOES_NOT_EXIST'], JSON.stringify(params));
+  }
   const nothing = await ann.delete(`/messages/${msgId}/reactions`, {});
   assert.deepEqual([nothing.status, nothing.body.msg], [400, 'At least one of the following arguments must be present: emoji_name, emoji_code']);
   const noMessage = await ann.post('/messages/99999999/reactions', { emoji_name: 'tada' });

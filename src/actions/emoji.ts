@@ -21,9 +21,13 @@ export async function emojiByName(db: Executor, realmId: number, name: string): 
   throw new BadRequest(`Emoji '${name}' does not exist`);
 }
 
+export function isReactionType(v: string): v is ReactionType {
+  return v === 'unicode_emoji' || v === 'realm_emoji' || v === 'zulip_extra_emoji';
+}
+
 export function parseReactionType(v: string | undefined): ReactionType | undefined {
   if (v === undefined) return undefined;
-  if (v === 'unicode_emoji' || v === 'realm_emoji' || v === 'zulip_extra_emoji') return v;
+  if (isReactionType(v)) return v;
   throw new BadRequest('Invalid emoji type.');
 }
 

@@ -130,21 +130,28 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
   });
 }
 
-export async function removeReaction(services: Services, user: User, realm: Realm, messageId: number, req: ReactionRequest): Promise<void> {
+/**
+ * Removes the user's reaction. A reaction_type no emoji has (null) matches nothing, as in Zulip,
+ * which does not check the type here; without a code, the name's emoji gives it (and the type,
+ * unless one was given).
+ */
+export async function removeReaction(services: Services, user: User, realm: Realm, messageId: number, req: Omit<ReactionRequest, 'reactionType'> & { reactionType?: ReactionType | null }): Promise<void> {
   const message = await reactableMessage(services, user, realm, messageId);
   let code = req.emojiCode;
-  let type: ReactionType = req.reactionType ?? 'unicode_emoji';
+  let type = req.reactionType;
   if (code === undefined) {
     if (req.emojiName === undefined) throw new BadRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
     const found = await emojiByName(services.database.db, realm.id, req.emojiName);
     code = found.emoji_code;
-    type = found.reaction_type;
+    if (type === undefined) type = found.reaction_type;
   }
+  if (type === null) throw new ReactionDoesNotExist();
   const emojiCode = code;
+  const reactionType: ReactionType = type ?? 'unicode_emoji';
   await services.database.transaction(async (tx, onCommit) => {
-    const removedName = await deleteReaction(tx, message.id, user.id, { emoji_code: emojiCode, reaction_type: type });
+    const removedName = await deleteReaction(tx, message.id, user.id, { emoji_code: emojiCode, reaction_type: reactionType });
     if (removedName === undefined) throw new ReactionDoesNotExist();
     const userIds = await audience(tx, realm.id, message);
-    publishReaction(services, onCommit, realm, user, userIds, 'remove', message.id, { emoji_name: removedName, emoji_code: emojiCode, reaction_type: type });
+    publishReaction(services, onCommit, realm, user, userIds, 'remove', message.id, { emoji_name: removedName, emoji_code: emojiCode, reaction_type: reactionType });
   });
 }

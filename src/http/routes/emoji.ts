@@ -3,7 +3,7 @@ import { decodedPathPart, pathInt, type Router } from '../router.js';
 import { BadRequest, InvalidMessage, NoSuchUser, NotAllowed } from '../../errors.js';
 import { uploadedFiles } from '../multipart.js';
 import { addReaction, removeReaction } from '../../actions/reactions.js';
-import { parseReactionType } from '../../actions/emoji.js';
+import { isReactionType, parseReactionType } from '../../actions/emoji.js';
 import { addRealmEmoji, deactivateRealmEmoji, emojiTooLarge, MAX_EMOJI_FILE_SIZE_MIB, realmEmojiState } from '../../actions/realm_emoji.js';
 import { statusOf, updateUserStatus, type StatusChange } from '../../actions/user_status.js';
 import { usersVisibleTo } from '../../actions/users.js';
@@ -40,7 +40,9 @@ export function registerEmojiRoutes(r: Router): void {
     const id = pathInt(ctx, 'message_id', () => new InvalidMessage());
     const emojiName = params.optStr('emoji_name');
     const emojiCode = params.optStr('emoji_code');
-    const reactionType = parseReactionType(params.optStr('reaction_type'));
+    // Zulip does not check the type when removing: an unknown one matches no reaction.
+    const rawType = params.optStr('reaction_type');
+    const reactionType = rawType === undefined || isReactionType(rawType) ? rawType : null;
     await removeReaction(services, user, realm, id, { emojiName, emojiCode, reactionType });
     return {};
   });
