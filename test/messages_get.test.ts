@@ -140,6 +140,21 @@ test('narrows: channel by name or id, topic, sender, id, search, negation, legac
   assert.equal(unknownChannel.body.code, 'BAD_NARROW');
 });
 
+test('channels:web-public: the web-public channels, with no history for a logged-in viewer (as Zulip includes none)', async () => {
+  assert.equal((await t.owner.patch('/realm', { enable_spectator_access: true })).status, 200);
+  await subscribe('showcase', [t.owner.userId, ann.userId], { is_web_public: true });
+  const shown = await sendToChannel(t.owner, 'showcase', 'demo', 'on the web');
+  const plain = await sendToChannel(t.owner, 'general', 'demo', 'members only');
+  const narrow = [{ operator: 'channels', operand: 'web-public' }];
+  const mine = idsOf(await fetch(ann, { anchor: 'newest', num_before: 20, narrow }));
+  assert.ok(mine.includes(shown) && !mine.includes(plain), JSON.stringify(mine));
+  assert.deepEqual(idsOf(await fetch(ann, { anchor: 'newest', num_before: 20, narrow: [['streams', 'web-public']] })), mine, 'the legacy spelling');
+  assert.deepEqual(idsOf(await fetch(bob, { anchor: 'newest', num_before: 20, narrow })), [], 'not received: no history');
+  assert.ok(idsOf(await fetch(bob, { anchor: 'newest', num_before: 20, narrow: [{ operator: 'channels', operand: 'public' }] })).includes(shown), 'channels:public reads history');
+  const unknown = await ann.get('/messages', { anchor: 'newest', narrow: [{ operator: 'channels', operand: 'private' }] });
+  assert.deepEqual([unknown.body.code, unknown.body.msg], ['BAD_NARROW', 'Invalid narrow operator: unknown channels operand private']);
+});
+
 test('the empty topic: "general chat" in a topic narrow, and allow_empty_topic_name', async () => {
   const empty = await sendToChannel(ann, 'general', '', 'in the general chat');
   const shown = await fetch(ann, { anchor: 'newest', num_before: 5, narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'general chat' }] });

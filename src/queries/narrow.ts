@@ -182,8 +182,10 @@ export async function resolveNarrow(services: Services, viewer: User, rawTerms: 
       case 'channels':
       case 'streams':
         operandString(t);
-        if (t.operand !== 'public') throw new BadNarrow(`Invalid narrow operator: unknown channels operand ${String(t.operand)}`);
-        out.push({ kind: 'channels_public', negated });
+        // web-public reads no history for a logged-in viewer: only messages they received (Zulip's ok_to_include_history).
+        if (t.operand === 'public') out.push({ kind: 'channels_public', negated });
+        else if (t.operand === 'web-public') out.push({ kind: 'channels_web_public', negated });
+        else throw new BadNarrow(`Invalid narrow operator: unknown channels operand ${String(t.operand)}`);
         break;
       case 'search':
         if (typeof t.operand !== 'string') throw new BadRequest('operand is not a string');
@@ -235,7 +237,7 @@ async function replaceWith(services: Services, viewer: User, raw: RawTerm[]): Pr
  */
 export function checkNarrowKinds(terms: Term[]): void {
   const channel = terms.some(
-    (t) => (t.kind !== 'empty' && !t.negated && ['channel', 'topic', 'channels_public'].includes(t.kind)) || (t.kind === 'is' && t.what === 'dm' && t.negated),
+    (t) => (t.kind !== 'empty' && !t.negated && ['channel', 'topic', 'channels_public', 'channels_web_public'].includes(t.kind)) || (t.kind === 'is' && t.what === 'dm' && t.negated),
   );
   const direct = terms.some((t) => t.kind !== 'empty' && !t.negated && (t.kind === 'dm' || t.kind === 'dm_including' || (t.kind === 'is' && t.what === 'dm')));
   if (channel && direct) throw new BadNarrow('Invalid narrow operator: No message can be both a channel message and direct message');

@@ -11,7 +11,7 @@ export interface RawTerm {
 }
 
 /** The terms that reach the store as they are (the message window's filters of the same kind). */
-type FilterTerm = Extract<MessageFilter, { kind: 'topic' | 'dm_including' | 'sender' | 'is' | 'has' | 'in_home' | 'id' | 'channels_public' }>;
+type FilterTerm = Extract<MessageFilter, { kind: 'topic' | 'dm_including' | 'sender' | 'is' | 'has' | 'in_home' | 'id' | 'channels_public' | 'channels_web_public' }>;
 
 /** A term resolved against the organization; channel, dm and search become filters with ids. */
 export type Term =

@@ -30,6 +30,7 @@ export type MessageFilter =
   | { kind: 'in_home'; negated: boolean }
   | { kind: 'id'; id: number; negated: boolean }
   | { kind: 'channels_public'; negated: boolean }
+  | { kind: 'channels_web_public'; negated: boolean }
   | { kind: 'search'; query: SearchQuery; negated: boolean };
 
 /** Which messages a window reads: the viewer's, in their organization, matching every filter. */
@@ -156,6 +157,8 @@ function condition(f: MessageFilter, scope: MessageScope, flags: Expression<numb
       return sql<SqlBool>`messages.id = ${f.id}`;
     case 'channels_public':
       return sql<SqlBool>`messages.stream_id in (select id from streams where realm_id = ${scope.realmId} and invite_only = ${false} and history_public_to_subscribers = ${true})`;
+    case 'channels_web_public':
+      return sql<SqlBool>`messages.stream_id in (select id from streams where realm_id = ${scope.realmId} and is_web_public = ${true} and invite_only = ${false} and history_public_to_subscribers = ${true})`;
     case 'search':
       return searchCondition(scope.dialect, f.query);
     case 'has':
