@@ -31,6 +31,13 @@ export class MissingArgument extends ApiError {
   }
 }
 
+/** A parameter sent under both its name and its older alias (Zulip's RequestConfusingParamsError). */
+export class ConfusingParameters extends ApiError {
+  constructor(name: string, alias: string) {
+    super(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, { var_name1: name, var_name2: alias });
+  }
+}
+
 export class IncompatibleParameters extends ApiError {
   constructor(names: string[]) {
     const list = names.join(', ');

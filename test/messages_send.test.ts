@@ -102,6 +102,20 @@ test('to: a channel id, a JSON name, a one-element list, a plain name; subject i
   assert.equal(channel.status, 200);
   const legacy = await ann.post('/messages', { type: 'stream', to: 'general', subject: 'old clients', content: 'subject' });
   assert.equal((await ann.get(`/messages/${legacy.body.id}`)).body.message.subject, 'old clients');
+  // Both names at once: Zulip's refusal, on sending, editing and scheduling alike.
+  const confusing = { result: 'error', msg: "Can't decide between 'topic' and 'subject' arguments", code: 'REQUEST_CONFUSING_VAR', var_name1: 'topic', var_name2: 'subject' };
+  const both = await ann.post('/messages', { type: 'stream', to: 'general', topic: 'a', subject: 'b', content: 'both' });
+  assert.deepEqual([both.status, both.body], [400, confusing]);
+  const editBoth = await ann.patch(`/messages/${legacy.body.id}`, { topic: 'a', subject: 'b' });
+  assert.deepEqual([editBoth.status, editBoth.body], [400, confusing]);
+  const later = Math.floor(Date.now() / 1000) + 3600;
+  const scheduleBoth = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, topic: 'a', subject: 'b', content: 'x', scheduled_delivery_timestamp: later });
+  assert.deepEqual([scheduleBoth.status, scheduleBoth.body], [400, confusing]);
+  const scheduledLegacy = await ann.post('/scheduled_messages', { type: 'stream', to: generalId, subject: 'old scheduler', content: 'x', scheduled_delivery_timestamp: later });
+  assert.equal(scheduledLegacy.status, 200, 'subject names the topic of a scheduled message too');
+  const listed = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === scheduledLegacy.body.scheduled_message_id);
+  assert.equal(listed.topic, 'old scheduler');
+  assert.equal((await ann.delete(`/scheduled_messages/${scheduledLegacy.body.scheduled_message_id}`)).status, 200);
   const two = await toChannel(ann, JSON.stringify([generalId, generalId]), 't', 'x');
   assert.deepEqual([two.status, two.body.msg], [400, 'Expected exactly one channel']);
   const bad = await toChannel(ann, 'true', 't', 'x');

@@ -1,7 +1,7 @@
 // Typed request parameters, parsed the way Zulip's typed_endpoint does: form fields (or the query
 // string for GET) hold strings; lists and objects are JSON-encoded text. Every parameter a route
 // reads is marked used; the rest are reported in ignored_parameters_unsupported.
-import { BadRequest, MissingArgument } from '../errors.js';
+import { BadRequest, ConfusingParameters, MissingArgument } from '../errors.js';
 
 export type Raw = Record<string, unknown>;
 
@@ -81,6 +81,12 @@ export class Params {
     refuseNul(v, name);
     checkLength(v, name, opts.max ?? DEFAULT_MAX_STRING);
     return v;
+  }
+
+  /** A string parameter that older clients send under another name (`topic`, once `subject`); never both. */
+  optStrOrAlias(name: string, alias: string, opts: StrOptions = {}): string | undefined {
+    if (this.has(name) && this.has(alias)) throw new ConfusingParameters(name, alias);
+    return this.optStr(name, opts) ?? this.optStr(alias, opts);
   }
 
   int(name: string): number {

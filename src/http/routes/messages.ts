@@ -113,8 +113,7 @@ export function registerMessageRoutes(r: Router): void {
     const type = params.str('type');
     const toRaw = params.str('to');
     const content = params.str('content', { max: Infinity });
-    const topicParam = params.optStr('topic');
-    const subject = params.optStr('subject');
+    const topic = params.optStrOrAlias('topic', 'subject');
     const queueId = params.optStr('queue_id');
     const localId = params.optStr('local_id');
     const readBySender = params.optBool('read_by_sender');
@@ -122,7 +121,7 @@ export function registerMessageRoutes(r: Router): void {
     if (queueId !== undefined && localId === undefined) throw new MissingArgument('local_id');
     if (localId !== undefined && queueId === undefined) throw new MissingArgument('queue_id');
     let target: SendTarget;
-    if (STREAM_TYPES.has(type)) target = { kind: 'stream', ...channelTarget(toRaw), topic: topicParam ?? subject };
+    if (STREAM_TYPES.has(type)) target = { kind: 'stream', ...channelTarget(toRaw), topic };
     else if (DIRECT_TYPES.has(type)) target = { kind: 'direct', ...directTarget(toRaw) };
     else throw new BadRequest('Invalid type');
     return sendMessage(services, user, realm, { target, content, clientName, readBySender, queueId, localId });
@@ -196,7 +195,7 @@ export function registerMessageRoutes(r: Router): void {
     if (mode !== 'change_one' && mode !== 'change_later' && mode !== 'change_all') throw new BadRequest('Invalid propagate_mode');
     const { detachedUploads } = await editMessage(services, user, realm, id, {
       content: params.optStr('content', { max: Infinity }),
-      topic: params.optStr('topic') ?? params.optStr('subject'),
+      topic: params.optStrOrAlias('topic', 'subject'),
       streamId: params.optInt('stream_id'),
       propagateMode: mode,
       prevContentSha256: params.optStr('prev_content_sha256'),

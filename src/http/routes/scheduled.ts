@@ -24,7 +24,7 @@ export function registerScheduledRoutes(r: Router): void {
     const type = scheduledType(params.str('type'));
     const to = params.json('to', parseTo);
     const content = params.str('content', { max: Infinity });
-    const topic = params.optStr('topic');
+    const topic = params.optStrOrAlias('topic', 'subject');
     const scheduledTimestamp = params.int('scheduled_delivery_timestamp');
     const readBySender = params.optBool('read_by_sender');
     return scheduleMessage(services, user, realm, { type, to, topic, content, scheduledTimestamp, readBySender, clientName });
@@ -37,7 +37,7 @@ export function registerScheduledRoutes(r: Router): void {
     const edit = {
       type: typeRaw === undefined ? undefined : scheduledType(typeRaw),
       to: params.optJson('to', parseTo),
-      topic: params.optStr('topic'),
+      topic: params.optStrOrAlias('topic', 'subject'),
       content: params.optStr('content', { max: Infinity }),
       scheduledTimestamp: params.optInt('scheduled_delivery_timestamp'),
     };
