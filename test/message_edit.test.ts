@@ -108,3 +108,27 @@ test("edit history: content edits carry content_html_diff as Zulip's test_edit_m
     '<div><p>content before edit, line 1<br> content <span class="highlight_text_inserted">after edit, line 2<br> content</span> before edit, line 3</p></div>',
   );
 });
+
+test('edit history: the empty topic as "general chat" unless allow_empty_topic_name; the "moves" policy shows moves only', async () => {
+  const m = await sendToChannel(ann, 'edits', '', 'in general chat');
+  assert.equal((await ann.patch(`/messages/${m}`, { content: 'edited in general chat' })).status, 200);
+  assert.equal((await ann.patch(`/messages/${m}`, { topic: 'named', content: 'moved and edited' })).status, 200);
+  const named = (await bob.get(`/messages/${m}/history`)).body;
+  assert.deepEqual(named.message_history.map((v: any) => [v.topic, v.prev_topic]), [['general chat', undefined], ['general chat', undefined], ['named', 'general chat']]);
+  assert.equal(named.ignored_parameters_unsupported, undefined);
+  const raw = (await bob.get(`/messages/${m}/history`, { allow_empty_topic_name: true })).body;
+  assert.deepEqual(raw.message_history.map((v: any) => [v.topic, v.prev_topic]), [['', undefined], ['', undefined], ['named', '']]);
+  assert.deepEqual(raw.ignored_parameters_unsupported, undefined, 'the parameter is understood');
+
+  assert.equal((await t.owner.patch('/realm', { message_edit_history_visibility_policy: 'moves' })).status, 200);
+  try {
+    const moves = (await bob.get(`/messages/${m}/history`)).body.message_history;
+    assert.equal(moves.length, 2, 'the content-only edit is left out');
+    assert.deepEqual([moves[1].prev_topic, 'prev_content' in moves[1], 'content_html_diff' in moves[1]], ['general chat', false, false]);
+    assert.equal((await t.owner.patch('/realm', { message_edit_history_visibility_policy: 'none' })).status, 200);
+    const none = await bob.get(`/messages/${m}/history`);
+    assert.deepEqual([none.status, none.body.msg], [400, 'Message edit history is disabled in this organization']);
+  } finally {
+    await t.owner.patch('/realm', { message_edit_history_visibility_policy: 'all' });
+  }
+});

@@ -8,6 +8,7 @@ import { getMessages, type EditEntry, type MessageRow } from '../store/messages.
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { fetchMessages } from './messages.js';
 import { highlightHtmlDifferences } from '../lib/html_diff.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 
 /** The message, if the user may read it (their own row, or open channel history). */
 export async function accessibleMessage(services: Services, user: User, id: number): Promise<MessageRow & { flags: number }> {
@@ -30,10 +31,16 @@ export async function accessibleMessage(services: Services, user: User, id: numb
   throw new InvalidMessage();
 }
 
-/** The message's versions, oldest first, as GET /messages/{id}/history reports them. */
-export async function messageHistory(services: Services, user: User, realm: Realm, id: number): Promise<Record<string, unknown>[]> {
-  if (!realm.settings.allow_edit_history) throw new BadRequest('Message edit history is disabled in this organization');
+/**
+ * The message's versions, oldest first, as GET /messages/{id}/history reports them: under the
+ * organization's "moves" policy only moves show (a content edit made with a move keeps the move),
+ * and an empty channel topic reads as "general chat" unless the client accepts empty names.
+ */
+export async function messageHistory(services: Services, user: User, realm: Realm, id: number, allowEmptyTopicName = false): Promise<Record<string, unknown>[]> {
+  const policy = realm.settings.allow_edit_history ? realm.settings.message_edit_history_visibility_policy : 'none';
+  if (policy === 'none') throw new BadRequest('Message edit history is disabled in this organization');
   const m = await accessibleMessage(services, user, id);
+  const topicName = (t: string) => (m.stream_id === null ? '' : t === '' && !allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : t);
   const edits: EditEntry[] = m.edit_history ? (JSON.parse(m.edit_history) as EditEntry[]) : [];
   // Walk back from the current version to rebuild each earlier one.
   let content = m.content;
@@ -43,7 +50,7 @@ export async function messageHistory(services: Services, user: User, realm: Real
   const versions: Record<string, unknown>[] = [];
   for (let i = edits.length - 1; i >= 0; i--) {
     const e = edits[i]!;
-    const v: Record<string, unknown> = { topic, content, rendered_content: rendered, timestamp: e.timestamp, user_id: e.user_id };
+    const v: Record<string, unknown> = { topic: topicName(topic), content, rendered_content: rendered, timestamp: e.timestamp, user_id: e.user_id };
     if (e.prev_stream !== undefined) {
       v.prev_stream = e.prev_stream;
       v.stream = stream;
@@ -57,11 +64,17 @@ export async function messageHistory(services: Services, user: User, realm: Real
       rendered = e.prev_rendered_content ?? rendered;
     }
     if (e.prev_topic !== undefined) {
-      v.prev_topic = e.prev_topic;
+      v.prev_topic = topicName(e.prev_topic);
       topic = e.prev_topic;
+    }
+    if (policy === 'moves' && v.prev_content !== undefined) {
+      if (v.prev_topic === undefined) continue;
+      delete v.prev_content;
+      delete v.prev_rendered_content;
+      delete v.content_html_diff;
     }
     versions.unshift(v);
   }
-  versions.unshift({ topic, content, rendered_content: rendered, timestamp: m.date_sent, user_id: m.sender_id });
+  versions.unshift({ topic: topicName(topic), content, rendered_content: rendered, timestamp: m.date_sent, user_id: m.sender_id });
   return versions;
 }

@@ -211,7 +211,13 @@ export function registerMessageRoutes(r: Router): void {
   });
 
   r.get('/messages/{message_id}/history', async (ctx) => ({
-    message_history: await messageHistory(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'message_id', () => new InvalidMessage())),
+    message_history: await messageHistory(
+      ctx.services,
+      ctx.user,
+      ctx.realm,
+      pathInt(ctx, 'message_id', () => new InvalidMessage()),
+      ctx.params.bool('allow_empty_topic_name', false),
+    ),
   }));
 
   r.post('/messages/{message_id}/typing', async (ctx) => {
