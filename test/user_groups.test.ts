@@ -160,3 +160,22 @@ test("a group setting given a system group it may not take is refused in Zulip's
   const unknown = await ann.patch(`/user_groups/${id}`, { can_manage_group: { new: 999999 } });
   assert.equal(unknown.body.msg, 'Invalid user group ID: 999999');
 });
+
+test('a deactivated group keeps taking members and subgroups (Zulip 11.0, feature level 391); a cycle is refused in Zulip\'s words', async () => {
+  const outer = (await ann.post('/user_groups/create', { name: 'archive-outer', members: [ann.userId] })).body.group_id;
+  const inner = (await ann.post('/user_groups/create', { name: 'archive-inner', members: [] })).body.group_id;
+  assert.equal((await ann.post(`/user_groups/${outer}/subgroups`, { add: [inner] })).status, 200);
+  const cycle = await ann.post(`/user_groups/${inner}/subgroups`, { add: [outer] });
+  assert.deepEqual([cycle.status, cycle.body.msg], [400, `User group ${inner} is already a subgroup of one of the passed subgroups.`]);
+  assert.equal((await ann.post(`/user_groups/${outer}/subgroups`, { delete: [inner] })).status, 200);
+  assert.equal((await ann.post(`/user_groups/${outer}/deactivate`)).status, 200);
+  const modern = await openQueue(carl, ['user_group']);
+  const legacyReg = await carl.post('/register', { event_types: ['user_group'], fetch_event_types: ['user_group'] });
+  const added = await ann.post(`/user_groups/${outer}/members`, { add: [bob.userId] });
+  assert.equal(added.status, 200, JSON.stringify(added.body));
+  assert.deepEqual((await queuedEvents(carl, modern)).map((e: any) => e.op), ['add_members']);
+  assert.deepEqual(await queuedEvents(carl, legacyReg.body.queue_id), [], 'a client without include_deactivated_groups no longer has the group');
+  assert.deepEqual((await ann.get(`/user_groups/${outer}/members`, { direct_member_only: true })).body.members.sort(), [ann.userId, bob.userId].sort());
+  assert.equal((await ann.post(`/user_groups/${outer}/members`, { delete: [bob.userId] })).status, 200);
+  assert.equal((await ann.post(`/user_groups/${outer}/subgroups`, { add: [inner] })).status, 200);
+});

@@ -182,8 +182,8 @@ export async function changeGroupMembers(
   c: { add: number[]; remove: number[]; addSubgroups: number[]; removeSubgroups: number[] },
 ): Promise<void> {
   const graph = await services.cache.groupGraph(realm.id);
+  // Since Zulip 11.0 (feature level 391) a deactivated group's members and subgroups can change.
   const group = editableGroup(graph, id);
-  if (group.deactivated) throw new BadRequest('You can not modify a deactivated user group.');
   const manage = mayManage(graph, realm, caller, id);
   const inSetting = (setting: number | null) => setting !== null && isUserInGroup(graph, caller.id, setting);
   const onlySelf = (ids: number[]) => ids.length > 0 && ids.every((x) => x === caller.id);
@@ -199,13 +199,13 @@ export async function changeGroupMembers(
     const sg = graph.groups.get(s);
     if (!sg || !sg.named || sg.deactivated) throw new BadRequest(`Invalid user group ID: ${s}`);
     if (subs.has(s)) throw new BadRequest(`User group ${s} is already a subgroup of this group.`);
-    if (wouldCycle(graph, id, s)) throw new BadRequest(`User group ${s} is already a supergroup of this group.`);
+    if (wouldCycle(graph, id, s)) throw new BadRequest(`User group ${id} is already a subgroup of one of the passed subgroups.`);
   }
   for (const s of c.removeSubgroups) if (!subs.has(s)) throw new BadRequest(`User group ${s} is not a subgroup of this group.`);
   const users = await services.cache.users(realm.id);
   const audience = audienceOf(users);
   await services.database.transaction(async (tx, onCommit) => {
-    const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event });
+    const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, deactivatedGroup: !!group.deactivated });
     if (c.add.length) {
       await addGroupMembers(tx, id, c.add);
       emit({ type: 'user_group', op: 'add_members', group_id: id, user_ids: c.add });

@@ -286,10 +286,12 @@ export class QueueManager {
       // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
       if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
       if (type === 'realm_linkifiers' && q.opts.linkifierUrlTemplate === false) continue;
-      if (event.type === 'user_group' && q.opts.includeDeactivatedGroups === false && event.op === 'update') {
-        const data = event.data as { deactivated?: boolean };
-        if (data.deactivated === true && !e.deactivatedGroup) q.push({ type: 'user_group', op: 'remove', group_id: event.group_id });
-        if (data.deactivated === true || (e.deactivatedGroup && data.deactivated !== false)) continue;
+      if (event.type === 'user_group' && q.opts.includeDeactivatedGroups === false) {
+        if (event.op === 'update') {
+          const data = event.data as { deactivated?: boolean };
+          if (data.deactivated === true && !e.deactivatedGroup) q.push({ type: 'user_group', op: 'remove', group_id: event.group_id });
+          if (data.deactivated === true || (e.deactivatedGroup && data.deactivated !== false)) continue;
+        } else if (e.deactivatedGroup) continue; // members or subgroups of a group such a client no longer has
       }
       if (event.type === 'typing' && q.opts.streamTypingNotifications === false && event.message_type === 'stream') continue;
       const own = e.perUser?.[q.opts.userId];
