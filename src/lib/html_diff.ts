@@ -21,8 +21,11 @@ const PIECE = /<[^>]*>|[^<]+/g;
 const WORD = /(\s*)(\S+)(\s*)/g;
 /** Tags with no content, which may sit inside a highlight span. */
 const VOID_TAG = /^<(br|img|wbr|hr)\b/i;
-/** Past this many word pairs to compare, a changed middle is shown as replaced whole. */
-const MAX_COMPARISONS = 4_000_000;
+/**
+ * Past this many word pairs to compare, a changed middle is shown as replaced whole: the table
+ * stays at 2 MB and a few milliseconds (an edit's common start and end are trimmed first).
+ */
+const MAX_COMPARISONS = 1_000_000;
 
 function tokenize(html: string): Tokens {
   const words: Word[] = [];
@@ -70,7 +73,8 @@ function diffWords(a: Word[], b: Word[]): Op[] {
   } else if (n > 0 || m > 0) {
     // lengths[i][j]: the longest common subsequence of a[start+i..] and b[start+j..].
     const width = m + 1;
-    const lengths = new Uint32Array((n + 1) * width);
+    // An LCS is at most min(n, m) <= sqrt(MAX_COMPARISONS) long: 16 bits hold it.
+    const lengths = new Uint16Array((n + 1) * width);
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
         lengths[i * width + j] =
