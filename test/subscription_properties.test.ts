@@ -63,3 +63,25 @@ test('mark a topic, a channel, then everything as read', async () => {
   assert.equal((await ann.post('/mark_stream_as_read', { stream_id: 999999 })).status, 400);
   assert.equal((await ann.post('/mark_topic_as_read', { stream_id: roomId })).body.code, 'REQUEST_VARIABLE_MISSING');
 });
+
+test("marking as read: a channel one cannot read is an invalid channel, a topic one never received is Zulip's 'No such topic'", async () => {
+  const bob = await t.createUser({ name: 'Bob Outsider' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], principals: [t.owner.userId], invite_only: true });
+  const hiddenId = (await t.owner.get('/get_stream_id', { stream: 'hidden' })).body.stream_id;
+  await sendToChannel(t.owner, 'hidden', 'plans', 'secret');
+  for (const [path, params] of [['/mark_stream_as_read', { stream_id: hiddenId }], ['/mark_topic_as_read', { stream_id: hiddenId, topic_name: 'plans' }]] as const) {
+    const res = await bob.post(path, params);
+    assert.deepEqual([res.status, res.body.msg], [400, 'Invalid channel ID'], path);
+  }
+  const none = await ann.post('/mark_topic_as_read', { stream_id: roomId, topic_name: 'never discussed' });
+  assert.deepEqual([none.status, none.body.code, none.body.msg], [400, 'BAD_REQUEST', "No such topic 'never discussed'"]);
+  // A public channel's topic bob never received: its messages are no rows of his.
+  await sendToChannel(t.owner, 'room', 'public talk', 'hello');
+  const notReceived = await bob.post('/mark_topic_as_read', { stream_id: roomId, topic_name: 'public talk' });
+  assert.equal(notReceived.body.msg, "No such topic 'public talk'");
+  assert.equal((await bob.post('/mark_stream_as_read', { stream_id: roomId })).status, 200, 'a public channel is readable');
+  // "general chat" names the empty topic.
+  const empty = await sendToChannel(t.owner, 'room', '', 'in the empty topic');
+  assert.equal((await ann.post('/mark_topic_as_read', { stream_id: roomId, topic_name: 'general chat' })).status, 200);
+  assert.ok((await ann.get(`/messages/${empty}`)).body.message.flags.includes('read'));
+});

@@ -10,6 +10,9 @@ import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import type { Executor } from '../store/db.js';
 import { readFlagsEvent } from '../events/types.js';
+import { channelAccess } from '../access/channel_access.js';
+import { newestTopicMessages } from '../store/topics.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 
 export interface PropertyChange {
   stream_id: number;
@@ -65,9 +68,11 @@ export async function markAllAsRead(services: Services, user: User): Promise<voi
   await markRead(services, user, {});
 }
 
+/** The channel, if the user may read its messages (Zulip's access_stream_by_id): else "Invalid channel ID". */
 async function readableStream(services: Services, user: User, realm: Realm, streamId: number) {
-  const stream = await getStream(services.database.db, realm.id, streamId);
-  if (!stream) throw new InvalidStreamId();
+  const db = services.database.db;
+  const [stream, graph, subs] = await Promise.all([getStream(db, realm.id, streamId), services.cache.groupGraph(realm.id), subscriptionsOf(db, user.id, [streamId])]);
+  if (!stream || !channelAccess(graph, user, stream, subs.get(streamId)?.active ?? false).content) throw new InvalidStreamId();
   return stream;
 }
 
@@ -76,7 +81,12 @@ export async function markStreamAsRead(services: Services, user: User, realm: Re
   await markRead(services, user, { streamId: stream.id });
 }
 
-export async function markTopicAsRead(services: Services, user: User, realm: Realm, streamId: number, topic: string): Promise<void> {
+/** A named topic must hold a message the user received, as Zulip checks; "general chat" names the empty topic. */
+export async function markTopicAsRead(services: Services, user: User, realm: Realm, streamId: number, topicName: string): Promise<void> {
   const stream = await readableStream(services, user, realm, streamId);
+  const topic = topicName === EMPTY_TOPIC_DISPLAY_NAME ? '' : topicName;
+  if (topicName !== '' && (await newestTopicMessages(services.database.db, stream.id, topic, 1, user.id)).length === 0) {
+    throw new BadRequest(`No such topic '${topic}'`);
+  }
   await markRead(services, user, { streamId: stream.id, topic });
 }
