@@ -179,3 +179,28 @@ test('a deactivated group keeps taking members and subgroups (Zulip 11.0, featur
   assert.equal((await ann.post(`/user_groups/${outer}/members`, { delete: [bob.userId] })).status, 200);
   assert.equal((await ann.post(`/user_groups/${outer}/subgroups`, { add: [inner] })).status, 200);
 });
+
+test("deactivating a group in use: Zulip's CANNOT_DEACTIVATE_GROUP_IN_USE with the objections; an inactive group is 'User group is deactivated.'", async () => {
+  const create = async (name: string, extra: Record<string, unknown> = {}) => (await ann.post('/user_groups/create', { name, members: [ann.userId], ...extra })).body.group_id as number;
+  const used = await create('in-use');
+  const parent = await create('in-use-parent', { subgroups: [used] });
+  const holder = await create('in-use-holder', { can_mention_group: used });
+  const anon = await create('in-use-anon', { can_join_group: { direct_members: [bob.userId], direct_subgroups: [used] } });
+  assert.equal((await carl.post(`/user_groups/${used}/deactivate`)).body.msg, 'Insufficient permission', 'permission comes first');
+  const refused = await ann.post(`/user_groups/${used}/deactivate`);
+  assert.equal(refused.status, 400);
+  assert.deepEqual(refused.body, {
+    result: 'error',
+    msg: 'Cannot deactivate user group in use.',
+    code: 'CANNOT_DEACTIVATE_GROUP_IN_USE',
+    objections: [
+      { type: 'subgroup', supergroup_ids: [parent] },
+      { type: 'user_group', group_id: holder, settings: ['can_mention_group'] },
+      { type: 'user_group', group_id: anon, settings: ['can_join_group'] },
+    ],
+  });
+  const free = await create('free-group');
+  assert.equal((await ann.post(`/user_groups/${free}/deactivate`)).status, 200);
+  const again = await ann.post(`/user_groups/${free}/deactivate`);
+  assert.deepEqual([again.status, again.body.msg], [400, 'User group is deactivated.']);
+});

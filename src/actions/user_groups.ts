@@ -3,12 +3,12 @@
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
-import { channelSettingsUseGroup } from '../store/channels.js';
+import { channelsUsingGroups } from '../store/channels.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, removeGroupMembers, removeSubgroups, updateGroupRow, type GroupSettingIds } from '../store/groups.js';
 import { isUserInGroup } from '../store/cache.js';
-import { BadRequest, NotAllowed } from '../errors.js';
+import { ApiError, BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
@@ -227,15 +227,35 @@ export async function changeGroupMembers(
 }
 
 /**
- * Deactivates a group, which Zulip refuses while anything still names it: a named, active
- * group's subgroups, an organization permission, or a channel permission.
+ * What still uses a group, as Zulip's access_user_group_for_deactivation lists it: active named
+ * groups holding it as a subgroup, and the settings (of unarchived channels, active groups and the
+ * organization) whose value is the group or an anonymous group containing it.
  */
+async function groupObjections(services: Services, realm: Realm, graph: GroupGraph, id: number): Promise<Record<string, unknown>[]> {
+  const objections: Record<string, unknown>[] = [];
+  const supergroups = [...graph.subgroups.entries()].filter(([, subs]) => subs.includes(id)).map(([g]) => g);
+  const active = (g: number) => !!graph.groups.get(g)?.named && !graph.groups.get(g)?.deactivated;
+  const named = supergroups.filter(active).sort((a, b) => a - b);
+  if (named.length) objections.push({ type: 'subgroup', supergroup_ids: named });
+  const using = new Set([id, ...supergroups.filter((g) => graph.groups.has(g) && !graph.groups.get(g)!.named)]);
+  for (const c of await channelsUsingGroups(services.database.db, realm.id, [...using])) objections.push({ type: 'channel', ...c });
+  for (const g of [...graph.groups.values()].filter((x) => active(x.id)).sort((a, b) => a.id - b.id)) {
+    const settings = GROUP_SETTINGS.filter((k) => g[k] !== null && using.has(g[k]!));
+    if (settings.length) objections.push({ type: 'user_group', group_id: g.id, settings });
+  }
+  const realmSettings = Object.keys(REALM_GROUP_SETTING_DEFAULTS).filter((k) => using.has((realm.settings as Record<string, unknown>)[k] as number));
+  if (realmSettings.length) objections.push({ type: 'realm', settings: realmSettings });
+  return objections;
+}
+
+/** Deactivates a group, which Zulip refuses while anything still uses it, saying what does. */
 export async function deactivateUserGroup(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
   const graph = await services.cache.groupGraph(realm.id);
-  const usedAsSubgroup = [...graph.subgroups.entries()].some(([g, subs]) => subs.includes(id) && graph.groups.get(g)?.named && !graph.groups.get(g)?.deactivated);
-  const usedByRealm = Object.keys(REALM_GROUP_SETTING_DEFAULTS).some((k) => (realm.settings as Record<string, unknown>)[k] === id);
-  if (usedAsSubgroup || usedByRealm || (await channelSettingsUseGroup(services.database.db, realm.id, id))) {
-    throw new BadRequest('Cannot deactivate user group in use.');
-  }
+  const existing = graph.groups.get(id);
+  if (existing?.named && existing.deactivated) throw new BadRequest('User group is deactivated.');
+  editableGroup(graph, id);
+  if (!mayManage(graph, realm, caller, id)) throw new NotAllowed('Insufficient permission');
+  const objections = await groupObjections(services, realm, graph, id);
+  if (objections.length) throw new ApiError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, { objections });
   await updateUserGroup(services, caller, realm, id, { deactivated: true, settings: {} });
 }

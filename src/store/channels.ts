@@ -319,15 +319,19 @@ export async function activeUserSubscriberCounts(db: Executor, streamIds: readon
   return out;
 }
 
-/** Whether any channel of the organization names this group in one of its permission settings. */
-export async function channelSettingsUseGroup(db: Executor, realmId: number, groupId: number): Promise<boolean> {
-  const row = await db
+/** The organization's unarchived channels with a group setting among `groupIds`, and which settings. */
+export async function channelsUsingGroups(db: Executor, realmId: number, groupIds: readonly number[]): Promise<Array<{ channel_id: number; settings: StreamGroupSetting[] }>> {
+  if (groupIds.length === 0) return [];
+  const rows = await db
     .selectFrom('streams')
-    .select('id')
+    .select(['id', ...STREAM_GROUP_SETTINGS])
     .where('realm_id', '=', realmId)
-    .where((eb) => eb.or(STREAM_GROUP_SETTINGS.map((k) => eb(k, '=', groupId))))
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('is_archived', '=', false)
+    .where((eb) => eb.or(STREAM_GROUP_SETTINGS.map((k) => eb(k, 'in', groupIds))))
+    .orderBy('id')
+    .execute();
+  const wanted = new Set(groupIds);
+  return rows.map((r) => ({ channel_id: r.id, settings: STREAM_GROUP_SETTINGS.filter((k) => wanted.has((r as Record<string, unknown>)[k] as number)) }));
 }
 
 /** Whether any message in the channel has a topic other than the empty ("general chat") one. */
