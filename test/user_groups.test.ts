@@ -204,3 +204,17 @@ test("deactivating a group in use: Zulip's CANNOT_DEACTIVATE_GROUP_IN_USE with t
   const again = await ann.post(`/user_groups/${free}/deactivate`);
   assert.deepEqual([again.status, again.body.msg], [400, 'User group is deactivated.']);
 });
+
+test("a deactivated group can be no subgroup and no setting's value: Zulip's 'User group is deactivated.'", async () => {
+  const gone = (await ann.post('/user_groups/create', { name: 'gone-group', members: [] })).body.group_id;
+  assert.equal((await ann.post(`/user_groups/${gone}/deactivate`)).status, 200);
+  const target = (await ann.post('/user_groups/create', { name: 'still-here', members: [] })).body.group_id;
+  const refusals = [
+    await ann.post('/user_groups/create', { name: 'with-gone', members: [], subgroups: [gone] }),
+    await ann.post(`/user_groups/${target}/subgroups`, { add: [gone] }),
+    await ann.patch(`/user_groups/${target}`, { can_mention_group: { new: gone } }),
+    await ann.patch(`/user_groups/${target}`, { can_mention_group: { new: { direct_members: [], direct_subgroups: [gone] } } }),
+  ];
+  for (const res of refusals) assert.deepEqual([res.status, res.body.msg], [400, 'User group is deactivated.']);
+  assert.equal((await ann.post(`/user_groups/${target}/subgroups`, { add: [999999] })).body.msg, 'Invalid user group ID: 999999');
+});

@@ -35,17 +35,28 @@ export async function storeGroupSettingValue(
     if (g.name === 'role:everyone' && rules.allowEveryone === false) return false;
     return true;
   };
+  // A deactivated group is named as such, as Zulip does; it must be reactivated to be used.
+  const refuseDeactivated = (groupId: number) => {
+    const g = graph.groups.get(groupId);
+    if (g?.named && g.deactivated) throw new BadRequest('User group is deactivated.');
+  };
   if (typeof value === 'number') {
     if (!allowed(value)) {
+      refuseDeactivated(value);
       // A system group the setting may not take is named in Zulip's words; anything else is unknown.
       const g = graph.groups.get(value);
-      if (g?.named && g.is_system_group && !g.deactivated) throw new BadRequest(`'${name}' setting cannot be set to '${g.name}' group.`);
+      if (g?.named && g.is_system_group) throw new BadRequest(`'${name}' setting cannot be set to '${g.name}' group.`);
       throw new BadRequest(`Invalid user group ID: ${value}`);
     }
     return value;
   }
   for (const u of value.direct_members) if (!realmUserIds.has(u)) throw new BadRequest(`Invalid user ID: ${u}`);
-  for (const g of value.direct_subgroups) if (!allowed(g)) throw new BadRequest(`Invalid user group ID: ${g}`);
+  for (const g of value.direct_subgroups) {
+    if (!allowed(g)) {
+      refuseDeactivated(g);
+      throw new BadRequest(`Invalid user group ID: ${g}`);
+    }
+  }
   // An anonymous value of exactly one subgroup and no members is that named group.
   if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
   if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return graph.systemIds['role:nobody'];

@@ -56,6 +56,13 @@ async function checkMembers(services: Services, realmId: number, ids: number[]):
   for (const id of ids) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID: ${id}`);
 }
 
+/** A group that may become a subgroup: a named one of the organization, active (Zulip names a deactivated one). */
+function checkSubgroup(graph: GroupGraph, id: number): void {
+  const g = graph.groups.get(id);
+  if (!g || !g.named) throw new BadRequest(`Invalid user group ID: ${id}`);
+  if (g.deactivated) throw new BadRequest('User group is deactivated.');
+}
+
 /** Whether adding `sub` under `group` would make a group its own subgroup. */
 function wouldCycle(graph: GroupGraph, group: number, sub: number): boolean {
   const stack = [sub];
@@ -80,7 +87,7 @@ export async function createUserGroup(
   if (!isUserInGroup(graph, caller.id, realm.settings.can_create_groups)) throw new NotAllowed('Insufficient permission');
   const name = validName(g.name);
   await checkMembers(services, realm.id, g.members);
-  for (const s of g.subgroups) if (!graph.groups.get(s)?.named || graph.groups.get(s)?.deactivated) throw new BadRequest(`Invalid user group ID: ${s}`);
+  for (const s of g.subgroups) checkSubgroup(graph, s);
   const users = await services.cache.users(realm.id);
   const ids = graph.systemIds;
   const defaults: Record<GroupSetting, GroupSettingValue> = {
@@ -196,8 +203,7 @@ export async function changeGroupMembers(
   for (const x of c.remove) if (!current.has(x)) throw new BadRequest(`There is no member '${x}' in this user group`);
   const subs = new Set(graph.subgroups.get(id) ?? []);
   for (const s of c.addSubgroups) {
-    const sg = graph.groups.get(s);
-    if (!sg || !sg.named || sg.deactivated) throw new BadRequest(`Invalid user group ID: ${s}`);
+    checkSubgroup(graph, s);
     if (subs.has(s)) throw new BadRequest(`User group ${s} is already a subgroup of this group.`);
     if (wouldCycle(graph, id, s)) throw new BadRequest(`User group ${id} is already a subgroup of one of the passed subgroups.`);
   }
