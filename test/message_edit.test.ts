@@ -132,3 +132,23 @@ test('edit history: the empty topic as "general chat" unless allow_empty_topic_n
     await t.owner.patch('/realm', { message_edit_history_visibility_policy: 'all' });
   }
 });
+
+test("messages of an archived channel cannot be edited, moved, deleted or voted on (Zulip's is_modifying_message), only read", async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'attic' }], principals: [t.owner.userId, ann.userId] });
+  const atticId = (await ann.get('/get_stream_id', { stream: 'attic' })).body.stream_id;
+  const editsId = (await ann.get('/get_stream_id', { stream: 'edits' })).body.stream_id;
+  const old = await sendToChannel(ann, 'attic', 'boxes', 'kept for the record');
+  const poll = await sendToChannel(ann, 'attic', 'boxes', '/poll Keep it?\nyes\nno');
+  assert.equal((await t.owner.delete(`/streams/${atticId}`)).status, 200);
+  const refused = [
+    await ann.patch(`/messages/${old}`, { content: 'rewritten' }),
+    await ann.patch(`/messages/${old}`, { topic: 'crates' }),
+    await t.owner.patch(`/messages/${old}`, { stream_id: editsId }),
+    await ann.delete(`/messages/${old}`),
+    await t.owner.delete(`/messages/${old}`),
+    await ann.post('/submessage', { message_id: poll, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: 'canned,1', vote: 1 }) }),
+  ];
+  for (const res of refused) assert.deepEqual([res.status, res.body.msg], [400, 'Invalid message(s)']);
+  const read = await ann.get(`/messages/${old}`);
+  assert.deepEqual([read.status, read.body.raw_content], [200, 'kept for the record']);
+});

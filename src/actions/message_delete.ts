@@ -9,7 +9,7 @@ import { deleteMessagesByIds } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { accessibleMessage } from '../queries/message_access.js';
+import { modifiableMessage } from '../queries/message_access.js';
 import { deleteMessageEvent } from '../events/types.js';
 
 /** Whether a message sent at sentAt is still within a time limit (null: no limit). */
@@ -18,7 +18,7 @@ export function withinLimit(sentAt: number, limit: number | null): boolean {
 }
 
 export async function deleteMessage(services: Services, user: User, realm: Realm, id: number): Promise<void> {
-  const message = await accessibleMessage(services, user, id);
+  const message = await modifiableMessage(services, user, id);
   const graph = await services.cache.groupGraph(realm.id);
   const s = realm.settings;
   const stream = message.stream_id === null ? undefined : await getStream(services.database.db, realm.id, message.stream_id);

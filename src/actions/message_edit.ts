@@ -19,7 +19,7 @@ import { messageRenderContext } from './render_context.js';
 import { effectiveTopicsPolicy } from './messages.js';
 import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { hasSubmessages } from '../store/submessages.js';
-import { accessibleMessage } from '../queries/message_access.js';
+import { modifiableMessage } from '../queries/message_access.js';
 import { withinLimit } from './message_delete.js';
 import { visibleTopicMessages, writeEdit, type EditPlan, type PropagateMode } from './message_edit_write.js';
 
@@ -60,7 +60,7 @@ function withinEditLimit(sentAt: number, limit: number | null): boolean {
 }
 
 export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<{ detachedUploads: Record<string, unknown>[] }> {
-  const message = await accessibleMessage(services, editor, id);
+  const message = await modifiableMessage(services, editor, id);
   const graph = await services.cache.groupGraph(realm.id);
   const { topic, streamId } = await checkEditRequest(services, editor, realm, message, req);
   let content: string | undefined;

@@ -13,8 +13,8 @@ import { setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.
 import { userSettingsOf } from '../lib/user_settings.js';
 import { nowSeconds } from '../services.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { BadRequest, InvalidMessage, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
-import { accessibleMessage } from '../queries/message_access.js';
+import { BadRequest, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
+import { modifiableMessage } from '../queries/message_access.js';
 import { checkEmoji, emojiByName } from './emoji.js';
 import type { ReactionType } from '../store/emoji.js';
 
@@ -72,12 +72,6 @@ export async function takePart(services: Services, tx: Executor, onCommit: OnCom
   });
 }
 
-/** The message, if the user may read it and it is not in an archived channel (Zulip refuses changes there). */
-async function reactableMessage(services: Services, user: User, realm: Realm, messageId: number): Promise<MessageRow> {
-  const message = await accessibleMessage(services, user, messageId);
-  if (message.stream_id !== null && (await getStream(services.database.db, realm.id, message.stream_id))?.is_archived) throw new InvalidMessage();
-  return message;
-}
 
 function publishReaction(
   services: Services,
@@ -106,7 +100,7 @@ function publishReaction(
 }
 
 export async function addReaction(services: Services, user: User, realm: Realm, messageId: number, req: ReactionRequest & { emojiName: string }): Promise<void> {
-  const message = await reactableMessage(services, user, realm, messageId);
+  const message = await modifiableMessage(services, user, messageId);
   let code = req.emojiCode;
   let type = req.reactionType;
   if (code === undefined || type === undefined) {
@@ -136,7 +130,7 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
  * unless one was given).
  */
 export async function removeReaction(services: Services, user: User, realm: Realm, messageId: number, req: Omit<ReactionRequest, 'reactionType'> & { reactionType?: ReactionType | null }): Promise<void> {
-  const message = await reactableMessage(services, user, realm, messageId);
+  const message = await modifiableMessage(services, user, messageId);
   let code = req.emojiCode;
   let type = req.reactionType;
   if (code === undefined) {

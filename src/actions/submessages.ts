@@ -9,12 +9,12 @@ import type { User } from '../store/users.js';
 import { hasSubmessageFrom, insertSubmessage, widgetSubmessage } from '../store/submessages.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { accessibleMessage } from '../queries/message_access.js';
+import { modifiableMessage } from '../queries/message_access.js';
 import { pollDataError, todoDataError, widgetTypeOf } from '../lib/widgets.js';
 import { audience, takePart } from './reactions.js';
 
 export async function addSubmessage(services: Services, user: User, realm: Realm, messageId: number, msgType: string, content: string): Promise<void> {
-  const message = await accessibleMessage(services, user, messageId);
+  const message = await modifiableMessage(services, user, messageId);
   await services.database.transaction(async (tx, onCommit) => {
     // Submessages are for everyone who can read the message, but its sender starts them.
     if (message.sender_id !== user.id && !(await hasSubmessageFrom(tx, message.id, message.sender_id))) {

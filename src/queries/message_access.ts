@@ -3,7 +3,7 @@
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getStreamForViewer } from '../store/channels.js';
+import { getStream, getStreamForViewer } from '../store/channels.js';
 import { getMessages, type EditEntry, type MessageRow } from '../store/messages.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { fetchMessages } from './messages.js';
@@ -29,6 +29,16 @@ export async function accessibleMessage(services: Services, user: User, id: numb
     }
   }
   throw new InvalidMessage();
+}
+
+/**
+ * The message, if the user may read it and change something of it (edit, move, delete, react,
+ * vote): Zulip's access_message with is_modifying_message refuses messages of archived channels.
+ */
+export async function modifiableMessage(services: Services, user: User, id: number): Promise<MessageRow & { flags: number }> {
+  const message = await accessibleMessage(services, user, id);
+  if (message.stream_id !== null && (await getStream(services.database.db, user.realm_id, message.stream_id))?.is_archived) throw new InvalidMessage();
+  return message;
 }
 
 /**
