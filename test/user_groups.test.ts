@@ -1,7 +1,7 @@
 // User groups: creation, settings, members and subgroups, permissions, events, deactivation.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let ann: Client;
@@ -175,7 +175,8 @@ test('a deactivated group keeps taking members and subgroups (Zulip 11.0, featur
   assert.equal(added.status, 200, JSON.stringify(added.body));
   assert.deepEqual((await queuedEvents(carl, modern)).map((e: any) => e.op), ['add_members']);
   assert.deepEqual(await queuedEvents(carl, legacyReg.body.queue_id), [], 'a client without include_deactivated_groups no longer has the group');
-  assert.deepEqual((await ann.get(`/user_groups/${outer}/members`, { direct_member_only: true })).body.members.sort(), [ann.userId, bob.userId].sort());
+  const listed = (await ann.get('/user_groups', { include_deactivated_groups: true })).body.user_groups.find((g: any) => g.id === outer);
+  assert.deepEqual(listed.members.sort(), [ann.userId, bob.userId].sort());
   assert.equal((await ann.post(`/user_groups/${outer}/members`, { delete: [bob.userId] })).status, 200);
   assert.equal((await ann.post(`/user_groups/${outer}/subgroups`, { add: [inner] })).status, 200);
 });
@@ -217,4 +218,30 @@ test("a deactivated group can be no subgroup and no setting's value: Zulip's 'Us
   ];
   for (const res of refusals) assert.deepEqual([res.status, res.body.msg], [400, 'User group is deactivated.']);
   assert.equal((await ann.post(`/user_groups/${target}/subgroups`, { add: [999999] })).body.msg, 'Invalid user group ID: 999999');
+});
+
+test("guests and bots are refused on user-group endpoints as Zulip's require_member_or_admin does; a deactivated group's membership is not read", async () => {
+  const guest = await t.createUser({ role: 'guest', name: 'Gus Guest' });
+  const botRes = await ann.post('/bots', { full_name: 'Group Bot', short_name: 'groupbot', bot_type: 1 });
+  assert.equal(botRes.status, 200, JSON.stringify(botRes.body));
+  const bot = new Client(t.url, (await ann.get(`/users/${botRes.body.user_id}`)).body.user.email, botRes.body.api_key, botRes.body.user_id);
+  const id = (await ann.post('/user_groups/create', { name: 'guarded', members: [ann.userId] })).body.group_id;
+  const calls = (c: Client) => [
+    c.get('/user_groups'),
+    c.post('/user_groups/create', { name: 'sneaky', members: [] }),
+    c.patch(`/user_groups/${id}`, { description: 'x' }),
+    c.post(`/user_groups/${id}/members`, { add: [c.userId] }),
+    c.post(`/user_groups/${id}/subgroups`, { add: [id] }),
+    c.get(`/user_groups/${id}/members`),
+    c.get(`/user_groups/${id}/subgroups`),
+    c.get(`/user_groups/${id}/members/${ann.userId}`),
+  ];
+  for (const [c, msg] of [[guest, 'Not allowed for guest users'], [bot, 'This endpoint does not accept bot requests.']] as const) {
+    for (const res of await Promise.all(calls(c))) assert.deepEqual([res.status, res.body.msg], [400, msg]);
+  }
+  assert.equal((await ann.post(`/user_groups/${id}/deactivate`)).status, 200);
+  for (const path of [`/user_groups/${id}/members`, `/user_groups/${id}/subgroups`, `/user_groups/${id}/members/${ann.userId}`]) {
+    const res = await ann.get(path);
+    assert.deepEqual([res.status, res.body.msg], [400, 'User group is deactivated.'], path);
+  }
 });

@@ -7,7 +7,7 @@ import { addLinkifier, removeLinkifier, reorderLinkifiers, updateLinkifier, type
 import { linkifierForClient, listLinkifiers } from '../../store/linkifiers.js';
 import { check, type Params } from '../../lib/params.js';
 import { parseRealmUpdate, updateRealmSettings } from '../../actions/realm_settings.js';
-import { requireRealmAdmin } from '../../access/roles.js';
+import { requireMemberOrAdmin, requireRealmAdmin } from '../../access/roles.js';
 import { userGroupsForClient } from '../../shapes/groups.js';
 
 /** An empty example_input or reverse_template means none (null), as Zulip reads them. */
@@ -65,7 +65,9 @@ export function registerRealmRoutes(r: Router): void {
     return {};
   });
 
-  r.get('/user_groups', async ({ params, services, realm }) => {
+  r.get('/user_groups', async ({ params, services, user, realm }) => {
+    // Zulip's require_member_or_admin, as on every user-group endpoint but creation and deactivation.
+    requireMemberOrAdmin(user);
     const includeDeactivated = params.bool('include_deactivated_groups', false);
     return { user_groups: await userGroupsForClient(services, realm.id, undefined, { includeDeactivated }) };
   });

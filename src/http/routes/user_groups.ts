@@ -5,12 +5,21 @@ import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
 import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../access/group_settings.js';
 import { changeGroupMembers, createUserGroup, deactivateUserGroup, GROUP_SETTINGS, updateUserGroup, type GroupSetting } from '../../actions/user_groups.js';
-import { groupMembersRecursive, isUserInGroup } from '../../store/cache.js';
+import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../../store/cache.js';
+import { requireMemberOrAdmin } from '../../access/roles.js';
 
 const invalidGroup = () => new BadRequest('Invalid user group');
 
+/** A group whose membership may be read (Zulip's access_user_group_to_read_membership). */
+function readableGroup(graph: GroupGraph, id: number): void {
+  const g = graph.groups.get(id);
+  if (!g?.named) throw invalidGroup();
+  if (g.deactivated) throw new BadRequest('User group is deactivated.');
+}
+
 export function registerUserGroupRoutes(r: Router): void {
   r.post('/user_groups/create', async ({ params, services, user, realm }) => {
+    requireMemberOrAdmin(user);
     const settings: Partial<Record<GroupSetting, GroupSettingValue>> = {};
     for (const key of GROUP_SETTINGS) {
       const v = params.optJson(key, parseGroupSettingValue);
@@ -27,6 +36,7 @@ export function registerUserGroupRoutes(r: Router): void {
 
   r.patch('/user_groups/{user_group_id}', async (ctx) => {
     const { params } = ctx;
+    requireMemberOrAdmin(ctx.user);
     const settings: Partial<Record<GroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>> = {};
     for (const key of GROUP_SETTINGS) {
       const v = params.optJson(key, parseGroupSettingUpdate);
@@ -51,6 +61,7 @@ export function registerUserGroupRoutes(r: Router): void {
 
   r.post('/user_groups/{user_group_id}/members', async (ctx) => {
     const p = ctx.params;
+    requireMemberOrAdmin(ctx.user);
     const change = {
       add: p.optJson('add', check.intList) ?? [],
       remove: p.optJson('delete', check.intList) ?? [],
@@ -66,6 +77,7 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.post('/user_groups/{user_group_id}/subgroups', async (ctx) => {
+    requireMemberOrAdmin(ctx.user);
     const addSubgroups = ctx.params.optJson('add', check.intList) ?? [];
     const removeSubgroups = ctx.params.optJson('delete', check.intList) ?? [];
     if (!addSubgroups.length && !removeSubgroups.length) throw new BadRequest('Nothing to do. Specify at least one of "add" or "delete".');
@@ -79,18 +91,20 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.get('/user_groups/{user_group_id}/members', async (ctx) => {
+    requireMemberOrAdmin(ctx.user);
     const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
-    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    readableGroup(graph, id);
     const direct = ctx.params.bool('direct_member_only', false);
     const members = direct ? [...(graph.members.get(id) ?? [])] : [...groupMembersRecursive(graph, id)];
     return { members: members.sort((a, b) => a - b) };
   });
 
   r.get('/user_groups/{user_group_id}/subgroups', async (ctx) => {
+    requireMemberOrAdmin(ctx.user);
     const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
-    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    readableGroup(graph, id);
     const direct = ctx.params.bool('direct_subgroup_only', false);
     const out = new Set<number>();
     const stack = [...(graph.subgroups.get(id) ?? [])];
@@ -104,9 +118,10 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.get('/user_groups/{user_group_id}/members/{user_id}', async (ctx) => {
+    requireMemberOrAdmin(ctx.user);
     const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
-    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    readableGroup(graph, id);
     const userId = pathInt(ctx, 'user_id', () => new NoSuchUser());
     if (!(await ctx.services.cache.user(ctx.realm.id, userId))) throw new NoSuchUser();
     const direct = ctx.params.bool('direct_member_only', false);
