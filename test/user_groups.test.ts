@@ -245,3 +245,30 @@ test("guests and bots are refused on user-group endpoints as Zulip's require_mem
     assert.deepEqual([res.status, res.body.msg], [400, 'User group is deactivated.'], path);
   }
 });
+
+test('the Notification Bot tells people someone else added them to a group or removed them, as Zulip does', async () => {
+  const id = (await ann.post('/user_groups/create', { name: 'told', members: [ann.userId] })).body.group_id;
+  const lastFromBot = async (c: Client) => {
+    const res = await c.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: false, narrow: [{ operator: 'sender', operand: 'notification-bot@zulip.com' }] });
+    return res.body.messages[0];
+  };
+  const before = (await lastFromBot(bob))?.id ?? 0;
+  assert.equal((await ann.post(`/user_groups/${id}/members`, { add: [bob.userId] })).status, 200);
+  const added = await lastFromBot(bob);
+  assert.ok(added.id > before);
+  assert.equal(added.content, `@_**Ann Grouper|${ann.userId}** added you to the group @_*told*.`);
+  assert.equal(added.type, 'private');
+  // The conversation with the bot narrows as in Zulip, which resolves the system bots too.
+  for (const narrow of [[{ operator: 'dm', operand: [added.sender_id] }], [['pm-with', 'notification-bot@zulip.com']]]) {
+    const conversation = await bob.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow });
+    assert.ok(conversation.body.messages?.some((m: any) => m.id === added.id), JSON.stringify(conversation.body));
+  }
+  const rendered = (await bob.get(`/messages/${added.id}`)).body.message.content;
+  assert.match(rendered, new RegExp(`class="user-group-mention silent" data-user-group-id="${id}"`));
+  assert.equal((await ann.post(`/user_groups/${id}/members`, { delete: [bob.userId] })).status, 200);
+  assert.equal((await lastFromBot(bob)).content, `@_**Ann Grouper|${ann.userId}** removed you from the group @_*told*.`);
+  // Joining oneself tells nobody.
+  const annBefore = (await lastFromBot(ann))?.id;
+  assert.equal((await ann.post(`/user_groups/${id}/members`, { delete: [ann.userId] })).status, 200);
+  assert.equal((await lastFromBot(ann))?.id, annBefore);
+});

@@ -4,6 +4,8 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
 import { channelsUsingGroups } from '../store/channels.js';
+import { notificationBot, silentMention } from './notification_bot.js';
+import { postDirectFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, removeGroupMembers, removeSubgroups, updateGroupRow, type GroupSettingIds } from '../store/groups.js';
@@ -210,8 +212,10 @@ export async function changeGroupMembers(
   for (const s of c.removeSubgroups) if (!subs.has(s)) throw new BadRequest(`User group ${s} is not a subgroup of this group.`);
   const users = await services.cache.users(realm.id);
   const audience = audienceOf(users);
+  const notices = await membershipNotices(services, realm, caller, group.name, users, c.add, c.remove);
   await services.database.transaction(async (tx, onCommit) => {
     const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, deactivatedGroup: !!group.deactivated });
+    for (const n of notices) await postDirectFromBot(services, tx, onCommit, { bot: n.bot, realm, users, recipient: n.recipient, body: n.body });
     if (c.add.length) {
       await addGroupMembers(tx, id, c.add);
       emit({ type: 'user_group', op: 'add_members', group_id: id, user_ids: c.add });
@@ -230,6 +234,26 @@ export async function changeGroupMembers(
     }
     onCommit(() => services.cache.invalidateGroups(realm.id));
   });
+}
+
+/**
+ * The Notification Bot's direct messages Zulip sends to people someone else added to a group or
+ * removed from it ("… added you to the group @_*name*."); bots and the acting user get none.
+ */
+async function membershipNotices(services: Services, realm: Realm, caller: User, groupName: string, users: Map<number, User>, added: number[], removed: number[]) {
+  const told = (ids: number[]) => ids.map((x) => users.get(x)).filter((u): u is User => !!u && u.id !== caller.id && u.is_active && !u.is_bot);
+  const lists = [
+    { recipients: told(added), text: `${silentMention(caller).md} added you to the group @_*${groupName}*.` },
+    { recipients: told(removed), text: `${silentMention(caller).md} removed you from the group @_*${groupName}*.` },
+  ].filter((l) => l.recipients.length);
+  if (lists.length === 0) return [];
+  const bot = await notificationBot(services, realm.id);
+  const out: Array<{ bot: User; recipient: User; body: RenderedBody }> = [];
+  for (const l of lists) {
+    const body = await renderBotMessage(services, realm, bot, l.text);
+    for (const recipient of l.recipients) out.push({ bot, recipient, body });
+  }
+  return out;
 }
 
 /**

@@ -73,7 +73,8 @@ function messageIdOperand(v: unknown): number | undefined {
 }
 
 async function userIdsFromOperand(services: Services, viewer: User, operand: unknown, operator: string): Promise<number[]> {
-  const users = await services.cache.users(viewer.realm_id);
+  // The system bots (Notification Bot, Welcome Bot) count, as Zulip resolves users "including cross-realm".
+  const users = new Map([...(await services.cache.users(viewer.realm_id)), ...(await services.cache.systemBots())]);
   const byAddress = usersByAddress(users.values(), viewer, services.emailDomains);
   let items: unknown[];
   if (Array.isArray(operand)) items = operand;
