@@ -152,3 +152,14 @@ test("messages of an archived channel cannot be edited, moved, deleted or voted 
   const read = await ann.get(`/messages/${old}`);
   assert.deepEqual([read.status, read.body.raw_content], [200, 'kept for the record']);
 });
+
+test("an edit's new mentions are checked as a send's: a group the author may not mention is refused", async () => {
+  const owners = (await ann.get('/user_groups')).body.user_groups.find((g: any) => g.name === 'role:owners').id;
+  const made = await t.owner.post('/user_groups/create', { name: 'leadership', members: [t.owner.userId], can_mention_group: owners });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const m = await sendToChannel(ann, 'edits', 'mentions', 'plain words');
+  const loud = await ann.patch(`/messages/${m}`, { content: 'paging @*leadership*' });
+  assert.deepEqual([loud.status, loud.body.msg], [400, "You are not allowed to mention user group 'leadership'."]);
+  assert.equal((await ann.get(`/messages/${m}`)).body.raw_content, 'plain words', 'nothing changed');
+  assert.equal((await ann.patch(`/messages/${m}`, { content: 'quietly @_*leadership*' })).status, 200, 'a silent mention needs no permission');
+});

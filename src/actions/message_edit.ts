@@ -6,8 +6,8 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { getStream, isSubscribed, type Stream } from '../store/channels.js';
-import type { MessageRow } from '../store/messages.js';
+import { getStream, isSubscribed, subscriberIds, type Stream } from '../store/channels.js';
+import { topicParticipants, type MessageRow } from '../store/messages.js';
 import { isUserInGroup } from '../store/cache.js';
 import type { Executor } from '../store/db.js';
 import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors.js';
@@ -16,7 +16,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { notificationBot } from './notification_bot.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
-import { effectiveTopicsPolicy } from './messages.js';
+import { checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
 import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { hasSubmessages } from '../store/submessages.js';
 import { modifiableMessage } from '../queries/message_access.js';
@@ -69,6 +69,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     // Zulip's check_update_message: content left blank means the text is withdrawn, not an error.
     content = normalizeContent(req.content.trimEnd() === '' ? DELETED_CONTENT : req.content);
     rendered = renderMarkdown(content, await messageRenderContext(services, realm, editor, content));
+    await checkEditMentions(services, editor, realm, graph, message, rendered);
   }
   const where = await planEditChannels(services, editor, realm, graph, message, topic, streamId);
   const moved = topic !== undefined || streamId !== undefined;
@@ -97,6 +98,15 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   };
   const detachedUploads = await services.database.transaction((tx, onCommit) => writeEdit(services, tx, onCommit, plan));
   return { detachedUploads };
+}
+
+/** Zulip checks an edit's new mentions as a send's: groups the author may mention, wildcards by channel and topic size. */
+async function checkEditMentions(services: Services, editor: User, realm: Realm, graph: EditPlan['graph'], message: MessageRow, rendered: ReturnType<typeof renderMarkdown>): Promise<void> {
+  checkGroupMentionPermission(graph, editor, rendered);
+  if (message.stream_id === null || (!rendered.streamWildcard && !rendered.topicWildcard)) return;
+  const db = services.database.db;
+  const [subscribers, participants] = await Promise.all([subscriberIds(db, message.stream_id), topicParticipants(db, message.stream_id, message.topic)]);
+  checkWildcardPermission(graph, editor, realm, rendered, subscribers.length, participants.length);
 }
 
 /** Check: the edit is allowed and consistent; returns what actually changes (a topic or channel equal to the current one is no change). */

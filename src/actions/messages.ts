@@ -152,7 +152,7 @@ async function checkDirectMessagePermission(services: Services, sender: User, re
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 /** Zulip's rule: mentioning everyone in a big channel or topic needs can_mention_many_users_group. */
-function checkWildcardPermission(graph: GroupGraph, sender: User, realm: Realm, rendered: Rendered, subscribers: number, participants: number): void {
+export function checkWildcardPermission(graph: GroupGraph, sender: User, realm: Realm, rendered: Rendered, subscribers: number, participants: number): void {
   if (isUserInGroup(graph, sender.id, realm.settings.can_mention_many_users_group)) return;
   if (rendered.streamWildcard && subscribers > WILDCARD_MENTION_THRESHOLD) {
     throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
@@ -162,16 +162,21 @@ function checkWildcardPermission(graph: GroupGraph, sender: User, realm: Realm, 
   }
 }
 
-/** The users a message mentions: by name, or as members of mentioned groups the sender may mention. */
-function mentionedUsers(graph: GroupGraph, sender: User, rendered: Rendered): Set<number> {
-  const out = new Set(rendered.mentionedUserIds);
+/** Zulip's check_user_group_mention_allowed: each group mentioned (not silently) must let the author mention it. */
+export function checkGroupMentionPermission(graph: GroupGraph, sender: User, rendered: Rendered): void {
   for (const groupId of rendered.mentionedGroupIds) {
     const group = graph.groups.get(groupId)!;
     if (group.can_mention_group !== null && !isUserInGroup(graph, sender.id, group.can_mention_group)) {
       throw new BadRequest(`You are not allowed to mention user group '${group.name}'.`);
     }
-    for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
   }
+}
+
+/** The users a message mentions: by name, or as members of mentioned groups the sender may mention. */
+function mentionedUsers(graph: GroupGraph, sender: User, rendered: Rendered): Set<number> {
+  checkGroupMentionPermission(graph, sender, rendered);
+  const out = new Set(rendered.mentionedUserIds);
+  for (const groupId of rendered.mentionedGroupIds) for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
   return out;
 }
 
