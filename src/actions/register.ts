@@ -36,6 +36,7 @@ import { isRealmAdmin } from '../access/channel_access.js';
 import { devicesState } from './devices.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { PASSWORD_MAX_LENGTH } from '../lib/secrets.js';
+import { MAX_BULK_NEW_SUBSCRIPTION_MESSAGES } from './subscription_notices.js';
 
 export const LIMITS = {
   max_message_length: 10000,
@@ -293,7 +294,7 @@ function realmState(c: StateContext): void {
       event_queue_longpoll_timeout_seconds: config.heartbeatSeconds + 40,
       demo_organization_scheduled_deletion_date: undefined,
       realm_empty_topic_display_name: 'general chat',
-      max_bulk_new_subscription_messages: 100,
+      max_bulk_new_subscription_messages: MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
       server_report_message_types: [],
       server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
       gif_rating_policy_options: {},

@@ -17,7 +17,7 @@ import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { canSeeDeliveryEmail, formatUser, apiEmail } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { isRealmAdmin } from '../access/channel_access.js';
-import { subscribeNewAccountToDefaults } from './channels.js';
+import { subscribeNewAccountToDefaults } from './subscription_writes.js';
 import { realmUserDefaultOverrides } from '../store/realm_user_defaults.js';
 import { subscriptionEvents } from '../shapes/channels.js';
 import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';

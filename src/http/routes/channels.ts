@@ -107,8 +107,6 @@ export function channelOptionParams(params: Params): ChannelOptions {
     const value = params.optJson(key, parseGroupSettingValue);
     if (value !== undefined) groupSettings[key] = value;
   }
-  // Confab posts no Notification Bot announcements of new channels; the parameter is understood and has no effect.
-  params.optBool('announce');
   return {
     inviteOnly: params.bool('invite_only', false),
     isWebPublic: params.bool('is_web_public', false),
@@ -133,6 +131,7 @@ export function registerChannelRoutes(r: Router): void {
       principals,
       authorizationErrorsFatal: params.bool('authorization_errors_fatal', true),
       sendNewSubscriptionMessages: params.bool('send_new_subscription_messages', true),
+      announce: params.bool('announce', false),
       options,
     });
   });
