@@ -220,7 +220,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   const { cache, database } = services;
   const o = req.options;
   if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
-  const graph = await cache.groupGraph(realm.id);
+  let graph = await cache.groupGraph(realm.id);
   const principals = req.exactPrincipals ? (req.principals ?? []) : req.principals?.length ? req.principals : [caller];
   const subscribingOthers = principals.some((p) => p.id !== caller.id);
 
@@ -234,6 +234,10 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   }
 
   const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, named);
+  // Groups the channels' settings or the request name that the cached graph lacks (made in another
+  // process a moment ago) are read; when it has them all this costs no query.
+  const requested = Object.values(o.groupSettings).flatMap((v) => (typeof v === 'number' ? [v] : [...v.direct_subgroups]));
+  graph = await cache.groupGraph(realm.id, [...requested, ...existing.flatMap((s) => STREAM_GROUP_SETTINGS.map((key) => s[key]))]);
   // Zulip forces shared history on public channels and protects it by default on private ones.
   const history = o.inviteOnly ? (o.historyPublicToSubscribers ?? false) : true;
   if (toCreate.length) {

@@ -312,7 +312,9 @@ async function realmUserState(c: StateContext): Promise<void> {
     // A guest the organization restricts sees only some users (can_access_all_users_group).
     const visible = await c.visibleToViewer();
     // realm_users as JSON text, each user's from the text kept for it (userJsonForClient);
-    // realm_non_active_users as objects.
+    // realm_non_active_users as objects. The cached list may lack a user another process made a
+    // moment ago (until its invalidation arrives): the client learns of them by the realm_user
+    // event, which its queue gets all the same, so no database read here.
     const active: string[] = [];
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);

@@ -45,7 +45,7 @@ function audienceOf(users: Map<number, User>): number[] {
 }
 
 async function checkMembers(services: Services, realmId: number, ids: number[]): Promise<void> {
-  const users = await services.cache.users(realmId);
+  const users = await services.cache.usersIncluding(realmId, ids);
   for (const id of ids) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID: ${id}`);
 }
 

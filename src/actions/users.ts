@@ -211,7 +211,7 @@ export async function updateUserByAdmin(
   /** Further writes of the same request (profile_data), checked by the caller, in the same transaction. */
   alsoWrite?: (target: User) => Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined>,
 ) {
-  const users = await services.cache.users(realm.id);
+  const users = await services.cache.usersIncluding(realm.id, [targetId]);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
   const ownsBot = target.is_bot && target.bot_owner_id === caller.id;

@@ -15,6 +15,7 @@ import { channelTopics } from '../../queries/topics.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateSubscriptionProperties } from '../../actions/subscription_properties.js';
 import { formatStream, listChannelsFor, subscriptionStateFor } from '../../shapes/channels.js';
 import { usersByAddress } from '../../shapes/users.js';
+import { userAtAddress } from '../../queries/user_lookup.js';
 import type { User } from '../../store/users.js';
 
 /** folder_id: a folder's id, or null for none. */
@@ -81,11 +82,12 @@ export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promi
   const ints = raw.every((p) => typeof p === 'number' && Number.isSafeInteger(p));
   const strs = raw.every((p) => typeof p === 'string');
   if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
-  const users = await ctx.services.cache.users(ctx.realm.id);
-  const byEmail = usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
+  const users = ints ? await ctx.services.cache.usersIncluding(ctx.realm.id, raw as number[]) : await ctx.services.cache.users(ctx.realm.id);
+  const byEmail = ints ? undefined : usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
   const out = new Map<number, User>();
   for (const p of raw as Array<number | string>) {
-    const user = typeof p === 'number' ? users.get(p) : byEmail.get(p.trim().toLowerCase());
+    // An address the cached users lack is looked up in the database (a user made elsewhere).
+    const user = typeof p === 'number' ? users.get(p) : await userAtAddress(ctx.services, ctx.user, p, byEmail);
     if (!user || !user.is_active) throw new NoSuchUser();
     out.set(user.id, user);
   }
