@@ -126,6 +126,12 @@ test('users and a channel group written without any invalidation are found by th
   assert.equal((await poster.get('/users/me')).body.full_name, 'Paul Poster');
   const posted = await poster.post('/messages', { type: 'stream', to: 'open silent', topic: 'hello', content: 'here' });
   assert.equal(posted.status, 200, JSON.stringify(posted.body));
+  // A message the first process took from a user the other has not heard of: the other names its sender.
+  const sender = await silentUser('Sid Sender');
+  const fromA = await new Client(a.url, sender.email, sender.apiKey, sender.userId).post('/messages', { type: 'stream', to: 'open silent', topic: 'hi', content: 'from a' });
+  assert.equal(fromA.status, 200, JSON.stringify(fromA.body));
+  const read = await viewed.get('/messages', { anchor: fromA.body.id, num_before: 0, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'open silent' }]) });
+  assert.deepEqual(read.body.messages.map((m: any) => [m.id, m.sender_full_name]), [[fromA.body.id, 'Sid Sender']]);
   // A channel whose posting group is new to the other process.
   const sent = await remoteAdmin.post('/messages', { type: 'stream', to: 'silent', topic: 'hello', content: 'here' });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
