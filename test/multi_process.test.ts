@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, startTestServer, type TestServer } from './helpers.js';
 import { insertAccount } from '../src/actions/users.js';
 import { ROLE } from '../src/store/users.js';
-import { insertAnonymousGroup } from '../src/store/groups.js';
+import { getSystemGroupIds, insertAnonymousGroup, insertNamedGroup } from '../src/store/groups.js';
 import { updateStream } from '../src/store/channels.js';
 import { nowSeconds } from '../src/services.js';
 import { channel } from '../bench/seed.js';
@@ -135,6 +135,12 @@ test('users and a channel group written without any invalidation are found by th
   // A channel whose posting group is new to the other process.
   const sent = await remoteAdmin.post('/messages', { type: 'stream', to: 'silent', topic: 'hello', content: 'here' });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  // A named group new to the other process, asked for by id.
+  const nobody = (await getSystemGroupIds(database.db, a.realmId))['role:nobody'];
+  const settings = { can_add_members_group: nobody, can_join_group: nobody, can_leave_group: nobody, can_manage_group: nobody, can_mention_group: nobody, can_remove_members_group: nobody };
+  const named = await database.transaction((tx) => insertNamedGroup(tx, a.realmId, { name: 'silent group', description: '', creatorId: admin.userId, now: nowSeconds(), settings, members: [admin.userId], subgroups: [] }));
+  const members = await viewed.get(`/user_groups/${named}/members`);
+  assert.deepEqual(members.body.members, [admin.userId], JSON.stringify(members.body));
   // An id nobody has is still refused.
   const garbage = await remoteAdmin.post('/users/me/subscriptions', { subscriptions: [{ name: 'lagging' }], principals: [987654321] });
   assert.equal(garbage.status, 400);

@@ -22,7 +22,7 @@ import {
 } from '../store/channels.js';
 import { BadRequest, IncompatibleParameters, NotAllowed, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
-import type { GroupSettingValue } from '../access/group_settings.js';
+import { idsNamedBy, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { subscriptionEvents, type SubscriptionOutcome } from '../shapes/channels.js';
 import { renderChannelDescription } from './render_context.js';
@@ -236,8 +236,8 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, named);
   // Groups the channels' settings or the request name that the cached graph lacks (made in another
   // process a moment ago) are read; when it has them all this costs no query.
-  const requested = Object.values(o.groupSettings).flatMap((v) => (typeof v === 'number' ? [v] : [...v.direct_subgroups]));
-  graph = await cache.groupGraph(realm.id, [...requested, ...existing.flatMap((s) => STREAM_GROUP_SETTINGS.map((key) => s[key]))]);
+  const requested = idsNamedBy(Object.values(o.groupSettings));
+  graph = await cache.groupGraph(realm.id, [...requested.groupIds, ...existing.flatMap((s) => STREAM_GROUP_SETTINGS.map((key) => s[key]))]);
   // Zulip forces shared history on public channels and protects it by default on private ones.
   const history = o.inviteOnly ? (o.historyPublicToSubscribers ?? false) : true;
   if (toCreate.length) {
@@ -258,7 +258,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   if (unauthorized.length && req.authorizationErrorsFatal) throw new BadRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
   if (cannotAdd) throw new NotAllowed('Insufficient permission');
 
-  const users = await cache.users(realm.id);
+  const users = await cache.usersIncluding(realm.id, requested.userIds);
   const sendMessages = req.sendNewSubscriptionMessages ?? true;
   // Fetched (or made) before the transaction: nobody is told of subscribing only themselves.
   const bot = (sendMessages && subscribingOthers) || (req.announce && toCreate.length) ? await notificationBot(services) : undefined;

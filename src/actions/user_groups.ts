@@ -10,7 +10,7 @@ import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, remove
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
+import { groupSettingValue, idsNamedBy, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { onConflict } from '../store/conflicts.js';
 import type { UserGroupEvent } from '../events/types.js';
@@ -69,12 +69,13 @@ export async function createUserGroup(
   realm: Realm,
   g: { name: string; description: string; members: number[]; subgroups: number[]; settings: Partial<Record<GroupSetting, GroupSettingValue>> },
 ): Promise<{ group_id: number }> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const named = idsNamedBy(Object.values(g.settings));
+  const graph = await services.cache.groupGraph(realm.id, [...g.subgroups, ...named.groupIds]);
   if (!isUserInGroup(graph, caller.id, realm.settings.can_create_groups)) throw new NotAllowed('Insufficient permission');
   const name = validName(g.name);
   await checkMembers(services, realm.id, g.members);
+  const users = await services.cache.usersIncluding(realm.id, named.userIds);
   for (const s of g.subgroups) if (!graph.groups.get(s)?.named || graph.groups.get(s)?.deactivated) throw new BadRequest(`Invalid user group ID: ${s}`);
-  const users = await services.cache.users(realm.id);
   const ids = graph.systemIds;
   const defaults: Record<GroupSetting, GroupSettingValue> = {
     can_add_members_group: { direct_members: [caller.id], direct_subgroups: [] },
@@ -130,7 +131,9 @@ export async function updateUserGroup(
   id: number,
   u: { name?: string; description?: string; deactivated?: boolean; settings: Partial<Record<GroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>> },
 ): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const named = idsNamedBy(Object.values(u.settings).map((update) => update?.new));
+  const users = await services.cache.usersIncluding(realm.id, named.userIds);
+  const graph = await services.cache.groupGraph(realm.id, [id, ...named.groupIds]);
   const group = editableGroup(graph, id);
   if (!mayManage(graph, realm, caller, id)) throw new NotAllowed('Insufficient permission');
   for (const [key, update] of Object.entries(u.settings) as Array<[GroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }]>) {
@@ -138,7 +141,6 @@ export async function updateUserGroup(
       throw new BadRequest("'old' value does not match the expected value.");
     }
   }
-  const users = await services.cache.users(realm.id);
   const now = nowSeconds();
   await onConflict(services.database.transaction(async (tx, onCommit) => {
     const set: Parameters<typeof updateGroupRow>[2] = {};
@@ -173,7 +175,7 @@ export async function changeGroupMembers(
   id: number,
   c: { add: number[]; remove: number[]; addSubgroups: number[]; removeSubgroups: number[] },
 ): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const graph = await services.cache.groupGraph(realm.id, [id, ...c.addSubgroups]);
   const group = editableGroup(graph, id);
   if (group.deactivated) throw new BadRequest('You can not modify a deactivated user group.');
   const manage = mayManage(graph, realm, caller, id);
@@ -223,7 +225,7 @@ export async function changeGroupMembers(
  * group's subgroups, an organization permission, or a channel permission.
  */
 export async function deactivateUserGroup(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const graph = await services.cache.groupGraph(realm.id, [id]);
   const usedAsSubgroup = [...graph.subgroups.entries()].some(([g, subs]) => subs.includes(id) && graph.groups.get(g)?.named && !graph.groups.get(g)?.deactivated);
   const usedByRealm = Object.keys(REALM_GROUP_SETTING_DEFAULTS).some((k) => (realm.settings as Record<string, unknown>)[k] === id);
   if (usedAsSubgroup || usedByRealm || (await channelSettingsUseGroup(services.database.db, realm.id, id))) {

@@ -76,8 +76,8 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.get('/user_groups/{user_group_id}/members', async (ctx) => {
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id, [id]);
     if (!graph.groups.get(id)?.named) throw invalidGroup();
     const direct = ctx.params.bool('direct_member_only', false);
     const members = direct ? [...(graph.members.get(id) ?? [])] : [...groupMembersRecursive(graph, id)];
@@ -85,8 +85,8 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.get('/user_groups/{user_group_id}/subgroups', async (ctx) => {
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id, [id]);
     if (!graph.groups.get(id)?.named) throw invalidGroup();
     const direct = ctx.params.bool('direct_subgroup_only', false);
     const out = new Set<number>();
@@ -101,11 +101,12 @@ export function registerUserGroupRoutes(r: Router): void {
   });
 
   r.get('/user_groups/{user_group_id}/members/{user_id}', async (ctx) => {
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
-    if (!graph.groups.get(id)?.named) throw invalidGroup();
+    if (!(await ctx.services.cache.groupGraph(ctx.realm.id, [id])).groups.get(id)?.named) throw invalidGroup();
     const userId = pathInt(ctx, 'user_id', () => new NoSuchUser());
     if (!(await ctx.services.cache.user(ctx.realm.id, userId))) throw new NoSuchUser();
+    // Read after the user: a user the cache lacked joins it, and the graph then has their groups.
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const direct = ctx.params.bool('direct_member_only', false);
     return { is_user_group_member: direct ? (graph.members.get(id)?.has(userId) ?? false) : isUserInGroup(graph, userId, id) };
   });
