@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, openQueue, queuedEvents, startTestServer, type TestServer } from './helpers.js';
+import { createGeneralChannel } from '../src/actions/channels.js';
 
 let t: TestServer;
 let member: Client;
@@ -160,6 +161,24 @@ test('PATCH /users/me/subscriptions answers new_subscription_messages_sent as Zu
   const res = await member.patch('/users/me/subscriptions', { add: JSON.stringify([{ name: 'patched' }]) });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.new_subscription_messages_sent, true);
+});
+
+test("a new organization's #general is where new channels are announced, as Zulip's do_create_realm sets it", async () => {
+  const org = await t.createOrg('Announcing Org');
+  const services = t.server.services;
+  const realm = (await services.cache.realm(org.realmId))!;
+  await createGeneralChannel(services, realm, (await services.cache.user(org.realmId, org.owner.userId))!);
+  const general = (await org.owner.get('/get_stream_id', { stream: 'general' })).body.stream_id;
+  const state = (await org.owner.post('/register', { fetch_event_types: JSON.stringify(['realm']) })).body;
+  assert.equal(state.realm_new_stream_announcements_stream_id, general);
+  assert.equal(state.realm_zulip_update_announcements_stream_id, general);
+  const q = await openQueue(org.owner, ['message']);
+  await subscribe(org.owner, ['first-announced'], { announce: true });
+  const got = await messages(org.owner, q);
+  assert.equal(got.length, 1, JSON.stringify(got));
+  assert.equal(got[0].stream_id, general);
+  assert.equal(got[0].subject, 'new channels');
+  assert.equal(await rawContent(org.owner, got[0].id), `@_**${(await org.owner.get("/users/me")).body.full_name}|${org.owner.userId}** created a new channel #**first-announced**.`);
 });
 
 test('announce=true: the new channels are announced in the announcements channel, private ones too', async () => {

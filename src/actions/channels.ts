@@ -12,6 +12,7 @@ import { UniqueConflict } from '../store/conflicts.js';
 import type { Executor } from '../store/db.js';
 import {
   defaultStreamIds,
+  getStreamByName,
   getStreamsByNames,
   insertStream,
   setDefaultStream,
@@ -31,6 +32,7 @@ import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { writeSubscriptions } from './subscription_writes.js';
 import { newSubscriptionMessagesSent, postSubscriptionNotices } from './subscription_notices.js';
 import { notificationBot } from './notification_bot.js';
+import { updateRealmSettings } from './realm_settings.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 
@@ -396,7 +398,22 @@ export async function createDefaultChannels(services: Services, realmId: number,
   await createGeneralChannel(services, realm, owner);
 }
 
+/**
+ * A new organization's #general, which (as in Zulip's do_create_realm) also becomes where new
+ * channels and Zulip-update notices are announced.
+ */
 export async function createGeneralChannel(services: Services, realm: Realm, owner: User): Promise<void> {
+  await createGeneralChannelOnly(services, realm, owner);
+  const general = await getStreamByName(services.database.db, realm.id, 'general');
+  const current = await services.cache.realm(realm.id);
+  if (!general || !current) return;
+  await updateRealmSettings(services, owner, current, [
+    { kind: 'value', key: 'new_stream_announcements_stream_id', value: general.id },
+    { kind: 'value', key: 'zulip_update_announcements_stream_id', value: general.id },
+  ]);
+}
+
+async function createGeneralChannelOnly(services: Services, realm: Realm, owner: User): Promise<void> {
   await subscribeToChannels(services, owner, realm, {
     channels: [{ name: 'general', description: GENERAL_DESCRIPTION }],
     principals: undefined,
