@@ -43,8 +43,9 @@ async function settle(): Promise<void> {
   await mailsTo(probe.email);
 }
 
+/** Subscribes people to #general without the Notification Bot's direct message (and its own email) about it. */
 async function subscribe(...users: Client[]) {
-  const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: users.map((u) => u.userId) });
+  const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: users.map((u) => u.userId), send_new_subscription_messages: false });
   assert.equal(res.status, 200);
 }
 
@@ -85,6 +86,15 @@ test('a channel mention: subject "#channel > topic", rendered mention, why and w
   assert.match(mail!.html!, new RegExp(`href="${t.url}/#narrow/channel/\\d+-general/topic/lunch\\.20plans/near/\\d+"`));
   await settle();
   assert.equal(smtp.mails.filter((m) => m.to.includes('dan@example.com')).length, 0, 'an unmentioned subscriber gets nothing');
+});
+
+test("the Notification Bot's direct message about a subscription is mailed under its name", async () => {
+  const sal = await t.createUser({ name: 'Sal Subscribed', email: 'sal@example.com' });
+  const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: [sal.userId] });
+  assert.equal(res.body.new_subscription_messages_sent, true);
+  const [mail] = await mailsTo('sal@example.com');
+  assert.equal(mail!.subject, 'DMs with Notification Bot');
+  assert.match(mail!.text!, /Notification Bot:\r?\n@_\*\*Olivia Owner\|\d+\*\* subscribed you to #\*\*general\*\*\./);
 });
 
 test('messages read in the meantime are dropped; a batch keeps only the unread ones', async () => {

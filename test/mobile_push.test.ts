@@ -138,6 +138,20 @@ test('a direct message is pushed with Zulip payloads, and reading it takes the p
   assert.deepEqual(received.map((r) => r.path), []);
 });
 
+test("the Notification Bot's direct message about a subscription is pushed under its name", async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'push-room' }] });
+  received = [];
+  const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'push-room' }], principals: [ana.userId] });
+  assert.equal(res.body.new_subscription_messages_sent, true);
+  const notify = await waitFor((r) => r.path === '/api/v1/remotes/push/notify' && r.body.gcm_payload?.event === 'message');
+  const g = notify.body.gcm_payload;
+  assert.equal(g.sender_full_name, 'Notification Bot');
+  assert.equal(g.sender_email, 'notification-bot@zulip.com');
+  assert.equal(g.recipient_type, 'private');
+  assert.equal(g.content, 'Olivia Owner subscribed you to #push-room.');
+  assert.equal(notify.body.apns_payload.alert.title, 'Notification Bot');
+});
+
 test('a channel mention reaches the iPhone with the title and subtitle; unmentioned or unwilling users get nothing', async () => {
   received = [];
   const sent = await t.owner.post('/messages', { type: 'stream', to: 'general', topic: 'launch', content: '@**Ira Iphone** please check' });

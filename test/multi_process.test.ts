@@ -7,6 +7,12 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Client, startTestServer, type TestServer } from './helpers.js';
+import { insertAccount } from '../src/actions/users.js';
+import { ROLE } from '../src/store/users.js';
+import { getSystemGroupIds, insertAnonymousGroup, insertNamedGroup } from '../src/store/groups.js';
+import { updateStream } from '../src/store/channels.js';
+import { nowSeconds } from '../src/services.js';
+import { channel } from '../bench/seed.js';
 
 const REDIS_URL = process.env.CONFAB_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `confab-test-${randomBytes(4).toString('hex')}`;
@@ -82,4 +88,61 @@ test('rate limits are counted across processes', async () => {
   for (let i = 0; i < 4; i++) assert.equal((await remote.get('/users/me')).status, 200);
   assert.equal((await user.get('/users/me')).status, 429);
   assert.equal((await remote.get('/users/me')).status, 429);
+});
+
+test('users and a channel group written without any invalidation are found by the other process at once', async () => {
+  // The other process has the organization's users and groups cached ...
+  const admin = await a.createUser({ name: 'Ada Admin', role: 'administrator' });
+  const remoteAdmin = on(admin, bUrl);
+  const note = await remoteAdmin.post('/messages', { type: 'direct', to: JSON.stringify([admin.userId]), content: 'note to self' });
+  assert.equal(note.status, 200, JSON.stringify(note.body));
+  // ... when users, a channel and a group are written with no invalidation sent (as if Redis had
+  // not delivered it yet). Each lookup gets its own user: one found joins the cache, which would
+  // hide whether the next way of naming a user reads through.
+  const { database } = a.server.services;
+  const silentUser = async (name: string) => {
+    const email = `${name.replace(' ', '.')}@example.com`;
+    const made = await database.transaction((tx) => insertAccount(tx, { realmId: a.realmId, email, fullName: name, role: ROLE.member, passwordHash: null, now: nowSeconds() }));
+    return on(new Client(a.url, made.email, made.api_key, made.id), bUrl);
+  };
+  const streamId = await channel(database, a.realmId, 'silent', admin.userId);
+  await channel(database, a.realmId, 'open silent', admin.userId);
+  const group = await database.transaction((tx) => insertAnonymousGroup(tx, a.realmId, [admin.userId], [], nowSeconds()));
+  await database.transaction((tx) => updateStream(tx, streamId, { can_send_message_group: group }));
+
+  const viewed = await silentUser('Vera Viewed');
+  assert.equal((await remoteAdmin.get(`/users/${viewed.userId}`)).body.user?.full_name, 'Vera Viewed');
+  const byId = await silentUser('Ian Byid');
+  const subscribedById = await remoteAdmin.post('/users/me/subscriptions', { subscriptions: [{ name: 'lagging' }], principals: [admin.userId, byId.userId] });
+  assert.equal(subscribedById.status, 200, JSON.stringify(subscribedById.body));
+  const byEmail = await silentUser('Emma Byemail');
+  const subscribedByEmail = await remoteAdmin.post('/users/me/subscriptions', { subscriptions: [{ name: 'lagging too' }], principals: [byEmail.email.toUpperCase()] });
+  assert.equal(subscribedByEmail.status, 200, JSON.stringify(subscribedByEmail.body));
+  const written = await silentUser('Walt Written');
+  const dm = await remoteAdmin.post('/messages', { type: 'direct', to: JSON.stringify([written.userId]), content: 'welcome' });
+  assert.equal(dm.status, 200, JSON.stringify(dm.body));
+  // A new user authenticates and posts where everyone may (which needs their system groups).
+  const poster = await silentUser('Paul Poster');
+  assert.equal((await poster.get('/users/me')).body.full_name, 'Paul Poster');
+  const posted = await poster.post('/messages', { type: 'stream', to: 'open silent', topic: 'hello', content: 'here' });
+  assert.equal(posted.status, 200, JSON.stringify(posted.body));
+  // A message the first process took from a user the other has not heard of: the other names its sender.
+  const sender = await silentUser('Sid Sender');
+  const fromA = await new Client(a.url, sender.email, sender.apiKey, sender.userId).post('/messages', { type: 'stream', to: 'open silent', topic: 'hi', content: 'from a' });
+  assert.equal(fromA.status, 200, JSON.stringify(fromA.body));
+  const read = await viewed.get('/messages', { anchor: fromA.body.id, num_before: 0, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'open silent' }]) });
+  assert.deepEqual(read.body.messages.map((m: any) => [m.id, m.sender_full_name]), [[fromA.body.id, 'Sid Sender']]);
+  // A channel whose posting group is new to the other process.
+  const sent = await remoteAdmin.post('/messages', { type: 'stream', to: 'silent', topic: 'hello', content: 'here' });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  // A named group new to the other process, asked for by id.
+  const nobody = (await getSystemGroupIds(database.db, a.realmId))['role:nobody'];
+  const settings = { can_add_members_group: nobody, can_join_group: nobody, can_leave_group: nobody, can_manage_group: nobody, can_mention_group: nobody, can_remove_members_group: nobody };
+  const named = await database.transaction((tx) => insertNamedGroup(tx, a.realmId, { name: 'silent group', description: '', creatorId: admin.userId, now: nowSeconds(), settings, members: [admin.userId], subgroups: [] }));
+  const members = await viewed.get(`/user_groups/${named}/members`);
+  assert.deepEqual(members.body.members, [admin.userId], JSON.stringify(members.body));
+  // An id nobody has is still refused.
+  const garbage = await remoteAdmin.post('/users/me/subscriptions', { subscriptions: [{ name: 'lagging' }], principals: [987654321] });
+  assert.equal(garbage.status, 400);
+  assert.equal(garbage.body.msg, 'No such user');
 });

@@ -16,6 +16,24 @@ export function groupSettingValue(graph: GroupGraph, groupId: number): GroupSett
   };
 }
 
+/**
+ * The users and groups some values name, for the cache to read any it lacks (made by another
+ * process a moment ago) before the values are checked against it.
+ */
+export function idsNamedBy(values: Iterable<GroupSettingValue | undefined>): { userIds: number[]; groupIds: number[] } {
+  const userIds: number[] = [];
+  const groupIds: number[] = [];
+  for (const v of values) {
+    if (v === undefined) continue;
+    if (typeof v === 'number') groupIds.push(v);
+    else {
+      userIds.push(...v.direct_members);
+      groupIds.push(...v.direct_subgroups);
+    }
+  }
+  return { userIds, groupIds };
+}
+
 /** Whether the user holds the permission stored as this group-setting value. */
 export async function userHasGroupPermission(cache: Cache, realmId: number, userId: number, groupId: number): Promise<boolean> {
   return isUserInGroup(await cache.groupGraph(realmId), userId, groupId);

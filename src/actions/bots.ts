@@ -21,7 +21,7 @@ export interface BotChange {
 
 /** Zulip's access_bot_by_id: a bot of the caller's organization that the caller may administer. */
 async function accessBot(services: Services, caller: User, realm: Realm, botId: number): Promise<User> {
-  const bot = (await services.cache.users(realm.id)).get(botId);
+  const bot = await services.cache.user(realm.id, botId);
   if (!bot || !bot.is_bot) throw new BadRequest('No such bot');
   if (!isRealmAdmin(caller) && bot.bot_owner_id !== caller.id) throw new BadRequest('Insufficient permission');
   return bot;

@@ -79,7 +79,7 @@ export async function legacyMuteTopic(
 
 /** The target of a lookup about another user: an existing user the caller may see. */
 async function accessibleUser(services: Services, caller: User, realm: Realm, userId: number): Promise<User> {
-  const target = (await services.cache.users(realm.id)).get(userId);
+  const target = await services.cache.user(realm.id, userId);
   const visible = target ? await usersVisibleTo(services, caller, realm) : null;
   if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
   if (!target.is_active) throw new BadRequest('User is deactivated');
@@ -179,7 +179,7 @@ export async function channelEmailAddress(services: Services, caller: User, real
   // 0 stands for the email gateway, Zulip's default sender.
   let sender = 0;
   if (senderId !== undefined && senderId !== 0 && senderId !== caller.id) {
-    const bot = (await services.cache.users(realm.id)).get(senderId);
+    const bot = await services.cache.user(realm.id, senderId);
     if (!bot || !bot.is_bot) throw new BadRequest('No such bot');
     if (!isRealmAdmin(caller) && bot.bot_owner_id !== caller.id) throw new NotAllowed('Insufficient permission');
     sender = bot.id;
@@ -206,7 +206,7 @@ export async function channelEmailAddress(services: Services, caller: User, real
 
 /** GET /bots/{bot_id}/api_key: the bot's owner and organization administrators. */
 export async function botApiKey(services: Services, caller: User, realm: Realm, botId: number): Promise<string> {
-  const bot = (await services.cache.users(realm.id)).get(botId);
+  const bot = await services.cache.user(realm.id, botId);
   if (!bot || !bot.is_bot) throw new BadRequest('No such bot');
   if (!isRealmAdmin(caller) && bot.bot_owner_id !== caller.id) throw new NotAllowed('Insufficient permission');
   return bot.api_key;

@@ -5,11 +5,11 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, setDefaultStream, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, setDefaultStream, STREAM_GROUP_SETTINGS, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
-import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
+import { groupSettingValue, idsNamedBy, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { validateChannelDescription, validateChannelName } from './channels.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
@@ -59,7 +59,8 @@ interface UpdatePlan {
 export async function updateChannel(services: Services, caller: User, realm: Realm, streamId: number, u: ChannelUpdate): Promise<void> {
   const context = await checkChannelUpdate(services, caller, realm, streamId, u);
   const plan = await planChannelUpdate(services, caller, realm, context, u);
-  const users = await services.cache.users(realm.id);
+  // Members a new group-setting value names that the cache lacks (made elsewhere a moment ago) are read.
+  const users = await services.cache.usersIncluding(realm.id, idsNamedBy(Object.values(u.groupSettings).map((update) => update?.new)).userIds);
   const renamedTo = plan.changes.name;
   // Another rename to the same name may commit first: the index refuses this one, as the check in the plan would have.
   await onConflict(
@@ -73,7 +74,9 @@ async function checkChannelUpdate(services: Services, caller: User, realm: Realm
   const db = services.database.db;
   const stream = await getStream(db, realm.id, streamId);
   if (!stream) throw new InvalidStreamId();
-  const graph = await services.cache.groupGraph(realm.id);
+  // The channel's groups and those the new values name, read if the cached graph lacks them.
+  const named = idsNamedBy(Object.values(u.groupSettings).map((update) => update?.new));
+  const graph = await services.cache.groupGraph(realm.id, [...STREAM_GROUP_SETTINGS.map((key) => stream[key]), ...named.groupIds]);
   const subscribers = (await subscriberIdsByStream(db, [stream.id])).get(stream.id) ?? [];
   const access = channelAccess(graph, caller, stream, subscribers.includes(caller.id));
   if (!access.metadata) throw new InvalidStreamId();

@@ -1,6 +1,6 @@
 // Creating channels and subscribing users (POST /users/me/subscriptions) with Zulip's permission
-// rules, defaults and events; the #general channel of a new server; and, re-exported from the
-// shapes, the subscription state POST /register returns.
+// rules, defaults and events (and the Notification Bot's messages about it, subscription_notices.ts);
+// the #general channel of a new server.
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
@@ -11,66 +11,34 @@ import { isUserInGroup } from '../store/cache.js';
 import { UniqueConflict } from '../store/conflicts.js';
 import type { Executor } from '../store/db.js';
 import {
-  activeUserSubscriberIds,
-  addSubscriptionRows,
   defaultStreamIds,
+  getStreamByName,
   getStreamsByNames,
   insertStream,
   setDefaultStream,
   STREAM_GROUP_SETTINGS,
-  subscriptionRows,
   subscriptionsOf,
-  usedColorsByUser,
   type Stream,
   type StreamGroupSetting,
-  type Subscription,
 } from '../store/channels.js';
 import { BadRequest, IncompatibleParameters, NotAllowed, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
-import type { GroupSettingValue } from '../access/group_settings.js';
+import { idsNamedBy, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { subscriptionEvents, type SubscriptionOutcome } from '../shapes/channels.js';
 import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { addNewUserHistory, defaultStreamsForNewUser } from './default_streams.js';
+import { writeSubscriptions } from './subscription_writes.js';
+import { newSubscriptionMessagesSent, postSubscriptionNotices } from './subscription_notices.js';
+import { notificationBot } from './notification_bot.js';
+import { updateRealmSettings } from './realm_settings.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
 
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
-
-/** Zulip's palette for new subscriptions (STREAM_ASSIGNMENT_COLORS). */
-export const SUBSCRIPTION_COLORS = [
-  '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e', '#c2726a',
-  '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063', '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4',
-  '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
-];
-
-/** The palette color a channel falls back to once a user has used every color. */
-export function colorFor(streamId: number): string {
-  return SUBSCRIPTION_COLORS[streamId % SUBSCRIPTION_COLORS.length]!;
-}
-
-/**
- * Colors for a user's new subscriptions, as Zulip picks them: a requested color if any, else the
- * palette's colors the user does not use yet, in order; when none is left, one chosen by channel id.
- */
-export function pickColors(used: ReadonlySet<string>, streamIds: readonly number[], requested: ReadonlyMap<number, string>): Map<number, string> {
-  const taken = new Set(used);
-  const out = new Map<number, string>();
-  const rest: number[] = [];
-  for (const id of [...streamIds].sort((a, b) => a - b)) {
-    const color = requested.get(id);
-    if (color === undefined) rest.push(id);
-    else {
-      out.set(id, color);
-      taken.add(color);
-    }
-  }
-  const available = SUBSCRIPTION_COLORS.filter((c) => !taken.has(c));
-  rest.forEach((id, i) => out.set(id, available[i] ?? colorFor(id)));
-  return out;
-}
 
 /** Whether a code point is one Zulip refuses in names: controls, surrogates, noncharacters. */
 function isUnprintable(cp: number): boolean {
@@ -133,8 +101,10 @@ export interface SubscribeRequest {
   /** POST /channels/create: exactly `principals`, even none. */
   exactPrincipals?: boolean;
   authorizationErrorsFatal: boolean;
-  /** Whether to DM users others subscribed (Confab has no Notification Bot: none is ever sent). */
+  /** Whether the Notification Bot tells users someone else subscribed to existing channels (default true). */
   sendNewSubscriptionMessages?: boolean;
+  /** Whether the Notification Bot announces the channels this request creates (default false). */
+  announce?: boolean;
   options: ChannelOptions;
 }
 
@@ -243,7 +213,7 @@ async function subscribeOnce(services: Services, caller: User, realm: Realm, req
 
 /** A checked subscription request: `write` runs inside a transaction, `respond` shapes its outcome. */
 export interface SubscribePlan {
-  write: (tx: Executor, onCommit: OnCommit) => Promise<SubscriptionOutcome>;
+  write: (tx: Transaction<DB>, onCommit: OnCommit) => Promise<SubscriptionOutcome>;
   respond: (outcome: SubscriptionOutcome) => SubscribeResult;
 }
 
@@ -252,7 +222,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   const { cache, database } = services;
   const o = req.options;
   if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
-  const graph = await cache.groupGraph(realm.id);
+  let graph = await cache.groupGraph(realm.id);
   const principals = req.exactPrincipals ? (req.principals ?? []) : req.principals?.length ? req.principals : [caller];
   const subscribingOthers = principals.some((p) => p.id !== caller.id);
 
@@ -266,6 +236,10 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   }
 
   const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, named);
+  // Groups the channels' settings or the request name that the cached graph lacks (made in another
+  // process a moment ago) are read; when it has them all this costs no query.
+  const requested = idsNamedBy(Object.values(o.groupSettings));
+  graph = await cache.groupGraph(realm.id, [...requested.groupIds, ...existing.flatMap((s) => STREAM_GROUP_SETTINGS.map((key) => s[key]))]);
   // Zulip forces shared history on public channels and protects it by default on private ones.
   const history = o.inviteOnly ? (o.historyPublicToSubscribers ?? false) : true;
   if (toCreate.length) {
@@ -286,11 +260,14 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   if (unauthorized.length && req.authorizationErrorsFatal) throw new BadRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
   if (cannotAdd) throw new NotAllowed('Insufficient permission');
 
-  const users = await cache.users(realm.id);
+  const users = await cache.usersIncluding(realm.id, requested.userIds);
+  const sendMessages = req.sendNewSubscriptionMessages ?? true;
+  // Fetched (or made) before the transaction: nobody is told of subscribing only themselves.
+  const bot = (sendMessages && subscribingOthers) || (req.announce && toCreate.length) ? await notificationBot(services) : undefined;
   const renderedDescriptions = new Map<string, string>();
   for (const spec of toCreate) renderedDescriptions.set(spec.name, await renderChannelDescription(services, realm, caller, spec.description ?? ''));
   const now = nowSeconds();
-  const write = async (tx: Executor, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
+  const write = async (tx: Transaction<DB>, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
     const overlay = overlayGraph(graph);
     const created: Stream[] = [];
     for (const spec of toCreate) {
@@ -328,6 +305,10 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: e.userIds, event: e.event });
     }
     if (overlay.groups.size !== graph.groups.size) onCommit(() => cache.invalidateGroups(realm.id));
+    if (bot) {
+      const sendDirectMessages = sendMessages && newSubscriptionMessagesSent(outcome);
+      await postSubscriptionNotices(services, tx, onCommit, { bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false });
+    }
     return outcome;
   };
 
@@ -368,7 +349,8 @@ function subscribeResponse(req: SubscribeRequest, principals: User[], unauthoriz
     }
   }
   if (!req.authorizationErrorsFatal) out.unauthorized = unauthorized.map((s) => s.name);
-  if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = false;
+  // Zulip answers it whenever asked, true when few enough users were newly subscribed (even if nobody needed a message).
+  if (req.sendNewSubscriptionMessages ?? true) out.new_subscription_messages_sent = newSubscriptionMessagesSent(result);
   return out;
 }
 
@@ -405,52 +387,6 @@ async function storeChannelGroupSettings(
   return out;
 }
 
-/** Subscribes the users to the channels with a fixed number of statements. */
-async function writeSubscriptions(
-  tx: Executor,
-  realmId: number,
-  targets: Stream[],
-  principals: User[],
-  requestedColors: ReadonlyMap<number, string>,
-): Promise<SubscriptionOutcome> {
-  const streamIds = targets.map((s) => s.id);
-  const userIds = principals.map((p) => p.id);
-  // One after another: a transaction runs on one connection.
-  const rows = await subscriptionRows(tx, userIds, streamIds);
-  const before = await activeUserSubscriberIds(tx, streamIds);
-  const used = await usedColorsByUser(tx, userIds);
-  const existing = new Map(rows.map((r) => [`${r.user_id}:${r.stream_id}`, r]));
-  const added = new Map<number, Set<number>>(streamIds.map((id) => [id, new Set()]));
-  const fresh: Array<{ userId: number; streamId: number; color: string }> = [];
-  const reactivate: number[] = [];
-  const newRows = new Map<string, Subscription>();
-  for (const user of principals) {
-    const missing = streamIds.filter((id) => !existing.has(`${user.id}:${id}`));
-    const colors = pickColors(used.get(user.id) ?? new Set(), missing, requestedColors);
-    for (const streamId of streamIds) {
-      const key = `${user.id}:${streamId}`;
-      const row = existing.get(key);
-      if (row?.active) continue;
-      added.get(streamId)!.add(user.id);
-      if (row) {
-        reactivate.push(row.id);
-        newRows.set(key, { ...row, active: true });
-      } else {
-        const color = colors.get(streamId)!;
-        fresh.push({ userId: user.id, streamId, color });
-        newRows.set(key, {
-          id: 0, realm_id: realmId, user_id: user.id, stream_id: streamId, active: true, color, is_muted: false, pin_to_top: false,
-          desktop_notifications: null, audible_notifications: null, push_notifications: null, email_notifications: null, wildcard_mentions_notify: null,
-        });
-      }
-    }
-  }
-  await addSubscriptionRows(tx, realmId, fresh, reactivate);
-  const changed = streamIds.filter((id) => added.get(id)!.size > 0);
-  const after = changed.length ? await activeUserSubscriberIds(tx, streamIds) : before;
-  return { targets, added, before, after, rows: newRows };
-}
-
 /** Zulip's description of the channel a new organization starts with. */
 const GENERAL_DESCRIPTION = 'Everyone is added to this channel by default. Welcome! :octopus:';
 
@@ -462,7 +398,22 @@ export async function createDefaultChannels(services: Services, realmId: number,
   await createGeneralChannel(services, realm, owner);
 }
 
+/**
+ * A new organization's #general, which (as in Zulip's do_create_realm) also becomes where new
+ * channels and Zulip-update notices are announced.
+ */
 export async function createGeneralChannel(services: Services, realm: Realm, owner: User): Promise<void> {
+  await createGeneralChannelOnly(services, realm, owner);
+  const general = await getStreamByName(services.database.db, realm.id, 'general');
+  const current = await services.cache.realm(realm.id);
+  if (!general || !current) return;
+  await updateRealmSettings(services, owner, current, [
+    { kind: 'value', key: 'new_stream_announcements_stream_id', value: general.id },
+    { kind: 'value', key: 'zulip_update_announcements_stream_id', value: general.id },
+  ]);
+}
+
+async function createGeneralChannelOnly(services: Services, realm: Realm, owner: User): Promise<void> {
   await subscribeToChannels(services, owner, realm, {
     channels: [{ name: 'general', description: GENERAL_DESCRIPTION }],
     principals: undefined,
@@ -479,25 +430,4 @@ export async function createGeneralChannel(services: Services, realm: Realm, own
       groupSettings: {},
     },
   });
-}
-
-/**
- * A new human account joins the organization's default channels (inside the transaction that
- * creates it). The caller publishes subscriptionEvents of the outcome after the commit.
- */
-export async function subscribeNewAccountToDefaults(tx: Executor, realmId: number, user: User): Promise<SubscriptionOutcome | undefined> {
-  if (user.is_bot) return undefined;
-  const streams = await defaultStreamsForNewUser(tx, realmId);
-  if (!streams.length) return undefined;
-  const outcome = await writeSubscriptions(tx, realmId, streams, [user], new Map());
-  await addNewUserHistory(tx, user.id, streams, nowSeconds());
-  return outcome;
-}
-
-/** A new account joins the given channels (an invitation's), inside the transaction that creates it. */
-export async function subscribeNewAccountTo(tx: Executor, realmId: number, user: User, streams: Stream[]): Promise<SubscriptionOutcome | undefined> {
-  if (!streams.length) return undefined;
-  const outcome = await writeSubscriptions(tx, realmId, streams, [user], new Map());
-  await addNewUserHistory(tx, user.id, streams, nowSeconds());
-  return outcome;
 }

@@ -6,7 +6,7 @@ import { BadRequest } from '../errors.js';
 import { hashPassword } from '../lib/secrets.js';
 import { nowSeconds } from '../services.js';
 import { insertAccount } from './users.js';
-import { subscribeNewAccountToDefaults } from './channels.js';
+import { subscribeNewAccountToDefaults } from './subscription_writes.js';
 
 export async function createAccountFromCli(
   database: Database,

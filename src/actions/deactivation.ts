@@ -50,7 +50,7 @@ export async function deactivateUser(
   targetId: number,
   o: { actions: DeactivationActions; self: boolean },
 ): Promise<void> {
-  const users = await services.cache.users(realm.id);
+  const users = await services.cache.usersIncluding(realm.id, [targetId]);
   const target = users.get(targetId);
   if (!target || (!o.self && target.is_bot)) throw new NoSuchUser();
   if (!o.self) {
@@ -116,7 +116,7 @@ export async function writeDeactivation(
 
 export async function reactivateUser(services: Services, caller: User, realm: Realm, targetId: number): Promise<void> {
   if (!isRealmAdmin(caller)) throw new AdminRequired();
-  const users = await services.cache.users(realm.id);
+  const users = await services.cache.usersIncluding(realm.id, [targetId]);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
   if (target.is_active) throw new BadRequest('User is already active');

@@ -44,7 +44,7 @@ async function validateDraft(services: Services, user: User, d: ReturnType<typeo
     return { type: 'stream', to: [stream.id], topic: d.topic, content: d.content, timestamp };
   }
   if (d.type === 'private') {
-    const users = await services.cache.users(user.realm_id);
+    const users = await services.cache.usersIncluding(user.realm_id, d.to);
     for (const id of d.to) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
     return { type: 'private', to: [...new Set(d.to)].sort((a, b) => a - b), topic: '', content: d.content, timestamp };
   }

@@ -29,7 +29,8 @@ import {
   type Invite,
 } from '../store/invites.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
-import { canAddSubscribers, subscribeNewAccountTo } from './channels.js';
+import { canAddSubscribers } from './channels.js';
+import { subscribeNewAccountTo } from './subscription_writes.js';
 import { defaultStreamsForNewUser } from './default_streams.js';
 import { audienceFor, checkUniqueName, insertAccount, publishUserAdded, validateEmail, validateFullName } from './users.js';
 import { requireMemberOrAdmin } from '../access/roles.js';

@@ -7,7 +7,8 @@ import type { DeferredWrites } from '../store/db.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import { BOT_TYPE, type User } from '../store/users.js';
-import { getStream, getStreamByName, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
+import { getStream, getStreamByName, STREAM_GROUP_SETTINGS, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
+import { userAtAddress } from '../queries/user_lookup.js';
 import { contentFlags } from '../markdown/content_flags.js';
 import { FLAG_BITS, dmGroupHasMessages, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
 import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
@@ -88,6 +89,10 @@ async function resolveStream(
   // A channel the sender may not see is reported exactly like a missing one.
   if (!stream) throw missing();
   const subscribers = await subscriberIds(db, stream.id);
+  // A group a setting names that the cached graph lacks (made with the channel in another
+  // process a moment ago) is read; settings the graph knows cost nothing.
+  const found = stream;
+  graph = await services.cache.groupGraph(realm.id, STREAM_GROUP_SETTINGS.map((key) => found[key]));
   if (skipAccessCheck) {
     if (stream.is_archived) throw new BadRequest(`Not authorized to send to channel '${stream.name}'`);
     return { stream, subscribers };
@@ -109,14 +114,14 @@ async function resolveDirectRecipients(services: Services, sender: User, realm: 
   const systemBots = await services.cache.systemBots();
   if (target.userIds) {
     for (const id of target.userIds) {
-      const u = users.get(id) ?? systemBots.get(id);
+      const u = users.get(id) ?? systemBots.get(id) ?? (await services.cache.user(realm.id, id));
       if (!u) throw new BadRequest(`Invalid user ID ${id}`);
       out.set(u.id, u);
     }
   } else {
     const byEmail = usersByAddress([...users.values(), ...systemBots.values()], sender, services.emailDomains);
     for (const email of target.emails ?? []) {
-      const u = byEmail.get(email.trim().toLowerCase());
+      const u = await userAtAddress(services, sender, email, byEmail);
       if (!u) throw new BadRequest(`Invalid email '${email}'`);
       out.set(u.id, u);
     }
@@ -205,7 +210,8 @@ export interface PreparedMessage {
 export async function prepareMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<PreparedMessage> {
   const content = normalizeContent(req.content);
   const renderContext = await messageRenderContext(services, realm, sender, content);
-  const { usersById: users, graph } = renderContext;
+  const { graph } = renderContext;
+  let users = renderContext.usersById;
   const linkifiers = renderContext.linkifiers ?? [];
   const rendered = renderMarkdown(content, renderContext);
   const mentioned = mentionedUsers(graph, sender, rendered);
@@ -224,6 +230,9 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     const policy = effectiveTopicsPolicy(stream, realm);
     if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`);
     if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
+    // Subscribers the cached users lack (made in another process a moment ago) are read; when
+    // all are there, as almost always, this costs no query.
+    users = shapeUsers = await services.cache.usersIncluding(realm.id, resolved.subscribers);
     // Deactivated accounts keep their subscriptions but receive nothing.
     recipientUserIds = resolved.subscribers.filter((id) => users.get(id)?.is_active);
     if (rendered.topicWildcard) {

@@ -324,7 +324,9 @@ async function handleUserNotices(services: Services, notices: Notice[]): Promise
   const policy = settings.realm_name_in_email_notifications_policy;
   const realmInSubject = policy === 2 || (policy === 1 && (await services.cache.usersByEmail(user.email)).filter((u) => u.is_active).length > 1);
   const base = realmUrl(realm, services.config.externalUrl);
-  const name = (id: number) => users.get(id)?.full_name ?? 'Unknown user';
+  // The system bots (the Notification Bot's direct messages) are in no organization's user list.
+  const bots = await services.cache.systemBots();
+  const name = (id: number) => (users.get(id) ?? bots.get(id))?.full_name ?? 'Unknown user';
 
   const ctx: MailContext = { user, realm, streams, dmMembers, graph, showContent, realmInSubject, base, name };
   const mails: Parameters<typeof queueMails>[3] = [...conversations.values()].map((c) => ({

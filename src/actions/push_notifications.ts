@@ -326,7 +326,8 @@ async function sendOnePush(services: Services, cfg: BouncerConfig, row: QueuedPu
   const flags = (await flagsFor(db, row.user_id, [row.message_id])).get(row.message_id);
   // Read, deleted or no longer received by the time it goes out: nothing to show.
   if (!realm || !user || !user.is_active || !message || flags === undefined || flags & FLAG_BITS.read) return;
-  const sender = users.get(message.sender_id);
+  // The Notification Bot (reminders, subscription notices) belongs to no organization of people.
+  const sender = users.get(message.sender_id) ?? (await services.cache.systemBots()).get(message.sender_id);
   if (!sender) return;
   const streamName = message.stream_id !== null ? (await getStreamsByIds(db, realm.id, [message.stream_id]))[0]?.name : undefined;
   const dmMembers = message.dm_group_id !== null ? ((await dmGroupMembers(db, [message.dm_group_id])).get(message.dm_group_id) ?? []) : [];

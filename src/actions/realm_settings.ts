@@ -13,7 +13,7 @@ import { syncFullMembers } from '../store/groups.js';
 import { getStream } from '../store/channels.js';
 import { BadRequest, OwnerRequired } from '../errors.js';
 import type { Params } from '../lib/params.js';
-import { groupSettingValue, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
+import { groupSettingValue, idsNamedBy, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit } from '../events/publish.js';
@@ -267,8 +267,9 @@ export async function updateRealmSettings(services: Services, caller: User, real
   }
   if (changes.length === 0) return {};
 
-  const graph = await services.cache.groupGraph(realm.id);
-  const users = await services.cache.users(realm.id);
+  const named = idsNamedBy(changes.flatMap((c) => (c.kind === 'group' ? [canonical(c.new)] : [])));
+  const graph = await services.cache.groupGraph(realm.id, named.groupIds);
+  const users = await services.cache.usersIncluding(realm.id, named.userIds);
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   for (const c of changes) if (c.kind === 'group') checkGroupRule(graph, c.key, canonical(c.new));
   for (const c of changes) {

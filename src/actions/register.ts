@@ -36,6 +36,7 @@ import { isRealmAdmin } from '../access/channel_access.js';
 import { devicesState } from './devices.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { PASSWORD_MAX_LENGTH } from '../lib/secrets.js';
+import { MAX_BULK_NEW_SUBSCRIPTION_MESSAGES } from './subscription_notices.js';
 
 export const LIMITS = {
   max_message_length: 10000,
@@ -293,7 +294,7 @@ function realmState(c: StateContext): void {
       event_queue_longpoll_timeout_seconds: config.heartbeatSeconds + 40,
       demo_organization_scheduled_deletion_date: undefined,
       realm_empty_topic_display_name: 'general chat',
-      max_bulk_new_subscription_messages: 100,
+      max_bulk_new_subscription_messages: MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
       server_report_message_types: [],
       server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
       gif_rating_policy_options: {},
@@ -311,7 +312,9 @@ async function realmUserState(c: StateContext): Promise<void> {
     // A guest the organization restricts sees only some users (can_access_all_users_group).
     const visible = await c.visibleToViewer();
     // realm_users as JSON text, each user's from the text kept for it (userJsonForClient);
-    // realm_non_active_users as objects.
+    // realm_non_active_users as objects. The cached list may lack a user another process made a
+    // moment ago (until its invalidation arrives): the client learns of them by the realm_user
+    // event, which its queue gets all the same, so no database read here.
     const active: string[] = [];
     const inactive: unknown[] = [];
     const profiles = await realmProfileData(services, realm.id);

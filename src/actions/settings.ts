@@ -32,8 +32,8 @@ export interface SettingsChange {
 
 async function resolveTargets(services: Services, caller: User, realm: Realm, t: TargetUsers): Promise<User[]> {
   if (!isRealmAdmin(caller)) throw new AdminRequired();
-  const users = await services.cache.users(realm.id);
-  const graph = await services.cache.groupGraph(realm.id);
+  const users = await services.cache.usersIncluding(realm.id, t.user_ids);
+  const graph = await services.cache.groupGraph(realm.id, t.group_ids);
   const ids = new Set<number>();
   for (const id of t.user_ids) {
     if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);

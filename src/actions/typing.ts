@@ -18,7 +18,7 @@ export type TypingTarget = { kind: 'stream'; streamId: number; topic: string; op
 const MAX_TYPING_RECIPIENTS = 100;
 
 export async function sendTyping(services: Services, sender: User, realm: Realm, t: TypingTarget): Promise<void> {
-  const users = await services.cache.users(realm.id);
+  const users = await services.cache.usersIncluding(realm.id, t.kind === 'direct' ? t.userIds : []);
   const sender_ = { user_id: sender.id, email: apiEmail(sender, services.emailDomains) };
   const receives = (id: number) => {
     const u = users.get(id);

@@ -12,7 +12,7 @@ import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, remove
 import { isUserInGroup } from '../store/cache.js';
 import { ApiError, BadRequest, NotAllowed } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { groupSettingValue, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
+import { groupSettingValue, idsNamedBy, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { onConflict } from '../store/conflicts.js';
 import type { UserGroupEvent } from '../events/types.js';
@@ -54,7 +54,7 @@ function audienceOf(users: Map<number, User>): number[] {
 }
 
 async function checkMembers(services: Services, realmId: number, ids: number[]): Promise<void> {
-  const users = await services.cache.users(realmId);
+  const users = await services.cache.usersIncluding(realmId, ids);
   for (const id of ids) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID: ${id}`);
 }
 
@@ -85,12 +85,13 @@ export async function createUserGroup(
   realm: Realm,
   g: { name: string; description: string; members: number[]; subgroups: number[]; settings: Partial<Record<GroupSetting, GroupSettingValue>> },
 ): Promise<{ group_id: number }> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const named = idsNamedBy(Object.values(g.settings));
+  const graph = await services.cache.groupGraph(realm.id, [...g.subgroups, ...named.groupIds]);
   if (!isUserInGroup(graph, caller.id, realm.settings.can_create_groups)) throw new NotAllowed('Insufficient permission');
   const name = validName(g.name);
   await checkMembers(services, realm.id, g.members);
+  const users = await services.cache.usersIncluding(realm.id, named.userIds);
   for (const s of g.subgroups) checkSubgroup(graph, s);
-  const users = await services.cache.users(realm.id);
   const ids = graph.systemIds;
   const defaults: Record<GroupSetting, GroupSettingValue> = {
     can_add_members_group: { direct_members: [caller.id], direct_subgroups: [] },
@@ -146,7 +147,9 @@ export async function updateUserGroup(
   id: number,
   u: { name?: string; description?: string; deactivated?: boolean; settings: Partial<Record<GroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>> },
 ): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const named = idsNamedBy(Object.values(u.settings).map((update) => update?.new));
+  const users = await services.cache.usersIncluding(realm.id, named.userIds);
+  const graph = await services.cache.groupGraph(realm.id, [id, ...named.groupIds]);
   const group = editableGroup(graph, id);
   if (!mayManage(graph, realm, caller, id)) throw new NotAllowed('Insufficient permission');
   for (const [key, update] of Object.entries(u.settings) as Array<[GroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }]>) {
@@ -154,7 +157,6 @@ export async function updateUserGroup(
       throw new BadRequest("'old' value does not match the expected value.");
     }
   }
-  const users = await services.cache.users(realm.id);
   const now = nowSeconds();
   await onConflict(services.database.transaction(async (tx, onCommit) => {
     const set: Parameters<typeof updateGroupRow>[2] = {};
@@ -190,7 +192,7 @@ export async function changeGroupMembers(
   id: number,
   c: { add: number[]; remove: number[]; addSubgroups: number[]; removeSubgroups: number[] },
 ): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const graph = await services.cache.groupGraph(realm.id, [id, ...c.addSubgroups]);
   // Since Zulip 11.0 (feature level 391) a deactivated group's members and subgroups can change.
   const group = editableGroup(graph, id);
   const manage = mayManage(graph, realm, caller, id);
@@ -210,7 +212,8 @@ export async function changeGroupMembers(
     if (wouldCycle(graph, id, s)) throw new BadRequest(`User group ${id} is already a subgroup of one of the passed subgroups.`);
   }
   for (const s of c.removeSubgroups) if (!subs.has(s)) throw new BadRequest(`User group ${s} is not a subgroup of this group.`);
-  const users = await services.cache.users(realm.id);
+  // The people told of it may be new to this process's cache: read them too.
+  const users = await services.cache.usersIncluding(realm.id, [...c.add, ...c.remove]);
   const audience = audienceOf(users);
   const notices = await membershipNotices(services, realm, caller, group.name, users, c.add, c.remove);
   await services.database.transaction(async (tx, onCommit) => {
@@ -280,7 +283,7 @@ async function groupObjections(services: Services, realm: Realm, graph: GroupGra
 
 /** Deactivates a group, which Zulip refuses while anything still uses it, saying what does. */
 export async function deactivateUserGroup(services: Services, caller: User, realm: Realm, id: number): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id);
+  const graph = await services.cache.groupGraph(realm.id, [id]);
   const existing = graph.groups.get(id);
   if (existing?.named && existing.deactivated) throw new BadRequest('User group is deactivated.');
   editableGroup(graph, id);

@@ -17,7 +17,7 @@ import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { canSeeDeliveryEmail, formatUser, apiEmail } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
 import { isRealmAdmin } from '../access/channel_access.js';
-import { subscribeNewAccountToDefaults } from './channels.js';
+import { subscribeNewAccountToDefaults } from './subscription_writes.js';
 import { realmUserDefaultOverrides } from '../store/realm_user_defaults.js';
 import { subscriptionEvents } from '../shapes/channels.js';
 import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';
@@ -211,7 +211,7 @@ export async function updateUserByAdmin(
   /** Further writes of the same request (profile_data), checked by the caller, in the same transaction. */
   alsoWrite?: (target: User) => Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined>,
 ) {
-  const users = await services.cache.users(realm.id);
+  const users = await services.cache.usersIncluding(realm.id, [targetId]);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
   const ownsBot = target.is_bot && target.bot_owner_id === caller.id;

@@ -59,17 +59,27 @@ export async function authenticate(services: Services, request: { headers: Incom
   // Each lookup is awaited only when its cache is cold: on a warm cache a request authenticates
   // without a trip through the microtask queue per lookup.
   const cache = services.cache;
-  const candidates = cache.cachedUsersByEmail(email) ?? (await cache.usersByEmail(email));
-  // Compare against every candidate so the time taken does not tell which one matched.
-  let match: User | undefined;
-  for (const u of candidates) if (constantTimeEqualBytes(storedKeyBytes(u), apiKey)) match = u;
+  const cached = cache.cachedUsersByEmail(email);
+  let match = matchingKey(cached ?? (await cache.usersByEmail(email)), apiKey);
+  // Cached accounts may lag another process's commit (an account made or a key changed there a
+  // moment ago): the database decides before the key is refused.
+  if (!match && cached) match = matchingKey(await cache.usersByEmail(email, { fresh: true }), apiKey);
   if (!match) throw new Unauthorized(new InvalidApiKey().message);
   const realm = cache.cachedRealm(match.realm_id) ?? (await cache.realm(match.realm_id));
   if (!realm) throw new Unauthorized(new InvalidApiKey().message);
   if (realm.deactivated) throw new Unauthorized(new RealmDeactivated().message);
   if (!match.is_active) throw new Unauthorized(new UserDeactivated().message);
-  const current = (cache.cachedUsers(realm.id) ?? (await cache.users(realm.id))).get(match.id);
+  // A user the cached organization lacks (made elsewhere a moment ago) joins it here, so the
+  // request's permission checks see them and their groups.
+  const current = (cache.cachedUsers(realm.id) ?? (await cache.users(realm.id))).get(match.id) ?? (await cache.user(realm.id, match.id));
   return { user: current ?? match, realm };
+}
+
+/** The candidate whose key is this one; every candidate is compared so the time taken does not tell which matched. */
+function matchingKey(candidates: readonly User[], apiKey: Buffer): User | undefined {
+  let match: User | undefined;
+  for (const u of candidates) if (constantTimeEqualBytes(storedKeyBytes(u), apiKey)) match = u;
+  return match;
 }
 
 /**

@@ -7,6 +7,7 @@ import { getStreamForViewer, type ViewedStream } from '../store/channels.js';
 import { channelAccess } from '../access/channel_access.js';
 import { accessibleMessage } from './message_access.js';
 import { usersByAddress } from '../shapes/users.js';
+import { userAtAddress } from './user_lookup.js';
 import { dmGroupMembers, type MessageRow } from '../store/messages.js';
 import type { IsOperand, RawTerm, Term } from './terms.js';
 
@@ -81,8 +82,15 @@ async function userIdsFromOperand(services: Services, viewer: User, operand: unk
   else if (typeof operand === 'number') items = [operand];
   else if (typeof operand === 'string') items = operand.split(',').map((s) => s.trim()).filter(Boolean);
   else throw new BadNarrow(`Invalid narrow operator: invalid operand for ${operator}`);
-  return items.map((item) => {
-    const id = typeof item === 'number' ? (users.has(item) ? item : undefined) : typeof item === 'string' ? byAddress.get(item.trim().toLowerCase())?.id : undefined;
+  const ids: number[] = [];
+  for (const item of items) {
+    // A user the cached ones lack (made in another process a moment ago) is read through.
+    const id =
+      typeof item === 'number'
+        ? (users.has(item) ? item : (await services.cache.user(viewer.realm_id, item))?.id)
+        : typeof item === 'string'
+          ? (await userAtAddress(services, viewer, item, byAddress))?.id
+          : undefined;
     if (id === undefined) {
       // Zulip names the whole operand for a conversation ('unknown user in a@x,b@y' or
       // 'unknown user in [1, 2]', Python's list form), the single user for the other operators.
@@ -92,8 +100,9 @@ async function userIdsFromOperand(services: Services, viewer: User, operand: unk
       }
       throw new BadNarrow(`Invalid narrow operator: unknown user ${String(item)}`);
     }
-    return id;
-  });
+    ids.push(id);
+  }
+  return ids;
 }
 
 /** Resolves names and emails; a channel the viewer may not see is as unknown as a missing one. */

@@ -140,9 +140,18 @@ export async function shapeContext(services: Services, realm: Realm, rows: Messa
     rows.some((m) => m.topic !== '') ? services.cache.linkifiers(realm.id) : Promise.resolve([]),
   ]);
   // A system bot (Notification Bot, Welcome Bot) belongs to no organization of people: when one
-  // sent a message or shares a conversation, the shared bots join the map.
-  const needsBots = rows.some((m) => !users.has(m.sender_id)) || [...dmMembers.values()].some((ids) => ids.some((id) => !users.has(id)));
-  const everyone = needsBots ? new Map([...users, ...(await services.cache.systemBots())]) : users;
+  // sent a message or shares a conversation, the shared bots join the map. Anyone else the cached
+  // users lack was made by another process a moment ago, and is read (no query when none is).
+  const absent = new Set<number>();
+  for (const m of rows) if (!users.has(m.sender_id)) absent.add(m.sender_id);
+  for (const ids of dmMembers.values()) for (const id of ids) if (!users.has(id)) absent.add(id);
+  let everyone = users;
+  if (absent.size) {
+    const bots = await services.cache.systemBots();
+    const unknown = [...absent].filter((id) => !bots.has(id));
+    const found = unknown.length ? await services.cache.usersIncluding(realm.id, unknown) : users;
+    everyone = new Map([...found, ...bots]);
+  }
   const streams = [...known.values(), ...fetched];
   return { streamNames: new Map(streams.map((s) => [s.id, s.name])), dmMembers, users: everyone, linkifiers };
 }

@@ -2,9 +2,17 @@
 // users by email for authentication, the user-group graph for permission checks, and the
 // linkifiers and custom emoji every rendered message consults.
 // Actions call the invalidate* methods after a commit that changes what a cache holds.
+//
+// With several processes the others hear of an invalidation through Redis a moment after the
+// commit, so a cached collection can lack a user or group another process has just made. A
+// lookup by id or address that misses therefore reads that one row before answering "absent"
+// (user, usersIncluding, usersAtAddress, usersByEmail, groupGraph's `including`), and a row
+// found is added to the cached collection. Hits never query; a miss that is a real absence
+// costs one indexed query and is not remembered, so garbage ids neither grow memory nor stick.
+// Whole collections (users(), listing "all users") may still be a moment stale: that is accepted.
 import type { Database } from './db.js';
 import { getRealm, getRealmByStringId, SYSTEM_BOT_REALM, type Realm } from './realms.js';
-import { getUsersByEmail, listRealmUsers, type User } from './users.js';
+import { getRealmUsersByAddress, getRealmUsersByIds, getUsersByEmail, listRealmUsers, type User } from './users.js';
 import { maxMessageIdOf } from './unreads.js';
 import { listLinkifiers } from './linkifiers.js';
 import { listRealmEmoji, type RealmEmojiRow } from './emoji.js';
@@ -14,12 +22,15 @@ export interface LinkifierRule {
   re: CompiledPattern;
   template: string;
 }
-import { listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
+import { existingGroupIds, listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
 
 export interface CacheInvalidation {
   kind: 'realm' | 'users' | 'groups' | 'linkifiers' | 'emoji';
   realmId: number;
 }
+
+/** Ids read per query when looking up misses (well under PostgreSQL's bound on parameters). */
+const MAX_IDS_PER_QUERY = 1000;
 
 export interface GroupGraph {
   groups: Map<number, UserGroupRow>;
@@ -87,7 +98,12 @@ export class Cache {
     return realm;
   }
 
-  /** All users and bots of an organization, active or not, by id. */
+  /**
+   * All users and bots of an organization, active or not, by id. As a whole it may lack a user
+   * another process made a moment ago (until that process's invalidation arrives): whoever
+   * looks up ids or addresses a request names goes through user(), usersIncluding() or
+   * usersAtAddress(), which read a missing one from the database.
+   */
   async users(realmId: number): Promise<Map<number, User>> {
     let users = this.realmUsers.get(realmId);
     if (!users) {
@@ -100,7 +116,61 @@ export class Cache {
 
   /** A user of the given organization; undefined for an unknown id or one from elsewhere. */
   async user(realmId: number, userId: number): Promise<User | undefined> {
-    return (await this.users(realmId)).get(userId);
+    const users = this.realmUsers.get(realmId) ?? (await this.users(realmId));
+    return users.get(userId) ?? (await this.usersIncluding(realmId, [userId])).get(userId);
+  }
+
+  /**
+   * The organization's users, with every one of `ids` that exists in it: ids the cached map lacks
+   * are read in one query and added. The same map users() answers (no copy); a hit costs no query.
+   */
+  async usersIncluding(realmId: number, ids: Iterable<number>): Promise<Map<number, User>> {
+    const users = this.realmUsers.get(realmId) ?? (await this.users(realmId));
+    let missing: number[] | undefined;
+    for (const id of ids) if (!users.has(id) && Number.isSafeInteger(id)) (missing ??= []).push(id);
+    if (!missing) return users;
+    const found: User[] = [];
+    for (let i = 0; i < missing.length; i += MAX_IDS_PER_QUERY) {
+      found.push(...(await getRealmUsersByIds(this.database.db, realmId, missing.slice(i, i + MAX_IDS_PER_QUERY))));
+    }
+    return this.adoptUsers(realmId, users, found);
+  }
+
+  /**
+   * The organization's accounts an address (an email, or a placeholder "user<id>@…") may name,
+   * read from the database: for an address the cached users did not match. The caller decides,
+   * as for cached ones, which of them the viewer may name so. Those found join the cache.
+   */
+  async usersAtAddress(realmId: number, address: string): Promise<User[]> {
+    const users = this.realmUsers.get(realmId) ?? (await this.users(realmId));
+    const found = await getRealmUsersByAddress(this.database.db, realmId, address.trim());
+    this.adoptUsers(realmId, users, found);
+    // The rows as read: a cached copy of one may be older (its address changed elsewhere).
+    return found;
+  }
+
+  /**
+   * Adds users read from the database to the organization's cached map, unless the map was
+   * dropped meanwhile (an invalidation: the next load reads them) or already has them (a newer
+   * load). The group graph of an organization that gained a user is dropped here, not broadcast:
+   * it lacks the new user's system-group memberships as well.
+   */
+  private adoptUsers(realmId: number, loaded: Map<number, User>, found: readonly User[]): Map<number, User> {
+    const current = this.realmUsers.get(realmId);
+    if (current === undefined) {
+      // Dropped while reading: answer from what was read, without caching it.
+      const answer = new Map(loaded);
+      for (const u of found) if (!answer.has(u.id)) answer.set(u.id, u);
+      return answer;
+    }
+    let added = false;
+    for (const u of found) {
+      if (current.has(u.id)) continue;
+      current.set(u.id, u);
+      added = true;
+    }
+    if (added) this.groupGraphs.delete(realmId);
+    return current;
   }
 
   /** The organization's users if they are cached, without loading them (a caller then awaits users()). */
@@ -113,35 +183,63 @@ export class Cache {
     return this.byEmail.get(email.toLowerCase());
   }
 
-  async usersByEmail(email: string): Promise<User[]> {
+  /**
+   * Every account with this email, in any organization. Only non-empty answers are kept: an
+   * address with no account (yet, in this process's view) is asked of the database each time,
+   * so garbage addresses take no memory and a new account is never refused for a cached absence.
+   * `fresh` reads past the cache (a caller whose candidates failed, e.g. a key changed elsewhere).
+   */
+  async usersByEmail(email: string, opts: { fresh?: boolean } = {}): Promise<User[]> {
     const key = email.toLowerCase();
-    let users = this.byEmail.get(key);
+    let users = opts.fresh ? undefined : this.byEmail.get(key);
     if (!users) {
       users = await getUsersByEmail(this.database.db, key);
+      if (users.length === 0) {
+        this.byEmail.delete(key);
+        return users;
+      }
       if (this.byEmail.size > 50_000) this.byEmail.clear();
       this.byEmail.set(key, users);
     }
     return users;
   }
 
-  async groupGraph(realmId: number): Promise<GroupGraph> {
-    let graph = this.groupGraphs.get(realmId);
-    if (!graph) {
-      const [groups, { members, subs }] = await Promise.all([
-        listGroups(this.database.db, realmId),
-        realmGroupGraph(this.database.db, realmId),
-      ]);
-      graph = { groups: new Map(), members: new Map(), subgroups: new Map(), systemIds: {} as Record<SystemGroupName, number> };
-      for (const g of groups) {
-        graph.groups.set(g.id, g);
-        graph.members.set(g.id, new Set());
-        graph.subgroups.set(g.id, []);
-        if (g.is_system_group) graph.systemIds[g.name as SystemGroupName] = g.id;
-      }
-      for (const m of members) graph.members.get(m.group_id)?.add(m.user_id);
-      for (const s of subs) graph.subgroups.get(s.group_id)?.push(s.subgroup_id);
-      this.groupGraphs.set(realmId, graph);
+  /**
+   * The organization's group graph. `including`: group ids a request or a row names; if the
+   * graph lacks one that exists in the database (made by another process a moment ago), the
+   * graph is read again. Ids it has cost nothing; an unknown one one indexed query.
+   */
+  async groupGraph(realmId: number, including?: Iterable<number>): Promise<GroupGraph> {
+    let graph = this.groupGraphs.get(realmId) ?? (await this.loadGroupGraph(realmId));
+    if (including === undefined) return graph;
+    let missing: number[] | undefined;
+    for (const id of including) if (!graph.groups.has(id) && Number.isSafeInteger(id)) (missing ??= []).push(id);
+    if (!missing) return graph;
+    const exist = await existingGroupIds(this.database.db, realmId, missing.slice(0, MAX_IDS_PER_QUERY));
+    if (exist.length === 0) return graph;
+    // Reloaded unless a load newer than the one that lacked them has them already.
+    const current = this.groupGraphs.get(realmId);
+    if (current && current !== graph && exist.every((id) => current.groups.has(id))) return current;
+    this.groupGraphs.delete(realmId);
+    graph = await this.loadGroupGraph(realmId);
+    return graph;
+  }
+
+  private async loadGroupGraph(realmId: number): Promise<GroupGraph> {
+    const [groups, { members, subs }] = await Promise.all([
+      listGroups(this.database.db, realmId),
+      realmGroupGraph(this.database.db, realmId),
+    ]);
+    const graph: GroupGraph = { groups: new Map(), members: new Map(), subgroups: new Map(), systemIds: {} as Record<SystemGroupName, number> };
+    for (const g of groups) {
+      graph.groups.set(g.id, g);
+      graph.members.set(g.id, new Set());
+      graph.subgroups.set(g.id, []);
+      if (g.is_system_group) graph.systemIds[g.name as SystemGroupName] = g.id;
     }
+    for (const m of members) graph.members.get(m.group_id)?.add(m.user_id);
+    for (const s of subs) graph.subgroups.get(s.group_id)?.push(s.subgroup_id);
+    this.groupGraphs.set(realmId, graph);
     return graph;
   }
 

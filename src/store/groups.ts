@@ -158,6 +158,13 @@ export async function listGroups(db: Executor, realmId: number, opts: { named?: 
   return rows.map(groupFromRow);
 }
 
+/** Which of these ids are groups of the organization (one indexed query). */
+export async function existingGroupIds(db: Executor, realmId: number, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('user_groups').select('id').where('realm_id', '=', realmId).where('id', 'in', ids).execute();
+  return rows.map((r) => r.id);
+}
+
 /** Every group membership row of an organization, for building the in-memory group cache. */
 export async function realmGroupGraph(db: Executor, realmId: number) {
   const [members, subs] = await Promise.all([

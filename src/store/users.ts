@@ -96,6 +96,33 @@ export async function getUser(db: Executor, id: number): Promise<User | undefine
   return row ? userFromRow(row) : undefined;
 }
 
+/** The organization's accounts among these ids (any others are left out): one indexed query. */
+export async function getRealmUsersByIds(db: Executor, realmId: number, ids: readonly number[]): Promise<User[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).execute();
+  return rows.map(userFromRow);
+}
+
+/**
+ * The organization's accounts an address may name: the one with this email, and the one whose
+ * placeholder address ("user<id>@…") it has the form of; the caller decides which the viewer may use.
+ */
+export async function getRealmUsersByAddress(db: Executor, realmId: number, address: string): Promise<User[]> {
+  const lower = address.toLowerCase();
+  const placeholderId = /^user(\d{1,15})@/.exec(lower)?.[1];
+  const id = placeholderId === undefined ? undefined : Number(placeholderId);
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where((eb) => {
+      const byEmail = eb(eb.fn('lower', ['email']), '=', lower);
+      return id === undefined || !Number.isSafeInteger(id) ? byEmail : eb.or([byEmail, eb('id', '=', id)]);
+    })
+    .execute();
+  return rows.map(userFromRow);
+}
+
 /** Every account with this email, in any organization (emails compare case-insensitively). */
 export async function getUsersByEmail(db: Executor, email: string): Promise<User[]> {
   const rows = await db

@@ -13,6 +13,8 @@ export interface StoreFixture {
   database: Database;
   realmId: number;
   ownerId: number;
+  /** Another connection to the same database (as a second server process would hold); closed by close(). */
+  connectAgain(): Promise<Database>;
   close(): Promise<void>;
 }
 
@@ -22,11 +24,18 @@ export async function openStore(): Promise<StoreFixture> {
   const url = dir ? `sqlite:${join(dir, 'confab.db')}` : TEST_DATABASE_URL;
   const database = await openDatabase(url, { schema, poolSize: 4 });
   const org = await createOrganization(database, { name: 'Store Org', ownerEmail: 'owner@example.com', ownerPassword: null, ownerName: 'Owner' });
+  const others: Database[] = [];
   return {
     database,
     realmId: org.realm_id,
     ownerId: org.user_id,
+    async connectAgain() {
+      const other = await openDatabase(url, { schema, poolSize: 4 });
+      others.push(other);
+      return other;
+    },
     async close() {
+      for (const other of others) await other.close();
       await database.close();
       if (schema) await dropPostgresSchema(TEST_DATABASE_URL, schema);
       if (dir) rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,8 @@ export function registerChannelCompatRoutes(r: Router): void {
       services,
       user,
       realm,
-      { channels: add, principals: undefined, authorizationErrorsFatal: true, sendNewSubscriptionMessages: false, options: PLAIN_CHANNEL },
+      // Zulip's add half runs with send_new_subscription_messages at its default, so the answer carries new_subscription_messages_sent.
+      { channels: add, principals: undefined, authorizationErrorsFatal: true, sendNewSubscriptionMessages: true, options: PLAIN_CHANNEL },
       del,
     );
   });
@@ -95,7 +96,10 @@ export function registerChannelCompatRoutes(r: Router): void {
       principals,
       exactPrincipals: true,
       authorizationErrorsFatal: true,
+      // A created channel's subscribers get no direct message; Zulip announces the channel only
+      // when the request subscribes someone (it answers early otherwise).
       sendNewSubscriptionMessages: false,
+      announce: params.bool('announce', false) && principals.length > 0,
       options,
     });
     return { id };

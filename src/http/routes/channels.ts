@@ -15,6 +15,7 @@ import { channelTopics } from '../../queries/topics.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateSubscriptionProperties } from '../../actions/subscription_properties.js';
 import { formatStream, listChannelsFor, subscriptionStateFor } from '../../shapes/channels.js';
 import { usersByAddress } from '../../shapes/users.js';
+import { userAtAddress } from '../../queries/user_lookup.js';
 import type { User } from '../../store/users.js';
 
 /** folder_id: a folder's id, or null for none. */
@@ -81,11 +82,12 @@ export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promi
   const ints = raw.every((p) => typeof p === 'number' && Number.isSafeInteger(p));
   const strs = raw.every((p) => typeof p === 'string');
   if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
-  const users = await ctx.services.cache.users(ctx.realm.id);
-  const byEmail = usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
+  const users = ints ? await ctx.services.cache.usersIncluding(ctx.realm.id, raw as number[]) : await ctx.services.cache.users(ctx.realm.id);
+  const byEmail = ints ? undefined : usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
   const out = new Map<number, User>();
   for (const p of raw as Array<number | string>) {
-    const user = typeof p === 'number' ? users.get(p) : byEmail.get(p.trim().toLowerCase());
+    // An address the cached users lack is looked up in the database (a user made elsewhere).
+    const user = typeof p === 'number' ? users.get(p) : await userAtAddress(ctx.services, ctx.user, p, byEmail);
     if (!user || !user.is_active) throw new NoSuchUser();
     out.set(user.id, user);
   }
@@ -107,8 +109,6 @@ export function channelOptionParams(params: Params): ChannelOptions {
     const value = params.optJson(key, parseGroupSettingValue);
     if (value !== undefined) groupSettings[key] = value;
   }
-  // Confab posts no Notification Bot announcements of new channels; the parameter is understood and has no effect.
-  params.optBool('announce');
   return {
     inviteOnly: params.bool('invite_only', false),
     isWebPublic: params.bool('is_web_public', false),
@@ -133,6 +133,7 @@ export function registerChannelRoutes(r: Router): void {
       principals,
       authorizationErrorsFatal: params.bool('authorization_errors_fatal', true),
       sendNewSubscriptionMessages: params.bool('send_new_subscription_messages', true),
+      announce: params.bool('announce', false),
       options,
     });
   });

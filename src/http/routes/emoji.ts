@@ -75,7 +75,7 @@ export function registerEmojiRoutes(r: Router): void {
 
   r.get('/users/{user_id}/status', async (ctx) => {
     const { services, user, realm } = ctx;
-    const target = (await services.cache.users(realm.id)).get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
+    const target = await services.cache.user(realm.id, pathInt(ctx, 'user_id', () => new NoSuchUser()));
     const visible = await usersVisibleTo(services, user, realm);
     if (!target?.is_active || (visible && !visible.has(target.id))) throw new NoSuchUser();
     return { status: await statusOf(services, target) };
@@ -86,7 +86,7 @@ export function registerEmojiRoutes(r: Router): void {
     const targetId = pathInt(ctx, 'user_id', () => new NoSuchUser());
     const change = statusChange(params, false);
     if (!isRealmAdmin(user)) throw new NotAllowed('Insufficient permission');
-    const target = (await services.cache.users(realm.id)).get(targetId);
+    const target = await services.cache.user(realm.id, targetId);
     if (!target?.is_active) throw new NoSuchUser();
     await updateUserStatus(services, target, realm, change);
     return {};

@@ -1,5 +1,5 @@
 // Presence and typing notifications.
-import { usersByAddress } from '../../shapes/users.js';
+import { userByIdOrAddress } from '../../queries/user_lookup.js';
 import { decodedPathPart, type Router } from '../router.js';
 import { check } from '../../lib/params.js';
 import { BadRequest, NoSuchUser } from '../../errors.js';
@@ -39,8 +39,7 @@ export function registerPresenceRoutes(r: Router): void {
   r.get('/users/{user_id_or_email}/presence', async (ctx) => {
     const { services, realm } = ctx;
     const key = decodedPathPart(ctx, 'user_id_or_email');
-    const users = await services.cache.users(realm.id);
-    const target = /^\d+$/.test(key) ? users.get(Number(key)) : usersByAddress(users.values(), ctx.user, services.emailDomains).get(key.trim().toLowerCase());
+    const target = await userByIdOrAddress(services, ctx.user, key);
     if (!target) throw new NoSuchUser();
     const rows = await presenceRows(services.database.db, realm.id, -1, 0);
     const row = rows.find((x) => x.user_id === target.id);

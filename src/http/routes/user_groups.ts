@@ -92,8 +92,8 @@ export function registerUserGroupRoutes(r: Router): void {
 
   r.get('/user_groups/{user_group_id}/members', async (ctx) => {
     requireMemberOrAdmin(ctx.user);
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id, [id]);
     readableGroup(graph, id);
     const direct = ctx.params.bool('direct_member_only', false);
     const members = direct ? [...(graph.members.get(id) ?? [])] : [...groupMembersRecursive(graph, id)];
@@ -102,8 +102,8 @@ export function registerUserGroupRoutes(r: Router): void {
 
   r.get('/user_groups/{user_group_id}/subgroups', async (ctx) => {
     requireMemberOrAdmin(ctx.user);
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id, [id]);
     readableGroup(graph, id);
     const direct = ctx.params.bool('direct_subgroup_only', false);
     const out = new Set<number>();
@@ -119,11 +119,12 @@ export function registerUserGroupRoutes(r: Router): void {
 
   r.get('/user_groups/{user_group_id}/members/{user_id}', async (ctx) => {
     requireMemberOrAdmin(ctx.user);
-    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
-    readableGroup(graph, id);
+    readableGroup(await ctx.services.cache.groupGraph(ctx.realm.id, [id]), id);
     const userId = pathInt(ctx, 'user_id', () => new NoSuchUser());
     if (!(await ctx.services.cache.user(ctx.realm.id, userId))) throw new NoSuchUser();
+    // Read after the user: a user the cache lacked joins it, and the graph then has their groups.
+    const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const direct = ctx.params.bool('direct_member_only', false);
     return { is_user_group_member: direct ? (graph.members.get(id)?.has(userId) ?? false) : isUserInGroup(graph, userId, id) };
   });

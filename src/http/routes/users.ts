@@ -3,6 +3,7 @@
 import type { AuthedContext, Router } from '../router.js';
 import { decodedPathPart, pathInt } from '../router.js';
 import { check } from '../../lib/params.js';
+import { userAtAddress } from '../../queries/user_lookup.js';
 import { NoSuchUser } from '../../errors.js';
 import { formatUser, userForClient, usersByAddress } from '../../shapes/users.js';
 import { createBot, createUserByApi, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
@@ -34,9 +35,9 @@ function parseActions(v: unknown, name: string): DeactivationActions {
  * The user a /users/{user_id} path names: a number is an id, anything else an address. A real
  * address finds only users whose address the caller may see, so a lookup reveals nothing.
  */
-function userNamedByPath(ctx: AuthedContext, users: Map<number, User>): User | undefined {
-  if (/^\d+$/.test(ctx.path.user_id ?? '')) return users.get(pathInt(ctx, 'user_id', () => new NoSuchUser()));
-  return usersByAddress(users.values(), ctx.user, ctx.services.emailDomains).get(decodedPathPart(ctx, 'user_id').trim().toLowerCase());
+async function userNamedByPath(ctx: AuthedContext): Promise<User | undefined> {
+  if (/^\d+$/.test(ctx.path.user_id ?? '')) return ctx.services.cache.user(ctx.realm.id, pathInt(ctx, 'user_id', () => new NoSuchUser()));
+  return userAtAddress(ctx.services, ctx.user, decodedPathPart(ctx, 'user_id'));
 }
 
 export function registerUserRoutes(r: Router): void {
@@ -54,7 +55,9 @@ export function registerUserRoutes(r: Router): void {
     const clientGravatar = params.bool('client_gravatar', true);
     const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
     const ids = params.optJson('user_ids', check.intList);
-    const users = await services.cache.users(realm.id);
+    // All users may be a moment stale (a user made elsewhere shows once the invalidation
+    // arrives); ids asked for by name are read through.
+    const users = ids ? await services.cache.usersIncluding(realm.id, ids) : await services.cache.users(realm.id);
     const visible = await usersVisibleTo(services, user, realm);
     const canSee = (u: User) => visible === null || visible.has(u.id);
     let chosen: User[];
@@ -73,8 +76,7 @@ export function registerUserRoutes(r: Router): void {
     const { params, services, realm, path, user } = ctx;
     const clientGravatar = params.bool('client_gravatar', true);
     const includeCustomProfileFields = params.bool('include_custom_profile_fields', false);
-    const users = await services.cache.users(realm.id);
-    let target = userNamedByPath(ctx, users);
+    let target = await userNamedByPath(ctx);
     if (!target) {
       // The system bots every organization shares are found too, as Zulip finds cross-realm bots.
       const bots = await services.cache.systemBots();
@@ -100,7 +102,7 @@ export function registerUserRoutes(r: Router): void {
   // PATCH /users/{user_id} and PATCH /users/{email} (feature level 313), as for GET.
   r.patch('/users/{user_id}', async (ctx) => {
     const { params, services, user, realm } = ctx;
-    const id = /^\d+$/.test(ctx.path.user_id ?? '') ? pathInt(ctx, 'user_id', () => new NoSuchUser()) : userNamedByPath(ctx, await services.cache.users(realm.id))?.id;
+    const id = /^\d+$/.test(ctx.path.user_id ?? '') ? pathInt(ctx, 'user_id', () => new NoSuchUser()) : (await userNamedByPath(ctx))?.id;
     if (id === undefined) throw new NoSuchUser();
     const fullName = params.optStr('full_name');
     const role = params.optInt('role');

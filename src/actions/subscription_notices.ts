@@ -1,0 +1,140 @@
+// The Notification Bot's messages about a subscription request, as Zulip's
+// send_user_subscribed_and_new_channel_notifications writes them: a direct message to each person
+// someone else subscribed to existing channels, and, with `announce`, the new channels' announcement
+// in the organization's new-channel announcements channel. Written in the subscription's own
+// transaction, so their events follow its subscription events after the commit.
+import type { Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import { getStream, type Stream } from '../store/channels.js';
+import type { SubscriptionOutcome } from '../shapes/channels.js';
+import type { OnCommit } from '../events/publish.js';
+import { escapeHtml } from '../lib/html.js';
+import { channelNarrow } from '../lib/narrow_urls.js';
+import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
+import { postDirectFromBot } from './bot_messages.js';
+
+/**
+ * Zulip's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES (POST /register's max_bulk_new_subscription_messages):
+ * a request newly subscribing more users than this sends none of the direct messages.
+ */
+export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
+
+/** Zulip's topic for new-channel announcements (English: Confab has no translations). */
+export const NEW_CHANNELS_TOPIC = 'new channels';
+
+/** How many users the request newly subscribed to at least one channel (the acting user and bots included, as Zulip counts). */
+export function newSubscriberCount(outcome: SubscriptionOutcome): number {
+  const users = new Set<number>();
+  for (const ids of outcome.added.values()) for (const id of ids) users.add(id);
+  return users.size;
+}
+
+/** Whether Zulip would send the direct messages: asked for, and few enough users newly subscribed. */
+export function newSubscriptionMessagesSent(outcome: SubscriptionOutcome): boolean {
+  return newSubscriberCount(outcome) <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+}
+
+/** Names that would break #**…** fall back to a plain Markdown link (Zulip's get_stream_link_syntax). */
+const BREAKS_LINK_SYNTAX = /[`>*&]|\$\$|\r|\n/;
+
+/** A link to a channel as Zulip's notices write it: #**name**. */
+export function channelLink(stream: { id: number; name: string }): Piece {
+  const path = channelNarrow(stream.id, stream.name);
+  const html = `<a class="stream" data-stream-id="${stream.id}" href="/${escapeHtml(path)}">#${escapeHtml(stream.name)}</a>`;
+  if (BREAKS_LINK_SYNTAX.test(stream.name)) return { md: `[#${stream.name.replace(/([\\[\]])/g, '\\$1')}](${path})`, html };
+  return { md: `#**${stream.name}**`, html };
+}
+
+/** Python's sorted() on names: by code point, not by UTF-16 unit. */
+function byCodePoint(a: string, b: string): number {
+  const x = Array.from(a, (c) => c.codePointAt(0)!);
+  const y = Array.from(b, (c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** "@_**Actor|id** subscribed you to #**one**." or the bulleted list Zulip writes for several channels. */
+export function subscribedYouBody(actor: User, streams: readonly Stream[]): { content: string; html: string } {
+  const sorted = [...streams].sort((a, b) => byCodePoint(a.name, b.name));
+  const who = silentMention(actor);
+  if (sorted.length === 1) return paragraph([who, text(' subscribed you to '), channelLink(sorted[0]!), text('.')]);
+  const head = paragraph([who, text(' subscribed you to the following channels:')]);
+  const links = sorted.map(channelLink);
+  return {
+    // Zulip writes a newline after each item; message content is stored right-trimmed.
+    content: `${head.content}\n\n${links.map((l) => `* ${l.md}`).join('\n')}`,
+    html: `${head.html}\n<ul>\n${links.map((l) => `<li>${l.html}</li>\n`).join('')}</ul>`,
+  };
+}
+
+/** "@_**Actor|id** created a new channel #**x**." or "… created the following channels: #**x**, #**y**." */
+export function newChannelsBody(actor: User, created: readonly Stream[]): { content: string; html: string } {
+  const pieces: Piece[] = [silentMention(actor), text(created.length > 1 ? ' created the following channels: ' : ' created a new channel ')];
+  created.forEach((s, i) => pieces.push(...(i ? [text(', ')] : []), channelLink(s)));
+  pieces.push(text('.'));
+  return paragraph(pieces);
+}
+
+export interface SubscriptionNotices {
+  bot: User;
+  actor: User;
+  realm: Realm;
+  users: Map<number, User>;
+  outcome: SubscriptionOutcome;
+  /** Channels this request created: nobody is told by direct message of those. */
+  created: readonly Stream[];
+  sendDirectMessages: boolean;
+  announce: boolean;
+}
+
+/** Writes the Notification Bot's messages about a subscription request inside its transaction. */
+export async function postSubscriptionNotices(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {
+  if (n.sendDirectMessages) await postSubscribedYouMessages(services, tx, onCommit, n);
+  if (n.announce && n.created.length) await postNewChannelsAnnouncement(services, tx, onCommit, n);
+}
+
+async function postSubscribedYouMessages(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {
+  const createdIds = new Set(n.created.map((s) => s.id));
+  const streamsByUser = new Map<number, Stream[]>();
+  for (const stream of n.outcome.targets) {
+    if (createdIds.has(stream.id)) continue;
+    for (const userId of n.outcome.added.get(stream.id) ?? []) {
+      const list = streamsByUser.get(userId);
+      if (list) list.push(stream);
+      else streamsByUser.set(userId, [stream]);
+    }
+  }
+  for (const [userId, streams] of [...streamsByUser].sort((a, b) => a[0] - b[0])) {
+    const recipient = n.users.get(userId);
+    // Nobody is told of subscribing themselves; bots are never told.
+    if (!recipient || recipient.id === n.actor.id || recipient.is_bot) continue;
+    const body = subscribedYouBody(n.actor, streams);
+    await postDirectFromBot(services, tx, onCommit, { bot: n.bot, realm: n.realm, users: n.users, recipient, body: { ...body, rendered: plainRendered(body.html) } });
+  }
+}
+
+async function postNewChannelsAnnouncement(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {
+  const channelId = n.realm.settings.new_stream_announcements_stream_id;
+  // Read in the transaction: the announcements channel may be one this request created.
+  const channel = channelId > 0 ? await getStream(tx, n.realm.id, channelId) : undefined;
+  if (!channel || channel.is_archived) return;
+  // Zulip looks at the channel's own policy here, not the organization's default.
+  const topic = channel.topics_policy === 'empty_topic_only' ? '' : NEW_CHANNELS_TOPIC;
+  await postChannelNotification(services, tx, onCommit, {
+    bot: n.bot,
+    realm: n.realm,
+    users: n.users,
+    stream: channel,
+    topic,
+    body: newChannelsBody(n.actor, n.created),
+    // Zulip marks every message of the request read for the one who made it.
+    readFor: (userId) => userId === n.actor.id,
+  });
+}
+
+function plainRendered(html: string) {
+  return { html, mentionedUserIds: new Set<number>(), mentionedGroupIds: new Set<number>(), wildcard: null, streamWildcard: false, topicWildcard: false };
+}
