@@ -156,18 +156,23 @@ test('a channel that allows only the empty topic gets it there', async () => {
   assert.equal(got[0].subject, '');
 });
 
-test('POST /channels/create with nobody subscribed: the message is in the channel for whoever reads it later', async () => {
-  const made = await member.post('/channels/create', { name: 'empty-room', subscribers: JSON.stringify([]), description: 'Later' });
+test('POST /channels/create: the message when it subscribes someone; none with nobody subscribed, as Zulip answers early', async () => {
+  const made = await member.post('/channels/create', { name: 'made-room', subscribers: JSON.stringify([other.userId]), description: 'Later' });
   assert.equal(made.status, 200, JSON.stringify(made.body));
   const got = await channelMessages(other, made.body.id);
   assert.equal(got.length, 1);
   assert.equal(got[0].subject, 'channel events');
+  assert.deepEqual(got[0].flags, [], 'unread for the subscriber, who is not the creator');
   assert.equal(
     await content(other, got[0].id, false),
     `**Public** channel created by @_**${memberName}|${member.userId}**. **Description:**\n\`\`\`\` quote\nLater\n\`\`\`\``,
   );
-  const stream = (await other.get(`/streams/${made.body.id}`)).body.stream;
-  assert.equal(stream.first_message_id, got[0].id);
+  assert.equal((await other.get(`/streams/${made.body.id}`)).body.stream.first_message_id, got[0].id);
+
+  const empty = await member.post('/channels/create', { name: 'empty-room', subscribers: JSON.stringify([]) });
+  assert.equal(empty.status, 200, JSON.stringify(empty.body));
+  assert.deepEqual(await channelMessages(other, empty.body.id), []);
+  assert.equal((await other.get(`/streams/${empty.body.id}`)).body.stream.first_message_id, null);
 });
 
 test("a new organization's #general has none, as Zulip's do_create_realm makes it", async () => {
