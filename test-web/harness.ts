@@ -138,7 +138,14 @@ export async function makeChannel(owner: Person, name: string, people: Person[])
   const res = await owner.api.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: people.map((p) => p.email) });
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   const id = await owner.api.get('/get_stream_id', { stream: name });
-  return id.body.stream_id as number;
+  const streamId = id.body.stream_id as number;
+  // The channel starts with the Notification Bot's channel-created message, unread for everyone
+  // but the owner; the people have seen it, so the tests' unread counts are their own messages.
+  for (const p of people) {
+    const read = await p.api.post('/mark_stream_as_read', { stream_id: streamId });
+    if (read.status !== 200) throw new Error(JSON.stringify(read.body));
+  }
+  return streamId;
 }
 
 /** Where most browser tests start: a server, a browser, Alice and Bob, and #general with them and the owner. */

@@ -111,8 +111,10 @@ test('a new account joins the default channels; others see peer_add; bots do not
   assert.deepEqual(state.body.subscriptions.map((s: any) => s.stream_id), [id]);
   assert.equal(state.body.unread_msgs.count, 20);
   const history = await newbie.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'channel', operand: id }] });
-  assert.equal(history.body.messages.length, 25);
-  assert.ok(history.body.messages[0].flags.includes('read') && !history.body.messages[24].flags.includes('read'));
+  // The 25 sent, after the Notification Bot's channel-created message.
+  assert.equal(history.body.messages.length, 26);
+  assert.equal(history.body.messages[0].subject, 'channel events');
+  assert.ok(history.body.messages[0].flags.includes('read') && !history.body.messages[25].flags.includes('read'));
 
   const bot = await member.post('/bots', { full_name: 'Helper Bot', short_name: 'helper' });
   assert.equal(bot.status, 200);

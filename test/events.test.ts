@@ -118,12 +118,14 @@ test('a newer poll on the same queue releases the parked one', async () => {
 test('a parked long-poll wakes when a message arrives, with event types filtered', async () => {
   const reader = await t.createUser({ name: 'Long Poller' });
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'wakeup' }], principals: [t.owner.userId, reader.userId] });
+  // Made now: a channel's creation brings a message into it.
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'wakeup-2' }] });
   const reg = await reader.post('/register', { event_types: ['message'], fetch_event_types: ['message'], apply_markdown: true });
   const started = Date.now();
   const parked = reader.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1 });
   await new Promise((r) => setTimeout(r, 100));
   // A subscription change is not a message: the queue was registered for messages only.
-  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'wakeup-2' }], principals: [reader.userId] });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'wakeup-2' }], principals: [reader.userId], send_new_subscription_messages: false });
   const sent = await t.owner.post('/messages', { type: 'stream', to: 'wakeup', topic: 'now', content: 'wake up' });
   const res = await parked;
   assert.ok(Date.now() - started < 900, 'answered before the heartbeat');

@@ -96,7 +96,10 @@ test('SIGTERM with Redis: a poll the stopping process relays to another processâ
   const relay = await spawnServer(home, { CONFAB_REDIS_URL: REDIS_URL, CONFAB_REDIS_PREFIX: prefix, CONFAB_DRAIN_SECONDS: '1' });
   try {
     const reader = await home.createUser({ name: 'Rory Relay' });
-    await home.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'relayed' }], principals: [home.owner.userId, reader.userId] });
+    // The reader joins once the channel (and its channel-created message) exists, untold: no
+    // message is on its way through Redis to the queue registered next.
+    await home.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'relayed' }] });
+    await home.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'relayed' }], principals: [reader.userId], send_new_subscription_messages: false });
     const reg = await reader.post('/register', { event_types: ['message'] });
     const queueId = reg.body.queue_id as string;
     // Parked through the relay, which forwards it to the queue's home (the in-process server).

@@ -253,7 +253,8 @@ test('history: open channel history reads as read+historical; protected history 
   const old = await sendToChannel(t.owner, 'shared', 't', 'old news');
   await subscribe('shared', [ann.userId]);
   const shared = await fetch(ann, { anchor: 'newest', num_before: 10, narrow: [{ operator: 'channel', operand: 'shared' }] });
-  assert.deepEqual(idsOf(shared), [old], 'a private channel with shared history shows it to new subscribers');
+  assert.deepEqual(shared.messages.map((m: any) => m.subject), ['channel events', 't'], 'the channel-created message is history too');
+  assert.deepEqual(idsOf(shared).slice(1), [old], 'a private channel with shared history shows it to new subscribers');
   assert.deepEqual(shared.messages[0].flags.sort(), ['historical', 'read']);
   const single = await ann.get(`/messages/${old}`);
   assert.deepEqual([single.status, single.body.message?.flags.sort()], [200, ['historical', 'read']], 'one message of the shared history, by id');

@@ -411,6 +411,13 @@ test('direct messages flag wildcards too; muted senders arrive read', async () =
 test('the channel remembers its first message', async () => {
   await subscribe(t.owner, 'fresh', [t.owner.userId]);
   const id = await channelId('fresh');
+  // A new channel's first message is the Notification Bot's channel-created one.
+  const created = (await t.owner.get(`/streams/${id}`)).body.stream;
+  const oldest = (await t.owner.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 5, narrow: [{ operator: 'channel', operand: id }] })).body.messages;
+  assert.deepEqual(oldest.map((m: any) => m.subject), ['channel events']);
+  assert.equal(created.first_message_id, oldest[0].id);
+  // Once that is gone the channel has none, until the next message.
+  assert.equal((await t.owner.post(`/streams/${id}/delete_topic`, { topic_name: 'channel events' })).status, 200);
   const before = (await t.owner.get(`/streams/${id}`)).body.stream;
   assert.equal(before.first_message_id, null);
   const first = await toChannel(t.owner, 'fresh', 't', 'first');

@@ -36,8 +36,9 @@ test('register returns the initial state clients read', async () => {
   assert.equal(b.subscriptions.length, 1);
   assert.equal(b.subscriptions[0].name, 'lobby');
   assert.ok(b.streams.some((s: any) => s.name === 'lobby'));
-  assert.equal(b.unread_msgs.count, 2);
-  assert.equal(b.unread_msgs.streams[0].topic, 'welcome');
+  // The channel's channel-created message, the mention and the direct message.
+  assert.equal(b.unread_msgs.count, 3);
+  assert.deepEqual(b.unread_msgs.streams.map((s: any) => s.topic).sort(), ['channel events', 'welcome']);
   assert.equal(b.unread_msgs.pms[0].other_user_id, t.owner.userId);
   assert.equal(b.unread_msgs.mentions.length, 1);
   assert.equal(typeof b.user_settings, 'object');

@@ -118,3 +118,14 @@ test('delivery: a direct message from the Notification Bot, unread, and the remi
   assert.ok(evs.some((e: any) => e.type === 'reminders' && e.op === 'remove' && e.reminder_id === id));
   assert.ok(!(await ann.get('/reminders')).body.reminders.some((r: any) => r.reminder_id === id));
 });
+
+test("a reminder about a Notification Bot message (the channel's channel-created one) names the bot", async () => {
+  const created = (await ann.get(`/streams/${streamId}`)).body.stream.first_message_id;
+  const notice = (await ann.get(`/messages/${created}`)).body.message;
+  assert.equal(notice.sender_email, 'notification-bot@zulip.com');
+  const res = await ann.post('/reminders', { message_id: created, scheduled_delivery_timestamp: inSeconds(3600) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const r = (await ann.get('/reminders')).body.reminders.find((x: any) => x.reminder_id === res.body.reminder_id);
+  assert.ok(r.content.includes(`@_**Notification Bot|${notice.sender_id}** [said]`), r.content);
+  assert.match(r.rendered_content, new RegExp(`<span class="user-mention silent" data-user-id="${notice.sender_id}">Notification Bot</span>`));
+});

@@ -25,15 +25,21 @@ test('expired messages in a channel with a retention period are deleted, with ev
   const old = await t.owner.post('/messages', { type: 'stream', to: 'short-memory', topic: 't', content: 'old' });
   const fresh = await t.owner.post('/messages', { type: 'stream', to: 'short-memory', topic: 't', content: 'fresh' });
   const keep = await t.owner.post('/messages', { type: 'stream', to: 'forever', topic: 't', content: 'kept' });
+  // The channel's first message, the Notification Bot's channel-created one, has expired too.
+  const created = (await t.owner.get(`/streams/${shortId}`)).body.stream.first_message_id;
+  assert.equal((await t.owner.get(`/messages/${created}`)).body.message.subject, 'channel events');
+  await age(created, 9);
   await age(old.body.id, 8);
   await age(keep.body.id, 800);
   const reg = await member.post('/register', { event_types: ['delete_message'], fetch_event_types: ['message'], client_capabilities: { bulk_message_deletion: true } });
-  assert.equal(await runRetention(t.server.services), 1);
+  assert.equal(await runRetention(t.server.services), 2);
+  assert.equal((await member.get(`/messages/${created}`)).status, 400);
   assert.equal((await member.get(`/messages/${old.body.id}`)).status, 400);
   assert.equal((await member.get(`/messages/${fresh.body.id}`)).status, 200);
   assert.equal((await member.get(`/messages/${keep.body.id}`)).status, 200, 'the organization keeps messages forever by default');
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
-  assert.deepEqual(evs.map((e: any) => [e.type, e.message_ids]), [['delete_message', [old.body.id]]]);
+  // One event per topic.
+  assert.deepEqual(evs.map((e: any) => [e.type, e.message_ids]), [['delete_message', [created]], ['delete_message', [old.body.id]]]);
   assert.equal((await t.owner.get(`/streams/${shortId}`)).body.stream.first_message_id, fresh.body.id);
   assert.equal(await runRetention(t.server.services), 0, 'nothing left to delete');
 });

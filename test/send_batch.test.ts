@@ -93,7 +93,11 @@ test('concurrent sends: every recipient gets every message with its own flags, e
   // The unread narrow (served by the partial index) sees Bob's rows.
   const unread = await bob.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, narrow: [{ operator: 'is', operand: 'unread' }, { operator: 'channel', operand: 'batch' }] });
   assert.equal(unread.status, 200);
-  const unreadIds = [firstId, ...ids].filter((id) => ON_POSTGRES || id !== newest);
+  // The channel's first message, the Notification Bot's channel-created one, is unread for Bob too.
+  const batchId = (await bob.get('/get_stream_id', { stream: 'batch' })).body.stream_id;
+  const createdId = (await bob.get(`/streams/${batchId}`)).body.stream.first_message_id as number;
+  assert.ok(createdId < firstId);
+  const unreadIds = [createdId, firstId, ...ids].filter((id) => ON_POSTGRES || id !== newest);
   assert.deepEqual(unread.body.messages.map((m: any) => m.id).sort((a: number, b: number) => a - b), unreadIds.sort((a, b) => a - b));
 
   // One event per message in every queue, with the recipient's flags.

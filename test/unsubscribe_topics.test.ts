@@ -93,6 +93,8 @@ test('topics: newest first, with max_id, the empty topic by its display name', a
     { name: 'general chat', max_id: e1.body.id },
     { name: 'Alpha', max_id: a2.body.id },
     { name: 'beta', max_id: b1.body.id },
+    // The Notification Bot's message from the channel's creation.
+    { name: 'channel events', max_id: (await bob.get(`/streams/${id}`)).body.stream.first_message_id },
   ]);
   assert.ok(a1.body.id < a2.body.id);
   const raw = await bob.get(`/users/me/${id}/topics`, { allow_empty_topic_name: true });

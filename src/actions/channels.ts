@@ -30,7 +30,8 @@ import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { writeSubscriptions } from './subscription_writes.js';
-import { newSubscriptionMessagesSent, postSubscriptionNotices } from './subscription_notices.js';
+import { newSubscriptionMessagesSent, postSubscriptionNotices, renderChannelCreatedMessages } from './subscription_notices.js';
+import type { RenderedBody } from './bot_messages.js';
 import { notificationBot } from './notification_bot.js';
 import { updateRealmSettings } from './realm_settings.js';
 import type { Transaction } from 'kysely';
@@ -105,6 +106,11 @@ export interface SubscribeRequest {
   sendNewSubscriptionMessages?: boolean;
   /** Whether the Notification Bot announces the channels this request creates (default false). */
   announce?: boolean;
+  /**
+   * Whether each channel this request creates gets the Notification Bot's "channel created" message
+   * (default true; Zulip's do_create_realm makes #general without one).
+   */
+  channelCreatedMessages?: boolean;
   options: ChannelOptions;
 }
 
@@ -262,10 +268,16 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
 
   const users = await cache.usersIncluding(realm.id, requested.userIds);
   const sendMessages = req.sendNewSubscriptionMessages ?? true;
+  const createdMessages = toCreate.length > 0 && (req.channelCreatedMessages ?? true);
   // Fetched (or made) before the transaction: nobody is told of subscribing only themselves.
-  const bot = (sendMessages && subscribingOthers) || (req.announce && toCreate.length) ? await notificationBot(services) : undefined;
+  const bot = (sendMessages && subscribingOthers) || (req.announce && toCreate.length) || createdMessages ? await notificationBot(services) : undefined;
   const renderedDescriptions = new Map<string, string>();
   for (const spec of toCreate) renderedDescriptions.set(spec.name, await renderChannelDescription(services, realm, caller, spec.description ?? ''));
+  const createdBodies = bot && createdMessages
+    ? await renderChannelCreatedMessages(services, realm, bot, caller, toCreate.map((spec) => ({
+      name: spec.name, description: spec.description ?? '', invite_only: o.inviteOnly, is_web_public: o.isWebPublic, history_public_to_subscribers: history,
+    })))
+    : new Map<string, RenderedBody>();
   const now = nowSeconds();
   const write = async (tx: Transaction<DB>, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
     const overlay = overlayGraph(graph);
@@ -307,7 +319,9 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     if (overlay.groups.size !== graph.groups.size) onCommit(() => cache.invalidateGroups(realm.id));
     if (bot) {
       const sendDirectMessages = sendMessages && newSubscriptionMessagesSent(outcome);
-      await postSubscriptionNotices(services, tx, onCommit, { bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false });
+      await postSubscriptionNotices(services, tx, onCommit, {
+        bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false, createdMessages: createdBodies,
+      });
     }
     return outcome;
   };
@@ -419,6 +433,7 @@ async function createGeneralChannelOnly(services: Services, realm: Realm, owner:
     principals: undefined,
     authorizationErrorsFatal: true,
     sendNewSubscriptionMessages: false,
+    channelCreatedMessages: false,
     options: {
       inviteOnly: false,
       isWebPublic: false,

@@ -82,7 +82,8 @@ async function reminderBody(services: Services, user: User, realm: Realm, messag
     content += `\n > ${note}`;
     html += `\n<blockquote>\n${render(note)}\n</blockquote>`;
   }
-  const sender = users.get(message.sender_id)!;
+  // The sender may be a system bot (a Notification Bot notice), which no organization lists.
+  const sender = users.get(message.sender_id) ?? (await services.cache.systemBots()).get(message.sender_id)!;
   const mention = silentMention(sender);
   const link = (label: string) => ({ md: `[${label}](${conversationUrl})`, html: `<a href="${escapeHtml(conversationUrl)}">${label}</a>` });
   content += '\n\n';

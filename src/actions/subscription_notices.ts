@@ -1,8 +1,9 @@
 // The Notification Bot's messages about a subscription request, as Zulip's
 // send_user_subscribed_and_new_channel_notifications writes them: a direct message to each person
-// someone else subscribed to existing channels, and, with `announce`, the new channels' announcement
-// in the organization's new-channel announcements channel. Written in the subscription's own
-// transaction, so their events follow its subscription events after the commit.
+// someone else subscribed to existing channels, with `announce` the new channels' announcement in
+// the organization's new-channel announcements channel, and in each new channel the message saying
+// who created it. Written in the subscription's own transaction, in that order, so their events
+// follow its subscription events after the commit.
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { Services } from '../services.js';
@@ -14,7 +15,7 @@ import type { OnCommit } from '../events/publish.js';
 import { escapeHtml } from '../lib/html.js';
 import { channelNarrow } from '../lib/narrow_urls.js';
 import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
-import { postDirectFromBot } from './bot_messages.js';
+import { postDirectFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
 
 /**
  * Zulip's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES (POST /register's max_bulk_new_subscription_messages):
@@ -24,6 +25,46 @@ export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
 
 /** Zulip's topic for new-channel announcements (English: Confab has no translations). */
 export const NEW_CHANNELS_TOPIC = 'new channels';
+
+/** Zulip's Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME: where a channel's own events are told. */
+export const CHANNEL_EVENTS_TOPIC = 'channel events';
+
+/** Zulip's channel_events_topic_name: a channel that allows only the empty topic gets them there. */
+export function channelEventsTopic(stream: Pick<Stream, 'topics_policy'>): string {
+  return stream.topics_policy === 'empty_topic_only' ? '' : CHANNEL_EVENTS_TOPIC;
+}
+
+type ChannelPolicy = Pick<Stream, 'invite_only' | 'is_web_public' | 'history_public_to_subscribers'>;
+
+/** The policy names Zulip's channel-created message uses (a public channel always shares its history). */
+export function channelPolicyName(c: ChannelPolicy): string {
+  if (c.is_web_public) return 'Web-public';
+  if (!c.invite_only) return 'Public';
+  return c.history_public_to_subscribers ? 'Private, shared history' : 'Private, protected history';
+}
+
+/** "**Public** channel created by @_**Name|id**. **Description:**" and the description in a quote block. */
+export function channelCreatedMarkdown(actor: User, channel: ChannelPolicy & { description: string }): string {
+  const description = channel.description === '' ? '*No description.*' : channel.description;
+  return `**${channelPolicyName(channel)}** channel created by ${silentMention(actor).md}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
+}
+
+/**
+ * The channel-created messages, rendered by the ordinary renderer (reads: call it before the
+ * transaction), keyed by channel name; the channels are not written yet, but nothing in the text
+ * depends on their ids.
+ */
+export async function renderChannelCreatedMessages(
+  services: Services,
+  realm: Realm,
+  bot: User,
+  actor: User,
+  channels: ReadonlyArray<ChannelPolicy & { name: string; description: string }>,
+): Promise<Map<string, RenderedBody>> {
+  const out = new Map<string, RenderedBody>();
+  for (const c of channels) out.set(c.name, await renderBotMessage(services, realm, bot, channelCreatedMarkdown(actor, c)));
+  return out;
+}
 
 /** How many users the request newly subscribed to at least one channel (the acting user and bots included, as Zulip counts). */
 export function newSubscriberCount(outcome: SubscriptionOutcome): number {
@@ -88,12 +129,28 @@ export interface SubscriptionNotices {
   created: readonly Stream[];
   sendDirectMessages: boolean;
   announce: boolean;
+  /** The rendered channel-created message of each created channel, by name (none for a channel left out of the map). */
+  createdMessages: ReadonlyMap<string, RenderedBody>;
 }
 
 /** Writes the Notification Bot's messages about a subscription request inside its transaction. */
 export async function postSubscriptionNotices(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {
   if (n.sendDirectMessages) await postSubscribedYouMessages(services, tx, onCommit, n);
   if (n.announce && n.created.length) await postNewChannelsAnnouncement(services, tx, onCommit, n);
+  for (const stream of n.created) {
+    const body = n.createdMessages.get(stream.name);
+    if (!body) continue;
+    await postChannelNotification(services, tx, onCommit, {
+      bot: n.bot,
+      realm: n.realm,
+      users: n.users,
+      stream,
+      topic: channelEventsTopic(stream),
+      body,
+      // As with the announcement: read for the creator, unread for everyone else subscribed.
+      readFor: (userId) => userId === n.actor.id,
+    });
+  }
 }
 
 async function postSubscribedYouMessages(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {

@@ -96,10 +96,12 @@ export function registerChannelCompatRoutes(r: Router): void {
       principals,
       exactPrincipals: true,
       authorizationErrorsFatal: true,
-      // A created channel's subscribers get no direct message; Zulip announces the channel only
-      // when the request subscribes someone (it answers early otherwise).
+      // A created channel's subscribers get no direct message; Zulip announces the channel, and
+      // posts its channel-created message, only when the request subscribes someone (it answers
+      // early otherwise).
       sendNewSubscriptionMessages: false,
       announce: params.bool('announce', false) && principals.length > 0,
+      channelCreatedMessages: principals.length > 0,
       options,
     });
     return { id };

@@ -1,0 +1,184 @@
+// The Notification Bot's message in every channel a request creates (Zulip's
+// send_user_subscribed_and_new_channel_notifications): "**Public** channel created by @_**Name|id**.
+// **Description:**" and the description in a quote block, in the topic "channel events"; read for
+// the creator, unread for everyone else subscribed; after the new-channels announcement.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
+import { createGeneralChannel } from '../src/actions/channels.js';
+
+let t: TestServer;
+let member: Client;
+let other: Client;
+let ownerName: string;
+let memberName: string;
+
+const BOT = 'notification-bot@zulip.com';
+
+before(async () => {
+  t = await startTestServer();
+  member = await t.createUser({ name: 'Mia Member' });
+  other = await t.createUser({ name: 'Otto Other' });
+  ownerName = (await t.owner.get('/users/me')).body.full_name;
+  memberName = (await member.get('/users/me')).body.full_name;
+});
+after(async () => {
+  await t.close();
+});
+
+async function subscribe(c: Client, subscriptions: Array<{ name: string; description?: string }>, extra: Record<string, any> = {}) {
+  const res = await c.post('/users/me/subscriptions', { subscriptions, ...extra });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+async function channelId(name: string): Promise<number> {
+  const res = await t.owner.get('/get_stream_id', { stream: name });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.stream_id;
+}
+
+/** The message events a queue holds, with their flags. */
+async function messages(c: Client, queue: string): Promise<any[]> {
+  return (await queuedEvents(c, queue)).filter((e) => e.type === 'message').map((e) => ({ ...e.message, flags: e.flags }));
+}
+
+/** A message's stored Markdown, or (`apply_markdown`) its HTML. */
+async function content(c: Client, id: number, applyMarkdown: boolean): Promise<string> {
+  const res = await c.get(`/messages/${id}`, { apply_markdown: applyMarkdown });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.message.content;
+}
+
+/** Every message of a channel, oldest first, as `c` may read them. */
+async function channelMessages(c: Client, streamId: number): Promise<any[]> {
+  const res = await c.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, allow_empty_topic_name: true, narrow: JSON.stringify([{ operator: 'channel', operand: streamId }]) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.messages;
+}
+
+const mention = (name: string, id: number) => `<span class="user-mention silent" data-user-id="${id}">${name}</span>`;
+
+test('a public channel: the creator reads it as read, the others subscribed as unread; its Markdown renders as written', async () => {
+  const memberQ = await openQueue(member, ['message']);
+  const otherQ = await openQueue(other, ['message']);
+  await subscribe(member, [{ name: 'garden', description: 'Plants and **soil**' }], { principals: [member.userId, other.userId] });
+  const garden = await channelId('garden');
+
+  const mine = await messages(member, memberQ);
+  assert.equal(mine.length, 1, JSON.stringify(mine));
+  const msg = mine[0];
+  assert.equal(msg.sender_email, BOT);
+  assert.equal(msg.stream_id, garden);
+  assert.equal(msg.subject, 'channel events');
+  assert.deepEqual(msg.flags, ['read'], 'read for the one who created the channel');
+  const theirs = await messages(other, otherQ);
+  assert.equal(theirs.length, 1, 'no direct message about a channel the request created');
+  assert.equal(theirs[0].id, msg.id);
+  assert.deepEqual(theirs[0].flags, [], 'unread for the others subscribed');
+
+  const markdown = `**Public** channel created by @_**${memberName}|${member.userId}**. **Description:**\n\`\`\`\` quote\nPlants and **soil**\n\`\`\`\``;
+  assert.equal(await content(other, msg.id, false), markdown);
+  const html =
+    `<p><strong>Public</strong> channel created by ${mention(memberName, member.userId)}. <strong>Description:</strong></p>\n` +
+    '<blockquote>\n<p>Plants and <strong>soil</strong></p>\n</blockquote>';
+  assert.equal(await content(other, msg.id, true), html);
+  // What a user's own message with the same text renders to.
+  const own = await t.owner.post('/messages', { type: 'stream', to: garden, topic: 'check', content: markdown });
+  assert.equal(own.status, 200, JSON.stringify(own.body));
+  assert.equal(await content(t.owner, own.body.id, true), html);
+
+  const unread = (await other.post('/register', { fetch_event_types: ['message', 'update_message_flags'] })).body.unread_msgs;
+  assert.deepEqual(unread.streams.find((s: any) => s.stream_id === garden)?.unread_message_ids, [msg.id]);
+  const creatorUnread = (await member.post('/register', { fetch_event_types: ['message', 'update_message_flags'] })).body.unread_msgs;
+  assert.equal(creatorUnread.streams.find((s: any) => s.stream_id === garden && s.unread_message_ids.includes(msg.id)), undefined);
+});
+
+test('private channels name their history policy; no description says so', async () => {
+  await subscribe(member, [{ name: 'protected-room' }], { invite_only: true });
+  await subscribe(member, [{ name: 'shared-room', description: 'Shared' }], { invite_only: true, history_public_to_subscribers: true });
+  const [protectedMsgs, sharedMsgs] = [await channelMessages(member, await channelId('protected-room')), await channelMessages(member, await channelId('shared-room'))];
+  assert.equal(protectedMsgs.length, 1);
+  assert.equal(
+    await content(member, protectedMsgs[0].id, false),
+    `**Private, protected history** channel created by @_**${memberName}|${member.userId}**. **Description:**\n\`\`\`\` quote\n*No description.*\n\`\`\`\``,
+  );
+  assert.equal(
+    await content(member, protectedMsgs[0].id, true),
+    `<p><strong>Private, protected history</strong> channel created by ${mention(memberName, member.userId)}. <strong>Description:</strong></p>\n` +
+      '<blockquote>\n<p><em>No description.</em></p>\n</blockquote>',
+  );
+  assert.equal(sharedMsgs.length, 1);
+  assert.equal(
+    await content(member, sharedMsgs[0].id, false),
+    `**Private, shared history** channel created by @_**${memberName}|${member.userId}**. **Description:**\n\`\`\`\` quote\nShared\n\`\`\`\``,
+  );
+});
+
+test('a web-public channel', async () => {
+  assert.equal((await t.owner.patch('/realm', { enable_spectator_access: true })).status, 200);
+  await subscribe(t.owner, [{ name: 'open-house', description: 'Everyone welcome' }], { is_web_public: true });
+  const got = await channelMessages(t.owner, await channelId('open-house'));
+  assert.equal(got.length, 1);
+  assert.equal(
+    await content(t.owner, got[0].id, false),
+    `**Web-public** channel created by @_**${ownerName}|${t.owner.userId}**. **Description:**\n\`\`\`\` quote\nEveryone welcome\n\`\`\`\``,
+  );
+});
+
+test('several channels at once: each gets its own, after the new-channels announcement', async () => {
+  await subscribe(t.owner, [{ name: 'news' }]);
+  const news = await channelId('news');
+  assert.equal((await t.owner.patch('/realm', { new_stream_announcements_stream_id: news })).status, 200);
+  const q = await openQueue(t.owner, ['message']);
+  await subscribe(t.owner, [{ name: 'one-of-two' }, { name: 'two-of-two' }], { announce: true });
+  const got = await messages(t.owner, q);
+  assert.deepEqual(
+    got.map((m) => [m.stream_id, m.subject]),
+    [[news, 'new channels'], [await channelId('one-of-two'), 'channel events'], [await channelId('two-of-two'), 'channel events']],
+  );
+  assert.ok(got[0].id < got[1].id && got[1].id < got[2].id);
+  assert.deepEqual(got.map((m) => m.flags), [['read'], ['read'], ['read']]);
+  assert.equal((await t.owner.patch('/realm', { new_stream_announcements_stream_id: -1 })).status, 200);
+});
+
+test('only for channels the request creates', async () => {
+  const q = await openQueue(other, ['message']);
+  await subscribe(other, [{ name: 'garden' }]);
+  assert.deepEqual(await messages(other, q), []);
+  assert.equal((await channelMessages(other, await channelId('garden'))).filter((m) => m.subject === 'channel events').length, 1);
+});
+
+test('a channel that allows only the empty topic gets it there', async () => {
+  await subscribe(t.owner, [{ name: 'no-topics' }], { topics_policy: 'empty_topic_only' });
+  const got = await channelMessages(t.owner, await channelId('no-topics'));
+  assert.equal(got.length, 1);
+  assert.equal(got[0].subject, '');
+});
+
+test('POST /channels/create: the message when it subscribes someone; none with nobody subscribed, as Zulip answers early', async () => {
+  const made = await member.post('/channels/create', { name: 'made-room', subscribers: JSON.stringify([other.userId]), description: 'Later' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const got = await channelMessages(other, made.body.id);
+  assert.equal(got.length, 1);
+  assert.equal(got[0].subject, 'channel events');
+  assert.deepEqual(got[0].flags, [], 'unread for the subscriber, who is not the creator');
+  assert.equal(
+    await content(other, got[0].id, false),
+    `**Public** channel created by @_**${memberName}|${member.userId}**. **Description:**\n\`\`\`\` quote\nLater\n\`\`\`\``,
+  );
+  assert.equal((await other.get(`/streams/${made.body.id}`)).body.stream.first_message_id, got[0].id);
+
+  const empty = await member.post('/channels/create', { name: 'empty-room', subscribers: JSON.stringify([]) });
+  assert.equal(empty.status, 200, JSON.stringify(empty.body));
+  assert.deepEqual(await channelMessages(other, empty.body.id), []);
+  assert.equal((await other.get(`/streams/${empty.body.id}`)).body.stream.first_message_id, null);
+});
+
+test("a new organization's #general has none, as Zulip's do_create_realm makes it", async () => {
+  const org = await t.createOrg('Quiet Org');
+  const services = t.server.services;
+  await createGeneralChannel(services, (await services.cache.realm(org.realmId))!, (await services.cache.user(org.realmId, org.owner.userId))!);
+  const general = (await org.owner.get('/get_stream_id', { stream: 'general' })).body.stream_id;
+  assert.deepEqual(await channelMessages(org.owner, general), []);
+});
