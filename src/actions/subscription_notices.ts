@@ -12,8 +12,8 @@ import type { User } from '../store/users.js';
 import { getStream, type Stream } from '../store/channels.js';
 import type { SubscriptionOutcome } from '../shapes/channels.js';
 import type { OnCommit } from '../events/publish.js';
-import { escapeHtml } from '../lib/html.js';
 import { channelNarrow } from '../lib/narrow_urls.js';
+import { channelLinkHtml } from '../markdown/channel_links.js';
 import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
 import { postDirectFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
 
@@ -84,7 +84,7 @@ const BREAKS_LINK_SYNTAX = /[`>*&]|\$\$|\r|\n/;
 /** A link to a channel as Zulip's notices write it: #**name**. */
 export function channelLink(stream: { id: number; name: string }): Piece {
   const path = channelNarrow(stream.id, stream.name);
-  const html = `<a class="stream" data-stream-id="${stream.id}" href="/${escapeHtml(path)}">#${escapeHtml(stream.name)}</a>`;
+  const html = channelLinkHtml(stream);
   if (BREAKS_LINK_SYNTAX.test(stream.name)) return { md: `[#${stream.name.replace(/([\\[\]])/g, '\\$1')}](${path})`, html };
   return { md: `#**${stream.name}**`, html };
 }

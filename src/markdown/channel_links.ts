@@ -21,6 +21,11 @@ export function parseChannelLink(inner: string): { channel: string; topic?: stri
 }
 
 /** Inline rule for #**…**: a link when the channel resolves, otherwise the text as typed. */
+/** What #**name** renders to: the link to the channel's narrow (also written by Notification Bot notices). */
+export function channelLinkHtml(channel: { id: number; name: string }): string {
+  return `<a class="stream" data-stream-id="${channel.id}" href="/${escapeHtml(channelNarrow(channel.id, channel.name))}">#${escapeHtml(channel.name)}</a>`;
+}
+
 export function channelLinkRule(state: StateInline, silent: boolean): boolean {
   const src = state.src;
   const start = state.pos;
@@ -35,7 +40,7 @@ export function channelLinkRule(state: StateInline, silent: boolean): boolean {
   if (!channel) return false;
   let html: string;
   if (link.topic === undefined) {
-    html = `<a class="stream" data-stream-id="${channel.id}" href="/${escapeHtml(channelNarrow(channel.id, channel.name))}">#${escapeHtml(channel.name)}</a>`;
+    html = channelLinkHtml(channel);
   } else if (link.messageId !== undefined) {
     const href = `/${topicNarrow(channel.id, channel.name, link.topic)}/near/${link.messageId}`;
     html = `<a class="message-link" href="${escapeHtml(href)}">#${escapeHtml(channel.name)} &gt; ${escapeHtml(link.topic)} @ 💬</a>`;
