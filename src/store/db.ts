@@ -33,13 +33,17 @@ async function loadPg(): Promise<typeof pg> {
 }
 
 /** better-sqlite3 compiles a statement on every prepare(); keep the compiled ones, keyed by SQL text. */
-function cachingSqlite(raw: SqliteDatabase.Database) {
+function cachingSqlite(raw: SqliteDatabase.Database, writer: boolean) {
   const cache = new Map<string, SqliteDatabase.Statement>();
   const toSqlite = (params: ReadonlyArray<unknown>) =>
     params.map((p) => (p === true ? 1 : p === false ? 0 : p));
   return {
     close: () => raw.close(),
-    prepare(text: string) {
+    prepare(query: string) {
+      // The writer takes the write lock when its transaction begins: a deferred transaction that
+      // read first cannot be upgraded once another process has committed (SQLITE_BUSY at once,
+      // which no busy timeout waits out), while BEGIN IMMEDIATE waits for the lock like any writer.
+      const text = writer && query === 'begin' ? 'begin immediate' : query;
       let stmt = cache.get(text);
       if (!stmt) {
         stmt = raw.prepare(text);
@@ -132,7 +136,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   dialect = 'sqlite';
   const file = url.replace(/^sqlite:(\/\/)?/, '');
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const open = () => {
+  const open = (role: 'writer' | 'reader') => {
     const raw = new SqliteDatabase(file);
     raw.pragma('journal_mode = WAL');
     // NORMAL: a commit writes the WAL without waiting for the disk; the group commit below makes
@@ -141,14 +145,19 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
-    return new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqlite(raw) }) });
+    // A statement that writes many rows inside a transaction (a message's flags rows) keeps a
+    // statement journal of the pages it changes; past 64 KiB SQLite spills it to a temporary file,
+    // a write system call per page on top of the WAL's two. In memory it costs none; the writer's
+    // statements are bounded (bulk writes go in chunks), so its size is too.
+    if (role === 'writer') raw.pragma('temp_store = MEMORY');
+    return new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqlite(raw, role === 'writer') }) });
   };
   // Two connections: writes go through one (in transactions, batched), reads through the other.
   // With WAL a reader never waits for the writer, and code that reads while a write transaction
   // is open cannot deadlock on the writer's lock.
-  const writer = open();
+  const writer = open('writer');
   await migrate(writer, dialect);
-  const reader = file === ':memory:' ? writer : open();
+  const reader = file === ':memory:' ? writer : open('reader');
   // When busy, checkpoints run in a worker thread, not inside the writer's commits (checkpoints.ts).
   const checkpointer =
     file === ':memory:'
