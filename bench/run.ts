@@ -13,6 +13,7 @@ import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
 import { seed, type Seeded } from './seed.js';
 import { renderFigures } from './render.js';
 import { cpuSeconds, generate, type LoadResult } from './loadgen.js';
+import { cpuCost, type CpuCost } from './cpu_cost.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -24,7 +25,7 @@ const RATES = (process.env.CONFAB_BENCH_RATES || '100,1000').split(',').map(Numb
 /** Concurrent senders in the saturated message-throughput figure. */
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
 /** Comma-separated subset of figures: rss,me,send,get,register,render,web,scale (default: all); `send` includes the rates, `rate` is the rates alone. */
-const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,send,get,register,render,web,scale').split(','));
+const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,cpu,send,get,register,render,web,scale').split(','));
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
 const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
 
@@ -199,6 +200,26 @@ async function main() {
     if (ONLY.has('me')) {
     const meRps = await rps(`${base}/api/v1/users/me`, { Authorization: basic(seeded.sender.email, seeded.sender.api_key) });
     line('GET /users/me (requests/s)', meRps.toFixed(0), `${floorRps.toFixed(0)} req/s bare node`, meRps / floorRps);
+    }
+
+    if (ONLY.has('cpu')) {
+    // CPU per message and per poll, measured apart over fixed work (bench/cpu_cost.ts), Confab and
+    // the bare relay alike: the figure the light-load target's "CPU halved" is about, without the
+    // scatter a loaded machine gives the fixed-rate line.
+    const relay = await startProcess([join(root, 'dist/bench/floor_server.js')], {}, /listening (\d+)/);
+    try {
+      const auths = seeded.subscribers.map((u) => basic(u.email, u.api_key));
+      const senderAuth = basic(seeded.sender.email, seeded.sender.api_key);
+      const floor = await cpuCost(`http://127.0.0.1:${relay.match[1]}`, relay.child.pid!, senderAuth, seeded.channelName, auths);
+      const cost = await cpuCost(base, server.child.pid!, senderAuth, seeded.channelName, auths);
+      line('send path CPU per message (ms)', cost.sendMs.toFixed(2), `${(1000 / floorCommitEach).toFixed(2)} ms raw SQLite insert+commit of its rows; bare relay ${floor.sendMs.toFixed(2)} ms; ${cost.messages} messages, 100 queues`, cost.sendMs / (1000 / floorCommitEach));
+      line('one poll answer CPU (us)', cost.pollUs.toFixed(1), `${floor.pollUs.toFixed(1)} us bare relay; ${cost.polls} dont_block polls of one event each`, cost.pollUs / floor.pollUs);
+      // ms of CPU per message (its send and 100 answers) × 100 messages a second, as % of 1,000 ms.
+      const atRate = (c: CpuCost) => (c.sendMs + (100 * c.pollUs) / 1000) * 10;
+      line('CPU for 100 msgs/s to 100 queues (% of a core)', atRate(cost).toFixed(0), `${atRate(floor).toFixed(0)}% bare relay (sends + 100 poll answers each, from the two lines above)`, atRate(cost) / atRate(floor));
+    } finally {
+      await stop(relay.child);
+    }
     }
 
     if (ONLY.has('send') || ONLY.has('rate')) {

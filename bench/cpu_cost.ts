@@ -1,0 +1,98 @@
+// The `cpu` figures of `npm run bench`: the server's CPU for one message's send path and for one
+// poll answer, measured apart over a fixed amount of work (the server's CPU from /proc, all its
+// threads), so that a change's effect on CPU shows even when latency figures scatter with the
+// machine's load. The same work against the bare relay gives the floor.
+//
+//   sends:  N messages sent one after another into the 100-subscriber channel, every subscriber's
+//           queue registered and nobody polling (each message its own commit, events queued);
+//   polls:  M rounds of one message, then each of the 100 queues polled with dont_block, each
+//           answer carrying that one event; a poll's cost is the round's CPU less one send's.
+import { Agent, request } from 'node:http';
+import { cpuSeconds } from './loadgen.js';
+
+const agent = new Agent({ keepAlive: true, maxSockets: 128 });
+
+function call(base: string, auth: string, method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const form = new URLSearchParams(params).toString();
+    const body = method === 'GET' ? undefined : form;
+    const req = request(
+      `${base}/api/v1${path}${method === 'GET' ? `?${form}` : ''}`,
+      { method, agent, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<any> {
+  const res = await p;
+  if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text.slice(0, 200)}`);
+  return JSON.parse(res.text);
+}
+
+export interface CpuCost {
+  /** Server CPU per message sent, ms. */
+  sendMs: number;
+  /** Server CPU per poll answering one event, µs. */
+  pollUs: number;
+  messages: number;
+  polls: number;
+}
+
+interface Queue {
+  auth: string;
+  id: string;
+  last: number;
+}
+
+/** Runs both measurements against `base` (Confab or the relay), whose process is `pid`. */
+export async function cpuCost(base: string, pid: number, senderAuth: string, channel: string, auths: string[], sends = 500, rounds = 150): Promise<CpuCost> {
+  const queues: Queue[] = await Promise.all(
+    auths.map(async (auth) => {
+      const reg = await ok(call(base, auth, 'POST', '/register', { event_types: '["message"]', apply_markdown: 'false' }), 'register');
+      return { auth, id: String(reg.queue_id), last: Number(reg.last_event_id) };
+    }),
+  );
+  let n = 0;
+  const send = () => ok(call(base, senderAuth, 'POST', '/messages', { type: 'stream', to: channel, topic: 'cpu cost', content: `cpu cost ${n++}` }), 'send');
+  // Each queue's pending events acknowledged and collected, one dont_block poll each.
+  const pollAll = () =>
+    Promise.all(
+      queues.map(async (q) => {
+        const res = await ok(call(base, q.auth, 'GET', '/events', { queue_id: q.id, last_event_id: String(q.last), dont_block: 'true' }), 'poll');
+        for (const e of res.events as { id: number }[]) q.last = Math.max(q.last, e.id);
+        return (res.events as unknown[]).length;
+      }),
+    );
+  try {
+    // Warm: code paths compiled, caches filled, the queues empty.
+    for (let i = 0; i < 30; i++) await send();
+    await pollAll();
+
+    let before = cpuSeconds(pid);
+    for (let i = 0; i < sends; i++) await send();
+    const sendMs = ((cpuSeconds(pid) - before) * 1000) / sends;
+    await pollAll();
+
+    let answered = 0;
+    before = cpuSeconds(pid);
+    for (let i = 0; i < rounds; i++) {
+      await send();
+      const counts = await pollAll();
+      for (const c of counts) if (c !== 1) throw new Error(`a poll answered ${c} events, not 1`);
+      answered += counts.length;
+    }
+    const roundsMs = (cpuSeconds(pid) - before) * 1000;
+    return { sendMs, pollUs: ((roundsMs - rounds * sendMs) * 1000) / answered, messages: sends, polls: answered };
+  } finally {
+    // Deleted, so that later figures' messages are not also queued for these.
+    await Promise.all(queues.map((q) => call(base, q.auth, 'DELETE', '/events', { queue_id: q.id }).catch(() => undefined)));
+  }
+}
