@@ -90,6 +90,8 @@ test('two processes writing at once: every send, reaction and flag change is ans
   await Promise.all([runAll(jobsA, IN_FLIGHT, failures), runAll(jobsB, IN_FLIGHT, failures)]);
   assert.deepEqual(failures, [], `every write is answered 200 (second process's log: ${bErrors})`);
   assert.equal(sent.length, 2 * SENDS_PER_PROCESS);
+  // Nor did the second process log a failure (a checkpoint, a background job).
+  assert.doesNotMatch(bErrors, /error|fail/i);
 
   // The channel holds exactly the seeds and the answered sends, read through either process.
   for (const url of [a.url, b.url]) {
