@@ -4,10 +4,9 @@ import { loadConfig } from '../config.js';
 import { createServices, startServer } from '../app.js';
 import { realmForOperator, setRealmDeactivated } from '../actions/realm_status.js';
 import { openDatabase } from '../store/db.js';
-import { createOrganization } from '../actions/realms.js';
+import { createFirstOrganization, createOrganization } from '../actions/realms.js';
 import { createAccountFromCli } from '../actions/cli.js';
 import { createGeneralChannel } from '../actions/channels.js';
-import { countRealms } from '../store/realms.js';
 import { generatePassword } from '../lib/secrets.js';
 import { ApiError } from '../errors.js';
 import { CONFAB_VERSION } from '../lib/version.js';
@@ -176,11 +175,13 @@ async function serve(): Promise<number> {
   const config = loadConfig();
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   let firstOrg: { realm_id: number; user_id: number } | undefined;
-  if ((await countRealms(database.db)) === 0) {
-    const password = generatePassword();
-    const host = new URL(config.externalUrl).hostname;
-    const email = `owner@${host.includes('.') && !/^[\d.]+$/.test(host) ? host : 'confab.example.com'}`;
-    const created = await createOrganization(database, { name: 'Confab', ownerEmail: email, ownerPassword: password, ownerName: 'Owner' });
+  // Servers started together on a fresh database all come here: one of them makes the
+  // organization (and prints its login, and later makes #general); the others find it made.
+  const password = generatePassword();
+  const host = new URL(config.externalUrl).hostname;
+  const email = `owner@${host.includes('.') && !/^[\d.]+$/.test(host) ? host : 'confab.example.com'}`;
+  const created = await createFirstOrganization(database, { name: 'Confab', ownerEmail: email, ownerPassword: password, ownerName: 'Owner' });
+  if (created) {
     firstOrg = created;
     process.stdout.write(
       `Created organization ${created.realm_id} with its owner account (shown only this once):\n` +

@@ -1,6 +1,8 @@
 // Organizations (Zulip's realms). Settings live in one JSON column; the defaults below fill every
 // key a row does not hold, so adding a setting needs no migration.
+import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import type { DialectName } from './dialect.js';
 
 /** Organization settings that are plain values. Group settings are in REALM_GROUP_SETTING_DEFAULTS. */
 export const REALM_SETTING_DEFAULTS = {
@@ -162,6 +164,18 @@ export async function realmDeactivationFlags(db: Executor): Promise<Array<{ id: 
   const rows = await db.selectFrom('realms').select(['id', 'deactivated']).execute();
   return rows.map((r) => ({ id: Number(r.id), deactivated: !!r.deactivated }));
 }
+
+/**
+ * Inside a transaction that creates an organization only if none exists: serializes it with any
+ * other such transaction, until its commit. On SQLite the writer's transactions begin with
+ * BEGIN IMMEDIATE, which already holds the database's one write lock.
+ */
+export async function lockRealmCreation(tx: Executor, dialect: DialectName): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${REALM_CREATION_LOCK})`.execute(tx);
+}
+
+/** The advisory lock key of the first organization's creation (migrations take 4242001). */
+const REALM_CREATION_LOCK = 4242002;
 
 export async function countRealms(db: Executor): Promise<number> {
   const row = await db.selectFrom('realms').select((eb) => eb.fn.countAll<number>().as('n')).where('string_id', '!=', SYSTEM_BOT_REALM).executeTakeFirstOrThrow();
