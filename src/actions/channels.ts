@@ -320,7 +320,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     if (bot) {
       const sendDirectMessages = sendMessages && newSubscriptionMessagesSent(outcome);
       await postSubscriptionNotices(services, tx, onCommit, {
-        bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false, createdMessages: createdBodies,
+        bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false, createdMessages: createdBodies, graph,
       });
     }
     return outcome;

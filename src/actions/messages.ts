@@ -316,8 +316,9 @@ export async function writeMessage(
   const now = nowSeconds();
   const users = m.users;
   {
-    // Automated messages (the Notification Bot's) change nobody's topic visibility.
-    const visibility = stream && !o.automated ? await automaticVisibility(tx, m) : new Map<number, number>();
+    // Automated messages (the Notification Bot's) change their sender's topic visibility never,
+    // but users they mention follow the topic by their setting, as for any message.
+    const visibility = stream ? await automaticVisibility(tx, m, !o.automated) : new Map<number, number>();
     let recipientId: number;
     let dmGroupId: number | null = null;
     if (stream) {
@@ -405,24 +406,26 @@ export async function writeMessage(
 const ON_PARTICIPATION = 1;
 const ON_SEND = 2;
 const ON_INITIATION = 3;
+const NEVER = 4;
 
 /**
  * The topic visibility changes a send makes by the users' automatic settings: the sender follows
  * (or, in a muted channel, unmutes) the topic when their policy says so, and mentioned users who
  * asked to follow topics they are mentioned in follow it. Returns the new policy by user.
  */
-async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage): Promise<Map<number, number>> {
+async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage, forSender: boolean): Promise<Map<number, number>> {
   const { sender, stream, topic, rendered } = m;
   const out = new Map<number, number>();
   if (!stream) return out;
+  if (!forSender && rendered.mentionedUserIds.size === 0) return out;
   // Mentioned users who follow topics they are mentioned in.
   const mentioned = [...rendered.mentionedUserIds].filter((id) => {
     const user = id !== sender.id && m.everyone.has(id) ? m.users.get(id) : undefined;
     return user !== undefined && userSettingsOf(user.settings).automatically_follow_topics_where_mentioned;
   });
   const settings = userSettingsOf(sender.settings);
-  const follow = settings.automatically_follow_topics_policy;
-  const unmute = settings.automatically_unmute_topics_in_muted_streams_policy;
+  const follow = forSender ? settings.automatically_follow_topics_policy : NEVER;
+  const unmute = forSender ? settings.automatically_unmute_topics_in_muted_streams_policy : NEVER;
   // Whether the topic is new matters only to a policy that acts on initiation.
   const isNew = (follow === ON_INITIATION || unmute === ON_INITIATION) && !(await topicExists(tx, stream.id, topic));
   const triggers = (policy: number) => policy === ON_SEND || policy === ON_PARTICIPATION || (policy === ON_INITIATION && isNew);

@@ -12,6 +12,7 @@ import type { User } from '../store/users.js';
 import { getStream, type Stream } from '../store/channels.js';
 import type { SubscriptionOutcome } from '../shapes/channels.js';
 import type { OnCommit } from '../events/publish.js';
+import type { GroupGraph } from '../store/cache.js';
 import { channelNarrow } from '../lib/narrow_urls.js';
 import { channelLinkHtml } from '../markdown/channel_links.js';
 import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
@@ -131,6 +132,8 @@ export interface SubscriptionNotices {
   announce: boolean;
   /** The rendered channel-created message of each created channel, by name (none for a channel left out of the map). */
   createdMessages: ReadonlyMap<string, RenderedBody>;
+  /** The group graph the messages were rendered with: whom their group mentions reach. */
+  graph: GroupGraph;
 }
 
 /** Writes the Notification Bot's messages about a subscription request inside its transaction. */
@@ -149,6 +152,8 @@ export async function postSubscriptionNotices(services: Services, tx: Transactio
       body,
       // As with the announcement: read for the creator, unread for everyone else subscribed.
       readFor: (userId) => userId === n.actor.id,
+      // The description is the creator's text: its mentions count, as in any message.
+      mentions: { rendered: body.rendered, graph: n.graph },
     });
   }
 }
