@@ -127,6 +127,27 @@ test('a group the Notification Bot may not mention: no message, as Zulip refuses
   assert.equal((await channelMessages(other, await channelId('quiet-guarded-room'))).length, 1, 'a silent mention is no mention');
 });
 
+test('channel links in the description: the channel itself and another one created with it link, as do existing public ones', async () => {
+  await subscribe(t.owner, [{ name: 'Linked Room', description: 'Here: #**linked room**, next door: #**Side Room**, and #**garden**' }, { name: 'Side Room' }]);
+  const linked = await channelId('Linked Room');
+  const side = await channelId('Side Room');
+  const garden = await channelId('garden');
+  const [msg] = await channelMessages(t.owner, linked);
+  assert.equal(
+    await content(t.owner, msg.id, true),
+    `<p><strong>Public</strong> channel created by ${mention(ownerName, t.owner.userId)}. <strong>Description:</strong></p>\n` +
+      `<blockquote>\n<p>Here: <a class="stream" data-stream-id="${linked}" href="/#narrow/channel/${linked}-Linked-Room">#Linked Room</a>, ` +
+      `next door: <a class="stream" data-stream-id="${side}" href="/#narrow/channel/${side}-Side-Room">#Side Room</a>, ` +
+      `and <a class="stream" data-stream-id="${garden}" href="/#narrow/channel/${garden}-garden">#garden</a></p>\n</blockquote>`,
+  );
+});
+
+test('a private channel linked in its own description: not linked, as the Notification Bot cannot see it', async () => {
+  await subscribe(t.owner, [{ name: 'hidden-room', description: 'See #**hidden-room**' }], { invite_only: true });
+  const [msg] = await channelMessages(t.owner, await channelId('hidden-room'));
+  assert.match(await content(t.owner, msg.id, true), /<blockquote>\n<p>See #<strong>hidden-room<\/strong><\/p>/);
+});
+
 test('a channel wildcard in the description flags everyone subscribed', async () => {
   const q = await openQueue(other, ['message']);
   await subscribe(member, [{ name: 'wild-room', description: 'Hello @**all**' }], { principals: [member.userId, other.userId] });
