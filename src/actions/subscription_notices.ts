@@ -16,7 +16,7 @@ import type { GroupGraph } from '../store/cache.js';
 import { channelNarrow } from '../lib/narrow_urls.js';
 import { channelLinkHtml } from '../markdown/channel_links.js';
 import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
-import { postDirectFromBot, type RenderedBody } from './bot_messages.js';
+import { postDirectsFromBot, type RenderedBody } from './bot_messages.js';
 import { linkChannelsMadeSince, messageRenderContext } from './render_context.js';
 import { renderMarkdown } from '../markdown/render.js';
 import { normalizeContent } from '../lib/message_text.js';
@@ -189,13 +189,16 @@ async function postSubscribedYouMessages(services: Services, tx: Transaction<DB>
       else streamsByUser.set(userId, [stream]);
     }
   }
+  const items: Array<{ recipient: User; body: RenderedBody }> = [];
   for (const [userId, streams] of [...streamsByUser].sort((a, b) => a[0] - b[0])) {
     const recipient = n.users.get(userId);
     // Nobody is told of subscribing themselves; bots are never told.
     if (!recipient || recipient.id === n.actor.id || recipient.is_bot) continue;
     const body = subscribedYouBody(n.actor, streams);
-    await postDirectFromBot(services, tx, onCommit, { bot: n.bot, realm: n.realm, users: n.users, recipient, body: { ...body, rendered: plainRendered(body.html) } });
+    items.push({ recipient, body: { ...body, rendered: plainRendered(body.html) } });
   }
+  // Written together: up to 100 of them, in a few queries.
+  await postDirectsFromBot(services, tx, onCommit, { bot: n.bot, realm: n.realm, users: n.users, items });
 }
 
 async function postNewChannelsAnnouncement(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {

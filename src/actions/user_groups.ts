@@ -5,7 +5,7 @@ import { nowSeconds } from '../services.js';
 import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
 import { channelsUsingGroups } from '../store/channels.js';
 import { notificationBot, silentMention } from './notification_bot.js';
-import { postDirectFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
+import { postDirectsFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, removeGroupMembers, removeSubgroups, updateGroupRow, type GroupSettingIds } from '../store/groups.js';
@@ -219,7 +219,7 @@ export async function changeGroupMembers(
   await services.database.transaction(async (tx, onCommit) => {
     const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, deactivatedGroup: !!group.deactivated });
     const tell = async (list: typeof notices.added) => {
-      for (const n of list) await postDirectFromBot(services, tx, onCommit, { bot: n.bot, realm, users, recipient: n.recipient, body: n.body });
+      if (list.length) await postDirectsFromBot(services, tx, onCommit, { bot: list[0]!.bot, realm, users, items: list });
     };
     // As Zulip's add_members_to_group_backend and remove_members_from_group_backend run in turn:
     // each change's event, then the direct messages telling of it (events leave in this order).
