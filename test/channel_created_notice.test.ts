@@ -94,6 +94,67 @@ test('a public channel: the creator reads it as read, the others subscribed as u
   assert.equal(creatorUnread.streams.find((s: any) => s.stream_id === garden && s.unread_message_ids.includes(msg.id)), undefined);
 });
 
+test('mentions in the description flag the mentioned as in any message: unread mentions, the topic followed', async () => {
+  const groupName = 'greeters';
+  const made = await t.owner.post('/user_groups/create', { name: groupName, description: 'They greet', members: JSON.stringify([t.owner.userId]) });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const otherQ = await openQueue(other, ['message', 'user_topic']);
+  const ownerQ = await openQueue(t.owner, ['message']);
+  await subscribe(member, [{ name: 'mentions-room', description: `Ask @**${'Otto Other'}** or @*${groupName}*` }], { principals: [member.userId, other.userId, t.owner.userId] });
+  const room = await channelId('mentions-room');
+
+  const [theirs] = await messages(other, otherQ);
+  assert.equal(theirs?.stream_id, room);
+  assert.deepEqual(theirs.flags, ['mentioned'], 'a mention inside the quoted description counts');
+  assert.match(await content(other, theirs.id, true), /<blockquote>\n<p>Ask <span class="user-mention" data-user-id="\d+">@Otto Other<\/span>/);
+  const [owners] = await messages(t.owner, ownerQ);
+  assert.deepEqual(owners?.flags, ['mentioned'], 'as a member of the group mentioned');
+  const followed = (await queuedEvents(other, otherQ)).filter((e) => e.type === 'user_topic');
+  assert.deepEqual(followed.map((e) => [e.stream_id, e.topic_name, e.visibility_policy]), [[room, 'channel events', 3]], 'follows a topic they are mentioned in, by default');
+
+  const unread = (await other.post('/register', { fetch_event_types: ['message', 'update_message_flags'] })).body.unread_msgs;
+  assert.ok(unread.mentions.includes(theirs.id), JSON.stringify(unread.mentions));
+});
+
+test('a group the Notification Bot may not mention: no message, as Zulip refuses its internal send', async () => {
+  const groups = (await t.owner.get('/user_groups')).body.user_groups;
+  const admins = groups.find((g: any) => g.name === 'role:administrators').id;
+  const made = await t.owner.post('/user_groups/create', { name: 'guarded', description: 'Admins only', members: JSON.stringify([t.owner.userId]), can_mention_group: JSON.stringify(admins) });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  await subscribe(t.owner, [{ name: 'guarded-room', description: 'For @*guarded*' }], { principals: [t.owner.userId, other.userId] });
+  assert.deepEqual(await channelMessages(other, await channelId('guarded-room')), []);
+  await subscribe(t.owner, [{ name: 'quiet-guarded-room', description: 'For @_*guarded*' }], { principals: [t.owner.userId, other.userId] });
+  assert.equal((await channelMessages(other, await channelId('quiet-guarded-room'))).length, 1, 'a silent mention is no mention');
+});
+
+test('channel links in the description: the channel itself and another one created with it link, as do existing public ones', async () => {
+  await subscribe(t.owner, [{ name: 'Linked Room', description: 'Here: #**linked room**, next door: #**Side Room**, and #**garden**' }, { name: 'Side Room' }]);
+  const linked = await channelId('Linked Room');
+  const side = await channelId('Side Room');
+  const garden = await channelId('garden');
+  const [msg] = await channelMessages(t.owner, linked);
+  assert.equal(
+    await content(t.owner, msg.id, true),
+    `<p><strong>Public</strong> channel created by ${mention(ownerName, t.owner.userId)}. <strong>Description:</strong></p>\n` +
+      `<blockquote>\n<p>Here: <a class="stream" data-stream-id="${linked}" href="/#narrow/channel/${linked}-Linked-Room">#Linked Room</a>, ` +
+      `next door: <a class="stream" data-stream-id="${side}" href="/#narrow/channel/${side}-Side-Room">#Side Room</a>, ` +
+      `and <a class="stream" data-stream-id="${garden}" href="/#narrow/channel/${garden}-garden">#garden</a></p>\n</blockquote>`,
+  );
+});
+
+test('a private channel linked in its own description: not linked, as the Notification Bot cannot see it', async () => {
+  await subscribe(t.owner, [{ name: 'hidden-room', description: 'See #**hidden-room**' }], { invite_only: true });
+  const [msg] = await channelMessages(t.owner, await channelId('hidden-room'));
+  assert.match(await content(t.owner, msg.id, true), /<blockquote>\n<p>See #<strong>hidden-room<\/strong><\/p>/);
+});
+
+test('a channel wildcard in the description flags everyone subscribed', async () => {
+  const q = await openQueue(other, ['message']);
+  await subscribe(member, [{ name: 'wild-room', description: 'Hello @**all**' }], { principals: [member.userId, other.userId] });
+  const [theirs] = await messages(other, q);
+  assert.deepEqual(theirs?.flags, ['stream_wildcard_mentioned', 'wildcard_mentioned']);
+});
+
 test('private channels name their history policy; no description says so', async () => {
   await subscribe(member, [{ name: 'protected-room' }], { invite_only: true });
   await subscribe(member, [{ name: 'shared-room', description: 'Shared' }], { invite_only: true, history_public_to_subscribers: true });

@@ -97,6 +97,16 @@ test("the Notification Bot's direct message about a subscription is mailed under
   assert.match(mail!.text!, /Notification Bot:\r?\n@_\*\*Olivia Owner\|\d+\*\* subscribed you to #\*\*general\*\*\./);
 });
 
+test("a mention in a new channel's description: the Notification Bot's channel-created message is mailed", async () => {
+  const dee = await t.createUser({ name: 'Dee Described', email: 'dee@example.com' });
+  const res = await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'described', description: 'Run by @**Dee Described**' }], principals: [t.owner.userId, dee.userId] });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [mail] = await mailsTo('dee@example.com');
+  assert.equal(mail!.subject, '#described > channel events');
+  assert.match(mail!.text!, /Notification Bot:/);
+  assert.match(mail!.text!, /mentioned by name/);
+});
+
 test('messages read in the meantime are dropped; a batch keeps only the unread ones', async () => {
   const eve = await t.createUser({ name: 'Eve Reader', email: 'eve@example.com' });
   const a = (await t.owner.post('/messages', { type: 'private', to: [eve.userId], content: 'read me soon' })).body.id;

@@ -81,6 +81,23 @@ test('someone subscribed to one existing channel gets a direct message saying wh
   assert.deepEqual(unread.pms.find((p: any) => p.other_user_id === dm.sender_id)?.unread_message_ids, [dm.id]);
 });
 
+test('several people at once, some already in a conversation with the bot: each gets one message in their own, by user id', async () => {
+  await subscribe(t.owner, ['porch']);
+  const fresh = [await t.createUser({ name: 'Fay First' }), await t.createUser({ name: 'Gil Second' })];
+  const people = [member, ...fresh].sort((a, b) => a.userId - b.userId);
+  const queues = await Promise.all(people.map((c) => openQueue(c, ['message'])));
+  await subscribe(t.owner, ['porch'], { principals: people.map((c) => c.userId) });
+  const got = await Promise.all(people.map(async (c, i) => notCreationNotices(await messages(c, queues[i]!))));
+  for (const [i, c] of people.entries()) {
+    assert.equal(got[i]!.length, 1, JSON.stringify(got[i]));
+    assert.deepEqual(got[i]![0].display_recipient.map((r: any) => r.id).sort(), [got[i]![0].sender_id, c.userId].sort());
+    const conversation = await c.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'dm', operand: [got[i]![0].sender_id] }] });
+    assert.equal(conversation.body.messages.at(-1).id, got[i]![0].id);
+  }
+  const ids = got.map((g) => g[0].id);
+  assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'written in order of user id');
+});
+
 test('several channels in one message, sorted by name; channels the request creates are left out', async () => {
   await subscribe(t.owner, ['zeta', 'alpha']);
   const [alpha, zeta] = [await channelId('alpha'), await channelId('zeta')];

@@ -272,3 +272,14 @@ test('the Notification Bot tells people someone else added them to a group or re
   assert.equal((await ann.post(`/user_groups/${id}/members`, { delete: [ann.userId] })).status, 200);
   assert.equal((await lastFromBot(ann))?.id, annBefore);
 });
+
+test("one request adding and removing: each change's event goes out before the direct messages telling of it, as Zulip's views run in turn", async () => {
+  const id = (await ann.post('/user_groups/create', { name: 'ordered', members: [ann.userId, carl.userId] })).body.group_id;
+  const q = await openQueue(bob, ['user_group', 'message']);
+  const carlQ = await openQueue(carl, ['user_group', 'message']);
+  assert.equal((await ann.post(`/user_groups/${id}/members`, { add: [bob.userId], delete: [carl.userId] })).status, 200);
+  const seen = (events: any[]) =>
+    events.filter((e) => e.type === 'user_group' || e.type === 'message').map((e) => (e.type === 'message' ? `dm:${e.message.display_recipient.map((r: any) => r.id).includes(bob.userId) ? 'bob' : 'carl'}` : e.op));
+  assert.deepEqual(seen(await queuedEvents(bob, q)), ['add_members', 'dm:bob', 'remove_members']);
+  assert.deepEqual(seen(await queuedEvents(carl, carlQ)), ['add_members', 'remove_members', 'dm:carl']);
+});

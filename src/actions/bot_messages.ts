@@ -9,7 +9,7 @@ import type { OnCommit } from '../events/publish.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { renderMarkdown, type Rendered } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
-import { writeMessage } from './messages.js';
+import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from './messages.js';
 import { normalizeContent } from '../lib/message_text.js';
 import { systemBot, WELCOME_BOT_EMAIL } from './notification_bot.js';
 
@@ -38,11 +38,35 @@ export async function postDirectFromBot(
   onCommit: OnCommit,
   o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody },
 ): Promise<number> {
+  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o), { automated: true });
+  return id;
+}
+
+/**
+ * Direct messages from a bot, one to each recipient, inside the caller's transaction, written
+ * together (a fixed number of queries however many); the same messages and events, in the same
+ * order, as postDirectFromBot one after the other.
+ */
+export async function postDirectsFromBot(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: OnCommit,
+  o: { bot: User; realm: Realm; users: Map<number, User>; items: ReadonlyArray<{ recipient: User; body: RenderedBody }> },
+): Promise<number[]> {
   const users = new Map(o.users);
   users.set(o.bot.id, o.bot);
-  users.set(o.recipient.id, o.recipient);
+  return writeAutomatedDirectMessages(services, tx, onCommit, o.items.map((it) => botDirectMessage({ bot: o.bot, realm: o.realm, users, recipient: it.recipient, body: it.body })));
+}
+
+function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody }): PreparedMessage {
+  let users = o.users;
+  if (users.get(o.bot.id) !== o.bot || users.get(o.recipient.id) !== o.recipient) {
+    users = new Map(o.users);
+    users.set(o.bot.id, o.bot);
+    users.set(o.recipient.id, o.recipient);
+  }
   const participants = [...new Set([o.bot.id, o.recipient.id])].sort((a, b) => a - b);
-  const { id } = await writeMessage(services, tx, onCommit, {
+  return {
     sender: o.bot,
     realm: o.realm,
     content: o.body.content,
@@ -55,6 +79,5 @@ export async function postDirectFromBot(
     clientName: 'Internal',
     users,
     linkifiers: [],
-  }, { automated: true });
-  return id;
+  };
 }

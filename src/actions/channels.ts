@@ -30,8 +30,7 @@ import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { writeSubscriptions } from './subscription_writes.js';
-import { newSubscriptionMessagesSent, postSubscriptionNotices, renderChannelCreatedMessages } from './subscription_notices.js';
-import type { RenderedBody } from './bot_messages.js';
+import { newSubscriptionMessagesSent, postSubscriptionNotices, prepareChannelCreatedMessages, type PreparedChannelCreated } from './subscription_notices.js';
 import { notificationBot } from './notification_bot.js';
 import { updateRealmSettings } from './realm_settings.js';
 import type { Transaction } from 'kysely';
@@ -274,10 +273,10 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   const renderedDescriptions = new Map<string, string>();
   for (const spec of toCreate) renderedDescriptions.set(spec.name, await renderChannelDescription(services, realm, caller, spec.description ?? ''));
   const createdBodies = bot && createdMessages
-    ? await renderChannelCreatedMessages(services, realm, bot, caller, toCreate.map((spec) => ({
+    ? await prepareChannelCreatedMessages(services, realm, bot, caller, toCreate.map((spec) => ({
       name: spec.name, description: spec.description ?? '', invite_only: o.inviteOnly, is_web_public: o.isWebPublic, history_public_to_subscribers: history,
     })))
-    : new Map<string, RenderedBody>();
+    : new Map<string, PreparedChannelCreated>();
   const now = nowSeconds();
   const write = async (tx: Transaction<DB>, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
     const overlay = overlayGraph(graph);
@@ -320,7 +319,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     if (bot) {
       const sendDirectMessages = sendMessages && newSubscriptionMessagesSent(outcome);
       await postSubscriptionNotices(services, tx, onCommit, {
-        bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false, createdMessages: createdBodies,
+        bot, actor: caller, realm, users, outcome, created, sendDirectMessages, announce: req.announce ?? false, createdMessages: createdBodies, graph,
       });
     }
     return outcome;

@@ -10,7 +10,7 @@ import { BOT_TYPE, type User } from '../store/users.js';
 import { getStream, getStreamByName, STREAM_GROUP_SETTINGS, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
 import { userAtAddress } from '../queries/user_lookup.js';
 import { contentFlags } from '../markdown/content_flags.js';
-import { FLAG_BITS, dmGroupHasMessages, findDmGroup, flagNames, getOrCreateDmGroup, insertMessage, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
+import { FLAG_BITS, dmGroupHasMessages, findDmGroup, flagNames, getOrCreateDmGroup, getOrCreateDmGroups, insertMessage, insertMessages, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
 import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
 import { renderMarkdown, type LinkifierRule, type Rendered } from '../markdown/render.js';
@@ -23,7 +23,7 @@ import { messageRenderContext } from './render_context.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit, type ClientBusEvent, type OnCommit } from '../events/publish.js';
-import { queueMissedMessageNotices } from './missed_messages.js';
+import { queueMissedMessageNotices, queueMissedMessageNoticesOfMany } from './missed_messages.js';
 import { shapeMessage } from '../shapes/messages.js';
 import { insertSubmessage, submessageForClient } from '../store/submessages.js';
 import { pythonJsonDumps, widgetFor } from '../lib/widgets.js';
@@ -316,8 +316,9 @@ export async function writeMessage(
   const now = nowSeconds();
   const users = m.users;
   {
-    // Automated messages (the Notification Bot's) change nobody's topic visibility.
-    const visibility = stream && !o.automated ? await automaticVisibility(tx, m) : new Map<number, number>();
+    // Automated messages (the Notification Bot's) change their sender's topic visibility never,
+    // but users they mention follow the topic by their setting, as for any message.
+    const visibility = stream ? await automaticVisibility(tx, m, !o.automated) : new Map<number, number>();
     let recipientId: number;
     let dmGroupId: number | null = null;
     if (stream) {
@@ -401,28 +402,99 @@ export async function writeMessage(
   }
 }
 
+/**
+ * writeMessage for many automated direct messages at once (the Notification Bot's notices of one
+ * request), in a fixed number of queries whatever their number: the conversations resolved or
+ * made together, the messages and their flags rows inserted together, the missed-message notices
+ * written together; each message's event as writeMessage publishes it, in the order given. Only
+ * for what such notices are: direct messages with no widget, no outgoing-webhook trigger (an uploaded file linked costs its queries).
+ * Returns the ids, in the order given.
+ */
+export async function writeAutomatedDirectMessages(services: Services, tx: Transaction<DB>, onCommit: OnCommit, ms: readonly PreparedMessage[]): Promise<number[]> {
+  if (ms.length === 0) return [];
+  const now = nowSeconds();
+  for (const m of ms) {
+    if (m.stream || m.webhookTriggers?.length || widgetFor(m.content)) throw new Error('writeAutomatedDirectMessages: a direct message with no widget or trigger only');
+  }
+  const groups = await getOrCreateDmGroups(tx, ms[0]!.realm.id, ms.map((m) => m.dmParticipants));
+  const planned = ms.map((m) => {
+    const group = groups.get([...new Set(m.dmParticipants)].sort((a, b) => a - b).join(','))!;
+    const row = {
+      realm_id: m.realm.id,
+      sender_id: m.sender.id,
+      recipient_type: 'direct',
+      recipient_id: group.recipientId,
+      stream_id: null,
+      dm_group_id: group.id,
+      topic: m.topic,
+      content: m.content,
+      rendered_content: m.rendered.html,
+      date_sent: now,
+      last_edit_time: null,
+      sending_client: m.clientName,
+      edit_history: null,
+      ...contentFlags(m.rendered.html),
+    };
+    return { m, row, groupId: group.id };
+  });
+  const ids = await insertMessages(tx, planned.map((p) => p.row));
+  const umRows: Array<{ user_id: number; message_id: number; flags: number }> = [];
+  const perUserOf = planned.map((p, i) => {
+    const perUser: Record<number, Record<string, unknown>> = {};
+    const byFlags = new Map<number, Record<string, unknown>>();
+    for (const userId of p.m.everyone) {
+      const flags = p.m.flagsOf(userId);
+      let extra = byFlags.get(flags);
+      if (!extra) byFlags.set(flags, (extra = { flags: flagNames(flags) }));
+      perUser[userId] = extra;
+      umRows.push({ user_id: userId, message_id: ids[i]!, flags });
+    }
+    return perUser;
+  });
+  await insertUserMessages(tx, umRows);
+  await queueMissedMessageNoticesOfMany(services, tx, onCommit, planned.map((p, i) => ({ m: p.m, messageId: ids[i]! })), now);
+  // No query for a message that links no uploaded file, as these do.
+  for (const [i, p] of planned.entries()) await claimMessageAttachments(services, tx, onCommit, { id: ids[i]!, realmId: p.m.realm.id, sender: p.m.sender, renderedHtml: p.m.rendered.html });
+  planned.forEach(({ m, row, groupId }, i) => {
+    const message = shapeMessage(
+      { ...row, id: ids[i]! },
+      m.realm,
+      m.users,
+      services.emailDomains,
+      new Map(),
+      new Map([[groupId, m.dmParticipants]]),
+      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },
+    );
+    message.submessages = [];
+    publishAfterCommit(services, onCommit, { realmId: m.realm.id, event: { type: 'message', message }, userIds: [...m.everyone], perUser: perUserOf[i]!, rawContent: m.content });
+  });
+  return ids;
+}
+
 // Zulip's automatically_follow_topics_policy / automatically_unmute_topics_in_muted_streams_policy values.
 const ON_PARTICIPATION = 1;
 const ON_SEND = 2;
 const ON_INITIATION = 3;
+const NEVER = 4;
 
 /**
  * The topic visibility changes a send makes by the users' automatic settings: the sender follows
  * (or, in a muted channel, unmutes) the topic when their policy says so, and mentioned users who
  * asked to follow topics they are mentioned in follow it. Returns the new policy by user.
  */
-async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage): Promise<Map<number, number>> {
+async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage, forSender: boolean): Promise<Map<number, number>> {
   const { sender, stream, topic, rendered } = m;
   const out = new Map<number, number>();
   if (!stream) return out;
+  if (!forSender && rendered.mentionedUserIds.size === 0) return out;
   // Mentioned users who follow topics they are mentioned in.
   const mentioned = [...rendered.mentionedUserIds].filter((id) => {
     const user = id !== sender.id && m.everyone.has(id) ? m.users.get(id) : undefined;
     return user !== undefined && userSettingsOf(user.settings).automatically_follow_topics_where_mentioned;
   });
   const settings = userSettingsOf(sender.settings);
-  const follow = settings.automatically_follow_topics_policy;
-  const unmute = settings.automatically_unmute_topics_in_muted_streams_policy;
+  const follow = forSender ? settings.automatically_follow_topics_policy : NEVER;
+  const unmute = forSender ? settings.automatically_unmute_topics_in_muted_streams_policy : NEVER;
   // Whether the topic is new matters only to a policy that acts on initiation.
   const isNew = (follow === ON_INITIATION || unmute === ON_INITIATION) && !(await topicExists(tx, stream.id, topic));
   const triggers = (policy: number) => policy === ON_SEND || policy === ON_PARTICIPATION || (policy === ON_INITIATION && isNew);

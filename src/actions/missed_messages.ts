@@ -67,55 +67,72 @@ export async function queueMissedMessageNotices(
   messageId: number,
   nowSeconds: number,
 ): Promise<void> {
-  const recipients: User[] = [];
-  for (const id of m.everyone) {
-    if (id === m.sender.id) continue;
-    const u = m.users.get(id);
-    if (!u || !u.is_active || u.is_bot) continue;
-    // Read on arrival (a muted sender): nothing was missed.
-    if (m.flagsOf(id) & FLAG_BITS.read) continue;
-    recipients.push(u);
-  }
-  if (recipients.length === 0) return;
+  await queueMissedMessageNoticesOfMany(services, tx, onCommit, [{ m, messageId }], nowSeconds);
+}
+
+/**
+ * queueMissedMessageNotices for several messages written in one transaction (the Notification
+ * Bot's direct messages of one request): who is active, the notices and the pushes are read and
+ * written once for all of them.
+ */
+export async function queueMissedMessageNoticesOfMany(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: (hook: () => void) => void,
+  sent: ReadonlyArray<{ m: SentMessage; messageId: number }>,
+  nowSeconds: number,
+): Promise<void> {
   const pushOn = services.config.pushBouncer !== null;
-  let subs = new Map<number, TriggerInput['sub'] & object>();
-  let policies = new Map<number, number>();
-  let considered = recipients;
-  if (m.stream) {
-    // Only recipients something might notify: those the message flags, those whose defaults ask
-    // for email (or push) from every channel (stored settings hold only what differs from the
-    // defaults), those with a policy for the topic, and (from the query) those with channel
-    // email or push notifications on.
-    const everyChannel = (u: User) => u.settings.enable_stream_email_notifications === true || (pushOn && u.settings.enable_stream_push_notifications === true);
-    const flagged = new Set(recipients.filter((u) => m.flagsOf(u.id) !== 0 || everyChannel(u)).map((u) => u.id));
-    policies = await topicPoliciesOfAll(tx, m.stream.id, m.topic);
-    for (const id of policies.keys()) flagged.add(id);
-    subs = await subscriptionNotifyProps(tx, m.stream.id, [...flagged]);
-    considered = recipients.filter((u) => flagged.has(u.id) || subs.has(u.id));
-  }
-  const emails: Array<{ user: User; trigger: string }> = [];
-  const pushes: Array<{ user: User; trigger: string }> = [];
-  for (const u of considered) {
-    const input: TriggerInput = {
-      settings: userSettingsOf(u.settings),
-      flags: m.flagsOf(u.id),
-      isDm: !m.stream,
-      personal: m.rendered.mentionedUserIds.has(u.id),
-      sub: subs.get(u.id),
-      topicPolicy: policies.get(u.id) ?? VISIBILITY.inherit,
-    };
-    const trigger = emailTrigger(input);
-    if (trigger) emails.push({ user: u, trigger });
-    const push = pushOn ? pushTrigger(input) : null;
-    if (push) pushes.push({ user: u, trigger: push });
+  const emails: Array<{ m: SentMessage; messageId: number; user: User; trigger: string }> = [];
+  const pushes: Array<{ m: SentMessage; messageId: number; user: User; trigger: string }> = [];
+  for (const { m, messageId } of sent) {
+    const recipients: User[] = [];
+    for (const id of m.everyone) {
+      if (id === m.sender.id) continue;
+      const u = m.users.get(id);
+      if (!u || !u.is_active || u.is_bot) continue;
+      // Read on arrival (a muted sender): nothing was missed.
+      if (m.flagsOf(id) & FLAG_BITS.read) continue;
+      recipients.push(u);
+    }
+    if (recipients.length === 0) continue;
+    let subs = new Map<number, TriggerInput['sub'] & object>();
+    let policies = new Map<number, number>();
+    let considered = recipients;
+    if (m.stream) {
+      // Only recipients something might notify: those the message flags, those whose defaults ask
+      // for email (or push) from every channel (stored settings hold only what differs from the
+      // defaults), those with a policy for the topic, and (from the query) those with channel
+      // email or push notifications on.
+      const everyChannel = (u: User) => u.settings.enable_stream_email_notifications === true || (pushOn && u.settings.enable_stream_push_notifications === true);
+      const flagged = new Set(recipients.filter((u) => m.flagsOf(u.id) !== 0 || everyChannel(u)).map((u) => u.id));
+      policies = await topicPoliciesOfAll(tx, m.stream.id, m.topic);
+      for (const id of policies.keys()) flagged.add(id);
+      subs = await subscriptionNotifyProps(tx, m.stream.id, [...flagged]);
+      considered = recipients.filter((u) => flagged.has(u.id) || subs.has(u.id));
+    }
+    for (const u of considered) {
+      const input: TriggerInput = {
+        settings: userSettingsOf(u.settings),
+        flags: m.flagsOf(u.id),
+        isDm: !m.stream,
+        personal: m.rendered.mentionedUserIds.has(u.id),
+        sub: subs.get(u.id),
+        topicPolicy: policies.get(u.id) ?? VISIBILITY.inherit,
+      };
+      const trigger = emailTrigger(input);
+      if (trigger) emails.push({ m, messageId, user: u, trigger });
+      const push = pushOn ? pushTrigger(input) : null;
+      if (push) pushes.push({ m, messageId, user: u, trigger: push });
+    }
   }
   if (emails.length === 0 && pushes.length === 0) return;
   const active = await lastActiveTimes(tx, [...new Set([...emails, ...pushes].map((c) => c.user.id))]);
   const isActive = (id: number) => (active.get(id) ?? 0) >= nowSeconds - ACTIVE_WITHIN_SECONDS;
   const delay = services.config.missedMessageEmailDelaySeconds;
+  const groupOf = (m: SentMessage) => (m.rendered.mentionedGroupIds.size ? [...m.rendered.mentionedGroupIds][0]! : null);
   const rows: NewNotice[] = [];
-  const groupId = m.rendered.mentionedGroupIds.size ? [...m.rendered.mentionedGroupIds][0]! : null;
-  for (const { user, trigger } of emails) {
+  for (const { m, messageId, user, trigger } of emails) {
     if (isActive(user.id)) continue;
     const wait = delay ?? userSettingsOf(user.settings).email_notifications_batching_period_seconds;
     rows.push({
@@ -123,7 +140,7 @@ export async function queueMissedMessageNotices(
       user_id: user.id,
       message_id: messageId,
       trigger,
-      mentioned_group_id: trigger === 'group_mentioned' ? groupId : null,
+      mentioned_group_id: trigger === 'group_mentioned' ? groupOf(m) : null,
       due_ms: nowSeconds * 1000 + wait * 1000,
     });
   }
@@ -132,15 +149,15 @@ export async function queueMissedMessageNotices(
   // even while online (enable_online_push_notifications).
   const wanted = pushes.filter((p) => !isActive(p.user.id) || userSettingsOf(p.user.settings).enable_online_push_notifications);
   if (wanted.length) {
-    const withDevices = await usersWithPushDevices(tx, wanted.map((p) => p.user.id));
+    const withDevices = await usersWithPushDevices(tx, [...new Set(wanted.map((p) => p.user.id))]);
     const pushRows = wanted
       .filter((p) => withDevices.has(p.user.id))
       .map((p) => ({
-        realm_id: m.realm.id,
+        realm_id: p.m.realm.id,
         user_id: p.user.id,
-        message_id: messageId,
+        message_id: p.messageId,
         trigger: p.trigger,
-        mentioned_group_id: p.trigger === 'mentioned' && !m.rendered.mentionedUserIds.has(p.user.id) ? groupId : null,
+        mentioned_group_id: p.trigger === 'mentioned' && !p.m.rendered.mentionedUserIds.has(p.user.id) ? groupOf(p.m) : null,
         due_ms: nowSeconds * 1000,
       }));
     await queuePushes(services, tx, onCommit, pushRows);

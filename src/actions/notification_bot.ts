@@ -14,6 +14,10 @@ import { getRealmByStringId, SYSTEM_BOT_REALM } from '../store/realms.js';
 import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
 import { FLAG_BITS, setFirstMessageIdIfUnset } from '../store/messages.js';
+import { groupMembersRecursive, type GroupGraph } from '../store/cache.js';
+import type { Rendered } from '../markdown/render.js';
+import { alertWordsFor } from '../store/alert_words.js';
+import { containsAlertWord } from './alert_words.js';
 import type { OnCommit } from '../events/publish.js';
 import { insertAccount } from './users.js';
 import { insertRealmWithGroups } from './realms.js';
@@ -133,29 +137,91 @@ export function paragraph(pieces: Piece[]): { content: string; html: string } {
   return { content: pieces.map((p) => p.md).join(''), html: `<p>${pieces.map((p) => p.html).join('')}</p>` };
 }
 
+/** Above this many subscribers a channel wildcard mention needs permission (Zulip's WILDCARD_MENTION_THRESHOLD). */
+const WILDCARD_MENTION_THRESHOLD = 15;
+
+/**
+ * Who a system bot's rendered channel message mentions, as Zulip's check_message and
+ * do_send_messages work it out for any sender: users by name, and the members of each group
+ * mentioned. A system bot may mention only groups everyone may mention
+ * (sender_can_mention_group), and never belongs to can_mention_many_users_group, so a channel
+ * wildcard in a channel of more than 15 subscribers is refused too; Zulip's internal send then
+ * logs the error and sends nothing (undefined here).
+ */
+export function botMessageMentions(graph: GroupGraph, rendered: Rendered, subscriberCount: number): Set<number> | undefined {
+  const out = new Set(rendered.mentionedUserIds);
+  for (const groupId of rendered.mentionedGroupIds) {
+    const group = graph.groups.get(groupId);
+    if (!group) continue;
+    if (group.can_mention_group !== null && group.can_mention_group !== graph.systemIds['role:everyone']) return undefined;
+    for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
+  }
+  if (rendered.streamWildcard && subscriberCount > WILDCARD_MENTION_THRESHOLD) return undefined;
+  return out;
+}
+
 /**
  * Posts a Notification Bot message to a channel topic inside the caller's transaction: every
  * active subscriber receives it; it arrives read for `readFor` (the acting user, typically).
+ * With `mentions` (a message whose text others wrote, rendered with its mentions), the mentioned
+ * get the flags any message gives them, and what follows from those (unread mentions, missed-message
+ * notices, following the topic); a message Zulip would refuse to send is not written (undefined).
  */
 export async function postChannelNotification(
   services: Services,
   tx: Transaction<DB>,
   onCommit: OnCommit,
-  o: { bot: User; realm: Realm; users: Map<number, User>; stream: Stream; topic: string; body: { content: string; html: string }; readFor: (userId: number) => boolean },
-): Promise<number> {
+  o: {
+    bot: User;
+    realm: Realm;
+    users: Map<number, User>;
+    stream: Stream;
+    topic: string;
+    body: { content: string; html: string };
+    readFor: (userId: number) => boolean;
+    mentions?: { rendered: Rendered; graph: GroupGraph };
+  },
+): Promise<number | undefined> {
   const subs = await subscriberIds(tx, o.stream.id);
   const everyone = new Set(subs.filter((id) => o.users.get(id)?.is_active));
   const users = o.users.has(o.bot.id) ? o.users : new Map([...o.users, [o.bot.id, o.bot]]);
+  const rendered: Rendered = o.mentions?.rendered ?? { html: o.body.html, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false };
+  let mentioned = new Set<number>();
+  const alerted = new Set<number>();
+  if (o.mentions) {
+    const found = botMessageMentions(o.mentions.graph, rendered, everyone.size);
+    if (!found) {
+      console.warn(`the Notification Bot's message to channel ${o.stream.id} mentions what a system bot may not; not sent, as Zulip does`);
+      return undefined;
+    }
+    mentioned = found;
+    // Mentioned generic bots receive the message, as for any sender.
+    for (const id of mentioned) {
+      const u = users.get(id);
+      if (u?.is_active && u.is_bot && u.bot_type === BOT_TYPE.generic) everyone.add(id);
+    }
+    for (const [userId, words] of await alertWordsFor(tx, [...everyone])) {
+      if (words.some((w) => containsAlertWord(o.body.content, w))) alerted.add(userId);
+    }
+  }
+  // Only the bot takes part in a topic it has just started: a topic wildcard flags nobody.
+  const flagsOf = (userId: number): number => {
+    let flags = o.readFor(userId) ? FLAG_BITS.read : 0;
+    if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
+    if (rendered.streamWildcard) flags |= FLAG_BITS.stream_wildcard_mentioned;
+    if (alerted.has(userId)) flags |= FLAG_BITS.has_alert_word;
+    return flags;
+  };
   const { id } = await writeMessage(services, tx, onCommit, {
     sender: o.bot,
     realm: o.realm,
     content: o.body.content,
-    rendered: { html: o.body.html, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false },
+    rendered: { ...rendered, html: o.body.html },
     stream: o.stream,
     topic: o.topic,
     dmParticipants: [],
     everyone,
-    flagsOf: (userId) => (o.readFor(userId) ? FLAG_BITS.read : 0),
+    flagsOf,
     clientName: 'Internal',
     users,
     linkifiers: [],

@@ -8,7 +8,7 @@ import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { renderMarkdown, type LinkableChannel, type MentionGroup, type RenderContext } from '../markdown/render.js';
 import { parseChannelLink } from '../markdown/channel_links.js';
-import { getStreamsByNames, subscriptionsOf } from '../store/channels.js';
+import { getStreamsByNames, subscriptionsOf, type Stream } from '../store/channels.js';
 import { latestTopicMessageId } from '../store/messages.js';
 import { channelAccess } from '../access/channel_access.js';
 import { emojiSourceUrl } from './realm_emoji.js';
@@ -23,6 +23,38 @@ export function mentionableGroups(graph: GroupGraph): MentionGroup[] {
 /** A message links at most this many channels and topics; later ones stay as typed. */
 const MAX_CHANNEL_LINKS = 20;
 
+/** The #**…** links of a content, parsed (at most MAX_CHANNEL_LINKS). */
+function channelLinks(content: string) {
+  if (!content.includes('#**')) return [];
+  return [...content.matchAll(/#\*\*([^*\n]{1,300})\*\*/g)].slice(0, MAX_CHANNEL_LINKS).map((m) => parseChannelLink(m[1]!));
+}
+
+/**
+ * Whether a message's sender may link a channel: as its channel access lets it see the channel;
+ * a system bot, from no organization, as Zulip's user_has_content_access answers for it (public
+ * and web-public channels, never a private one it is not subscribed to).
+ */
+function mayLinkChannel(graph: GroupGraph, sender: User, stream: Stream, subscribed: boolean): boolean {
+  if (sender.realm_id !== stream.realm_id) return sender.is_bot && (stream.is_web_public || !stream.invite_only);
+  return channelAccess(graph, sender, stream, subscribed).metadata;
+}
+
+/**
+ * Links the context's #**…** names to channels written since it was made (in the caller's
+ * transaction, like a message about a channel just created that links the channel itself), when
+ * the sender may link them; names already resolved keep their channel.
+ */
+export function linkChannelsMadeSince(ctx: RenderContext & { graph: GroupGraph }, sender: User, content: string, made: readonly Stream[]): RenderContext {
+  const channels = new Map(ctx.channels ?? []);
+  for (const link of channelLinks(content)) {
+    if (channels.has(link.channel)) continue;
+    const key = link.channel.toLowerCase();
+    const stream = made.find((s) => s.name.toLowerCase() === key);
+    if (stream && mayLinkChannel(ctx.graph, sender, stream, false)) channels.set(link.channel, { id: stream.id, name: stream.name });
+  }
+  return { ...ctx, channels };
+}
+
 /**
  * The channels (and topics' newest messages) that #**…** links in the content name, limited to
  * channels the sender can see: two queries for the channels, one per linked topic.
@@ -30,15 +62,15 @@ const MAX_CHANNEL_LINKS = 20;
 async function resolveChannelLinks(services: Services, realm: Realm, sender: User, graph: GroupGraph, content: string) {
   const channels = new Map<string, LinkableChannel>();
   const topicLatest = new Map<string, number>();
-  if (!content.includes('#**')) return { channels, topicLatest };
-  const links = [...content.matchAll(/#\*\*([^*\n]{1,300})\*\*/g)].slice(0, MAX_CHANNEL_LINKS).map((m) => parseChannelLink(m[1]!));
+  const links = channelLinks(content);
+  if (links.length === 0) return { channels, topicLatest };
   const names = [...new Set(links.map((l) => l.channel))];
   const db = services.database.db;
   const { keys, byKey } = await getStreamsByNames(db, realm.id, names);
   const subs = await subscriptionsOf(db, sender.id, [...byKey.values()].map((s) => s.id));
   names.forEach((name, i) => {
     const stream = byKey.get(keys[i]!);
-    if (stream && channelAccess(graph, sender, stream, subs.get(stream.id)?.active ?? false).metadata) channels.set(name, { id: stream.id, name: stream.name });
+    if (stream && mayLinkChannel(graph, sender, stream, subs.get(stream.id)?.active ?? false)) channels.set(name, { id: stream.id, name: stream.name });
   });
   for (const link of links) {
     const channel = channels.get(link.channel);

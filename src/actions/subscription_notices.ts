@@ -12,10 +12,14 @@ import type { User } from '../store/users.js';
 import { getStream, type Stream } from '../store/channels.js';
 import type { SubscriptionOutcome } from '../shapes/channels.js';
 import type { OnCommit } from '../events/publish.js';
+import type { GroupGraph } from '../store/cache.js';
 import { channelNarrow } from '../lib/narrow_urls.js';
 import { channelLinkHtml } from '../markdown/channel_links.js';
 import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
-import { postDirectFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
+import { postDirectsFromBot, type RenderedBody } from './bot_messages.js';
+import { linkChannelsMadeSince, messageRenderContext } from './render_context.js';
+import { renderMarkdown } from '../markdown/render.js';
+import { normalizeContent } from '../lib/message_text.js';
 
 /**
  * Zulip's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES (POST /register's max_bulk_new_subscription_messages):
@@ -49,21 +53,37 @@ export function channelCreatedMarkdown(actor: User, channel: ChannelPolicy & { d
   return `**${channelPolicyName(channel)}** channel created by ${silentMention(actor).md}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
 }
 
+/** A channel-created message before the channel exists: its text and what rendering it needs. */
+export interface PreparedChannelCreated {
+  content: string;
+  ctx: Awaited<ReturnType<typeof messageRenderContext>>;
+}
+
 /**
- * The channel-created messages, rendered by the ordinary renderer (reads: call it before the
- * transaction), keyed by channel name; the channels are not written yet, but nothing in the text
- * depends on their ids.
+ * The channel-created messages' texts and render contexts, keyed by channel name (reads: call it
+ * before the transaction). They are rendered in the transaction once the channels exist
+ * (`renderChannelCreated`), as Zulip renders them after creating them: a description may link
+ * its own channel, or another one the request creates.
  */
-export async function renderChannelCreatedMessages(
+export async function prepareChannelCreatedMessages(
   services: Services,
   realm: Realm,
   bot: User,
   actor: User,
   channels: ReadonlyArray<ChannelPolicy & { name: string; description: string }>,
-): Promise<Map<string, RenderedBody>> {
-  const out = new Map<string, RenderedBody>();
-  for (const c of channels) out.set(c.name, await renderBotMessage(services, realm, bot, channelCreatedMarkdown(actor, c)));
+): Promise<Map<string, PreparedChannelCreated>> {
+  const out = new Map<string, PreparedChannelCreated>();
+  for (const c of channels) {
+    const content = normalizeContent(channelCreatedMarkdown(actor, c));
+    out.set(c.name, { content, ctx: await messageRenderContext(services, realm, bot, content) });
+  }
   return out;
+}
+
+/** Renders a prepared channel-created message once the request's channels exist. */
+export function renderChannelCreated(bot: User, prepared: PreparedChannelCreated, created: readonly Stream[]): RenderedBody {
+  const rendered = renderMarkdown(prepared.content, linkChannelsMadeSince(prepared.ctx, bot, prepared.content, created));
+  return { content: prepared.content, html: rendered.html, rendered };
 }
 
 /** How many users the request newly subscribed to at least one channel (the acting user and bots included, as Zulip counts). */
@@ -129,8 +149,10 @@ export interface SubscriptionNotices {
   created: readonly Stream[];
   sendDirectMessages: boolean;
   announce: boolean;
-  /** The rendered channel-created message of each created channel, by name (none for a channel left out of the map). */
-  createdMessages: ReadonlyMap<string, RenderedBody>;
+  /** The channel-created message of each created channel, by name (none for a channel left out of the map). */
+  createdMessages: ReadonlyMap<string, PreparedChannelCreated>;
+  /** The group graph the messages were rendered with: whom their group mentions reach. */
+  graph: GroupGraph;
 }
 
 /** Writes the Notification Bot's messages about a subscription request inside its transaction. */
@@ -138,8 +160,9 @@ export async function postSubscriptionNotices(services: Services, tx: Transactio
   if (n.sendDirectMessages) await postSubscribedYouMessages(services, tx, onCommit, n);
   if (n.announce && n.created.length) await postNewChannelsAnnouncement(services, tx, onCommit, n);
   for (const stream of n.created) {
-    const body = n.createdMessages.get(stream.name);
-    if (!body) continue;
+    const prepared = n.createdMessages.get(stream.name);
+    if (!prepared) continue;
+    const body = renderChannelCreated(n.bot, prepared, n.created);
     await postChannelNotification(services, tx, onCommit, {
       bot: n.bot,
       realm: n.realm,
@@ -149,6 +172,8 @@ export async function postSubscriptionNotices(services: Services, tx: Transactio
       body,
       // As with the announcement: read for the creator, unread for everyone else subscribed.
       readFor: (userId) => userId === n.actor.id,
+      // The description is the creator's text: its mentions count, as in any message.
+      mentions: { rendered: body.rendered, graph: n.graph },
     });
   }
 }
@@ -164,13 +189,16 @@ async function postSubscribedYouMessages(services: Services, tx: Transaction<DB>
       else streamsByUser.set(userId, [stream]);
     }
   }
+  const items: Array<{ recipient: User; body: RenderedBody }> = [];
   for (const [userId, streams] of [...streamsByUser].sort((a, b) => a[0] - b[0])) {
     const recipient = n.users.get(userId);
     // Nobody is told of subscribing themselves; bots are never told.
     if (!recipient || recipient.id === n.actor.id || recipient.is_bot) continue;
     const body = subscribedYouBody(n.actor, streams);
-    await postDirectFromBot(services, tx, onCommit, { bot: n.bot, realm: n.realm, users: n.users, recipient, body: { ...body, rendered: plainRendered(body.html) } });
+    items.push({ recipient, body: { ...body, rendered: plainRendered(body.html) } });
   }
+  // Written together: up to 100 of them, in a few queries.
+  await postDirectsFromBot(services, tx, onCommit, { bot: n.bot, realm: n.realm, users: n.users, items });
 }
 
 async function postNewChannelsAnnouncement(services: Services, tx: Transaction<DB>, onCommit: OnCommit, n: SubscriptionNotices): Promise<void> {

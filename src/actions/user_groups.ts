@@ -5,7 +5,7 @@ import { nowSeconds } from '../services.js';
 import { REALM_GROUP_SETTING_DEFAULTS, type Realm } from '../store/realms.js';
 import { channelsUsingGroups } from '../store/channels.js';
 import { notificationBot, silentMention } from './notification_bot.js';
-import { postDirectFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
+import { postDirectsFromBot, renderBotMessage, type RenderedBody } from './bot_messages.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { addGroupMembers, addSubgroups, groupNameTaken, insertNamedGroup, removeGroupMembers, removeSubgroups, updateGroupRow, type GroupSettingIds } from '../store/groups.js';
@@ -218,14 +218,20 @@ export async function changeGroupMembers(
   const notices = await membershipNotices(services, realm, caller, group.name, users, c.add, c.remove);
   await services.database.transaction(async (tx, onCommit) => {
     const emit = (event: UserGroupEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, deactivatedGroup: !!group.deactivated });
-    for (const n of notices) await postDirectFromBot(services, tx, onCommit, { bot: n.bot, realm, users, recipient: n.recipient, body: n.body });
+    const tell = async (list: typeof notices.added) => {
+      if (list.length) await postDirectsFromBot(services, tx, onCommit, { bot: list[0]!.bot, realm, users, items: list });
+    };
+    // As Zulip's add_members_to_group_backend and remove_members_from_group_backend run in turn:
+    // each change's event, then the direct messages telling of it (events leave in this order).
     if (c.add.length) {
       await addGroupMembers(tx, id, c.add);
       emit({ type: 'user_group', op: 'add_members', group_id: id, user_ids: c.add });
+      await tell(notices.added);
     }
     if (c.remove.length) {
       await removeGroupMembers(tx, id, c.remove);
       emit({ type: 'user_group', op: 'remove_members', group_id: id, user_ids: c.remove });
+      await tell(notices.removed);
     }
     if (c.addSubgroups.length) {
       await addSubgroups(tx, id, c.addSubgroups);
@@ -244,17 +250,18 @@ export async function changeGroupMembers(
  * removed from it ("… added you to the group @_*name*."); bots and the acting user get none.
  */
 async function membershipNotices(services: Services, realm: Realm, caller: User, groupName: string, users: Map<number, User>, added: number[], removed: number[]) {
+  type Notice = { bot: User; recipient: User; body: RenderedBody };
+  const out: { added: Notice[]; removed: Notice[] } = { added: [], removed: [] };
   const told = (ids: number[]) => ids.map((x) => users.get(x)).filter((u): u is User => !!u && u.id !== caller.id && u.is_active && !u.is_bot);
   const lists = [
-    { recipients: told(added), text: `${silentMention(caller).md} added you to the group @_*${groupName}*.` },
-    { recipients: told(removed), text: `${silentMention(caller).md} removed you from the group @_*${groupName}*.` },
+    { into: out.added, recipients: told(added), text: `${silentMention(caller).md} added you to the group @_*${groupName}*.` },
+    { into: out.removed, recipients: told(removed), text: `${silentMention(caller).md} removed you from the group @_*${groupName}*.` },
   ].filter((l) => l.recipients.length);
-  if (lists.length === 0) return [];
+  if (lists.length === 0) return out;
   const bot = await notificationBot(services, realm.id);
-  const out: Array<{ bot: User; recipient: User; body: RenderedBody }> = [];
   for (const l of lists) {
     const body = await renderBotMessage(services, realm, bot, l.text);
-    for (const recipient of l.recipients) out.push({ bot, recipient, body });
+    for (const recipient of l.recipients) l.into.push({ bot, recipient, body });
   }
   return out;
 }

@@ -69,6 +69,54 @@ export async function getOrCreateDmGroup(db: Executor, realmId: number, userIds:
   return { id: group.id, recipientId: recipient.id, key };
 }
 
+/**
+ * getOrCreateDmGroup for many participant lists at once, in a fixed number of queries: the groups
+ * that exist are read together, the missing ones made with their recipients and members in one
+ * insert each. Keyed by the participants' key (ids sorted, comma-joined; the key in the answer).
+ */
+export async function getOrCreateDmGroups(db: Executor, realmId: number, lists: readonly number[][]): Promise<Map<string, { id: number; recipientId: number; key: string }>> {
+  const members = new Map(lists.map((ids) => [dmKey(ids), [...new Set(ids)]] as const));
+  const keys = [...members.keys()];
+  const out = new Map<string, { id: number; recipientId: number; key: string }>();
+  if (keys.length === 0) return out;
+  const readGroups = async (wanted: string[]) => {
+    const found = new Map<string, number>();
+    for (let i = 0; i < wanted.length; i += 500) {
+      const rows = await db.selectFrom('direct_message_groups').select(['id', 'user_ids_key']).where('realm_id', '=', realmId).where('user_ids_key', 'in', wanted.slice(i, i + 500)).execute();
+      for (const r of rows) found.set(r.user_ids_key, r.id);
+    }
+    return found;
+  };
+  const groups = await readGroups(keys);
+  const missing = keys.filter((k) => !groups.has(k));
+  if (missing.length) {
+    // A concurrent request may make some of them first: those are read after.
+    const made = await db
+      .insertInto('direct_message_groups')
+      .values(missing.map((user_ids_key) => ({ realm_id: realmId, user_ids_key })))
+      .onConflict((oc) => oc.columns(['realm_id', 'user_ids_key']).doNothing())
+      .returning(['id', 'user_ids_key'])
+      .execute();
+    if (made.length) {
+      await db.insertInto('recipients').values(made.map((g) => ({ realm_id: realmId, type: RECIPIENT_DIRECT_GROUP, type_id: g.id }))).execute();
+      await db.insertInto('direct_message_group_members').values(made.flatMap((g) => members.get(g.user_ids_key)!.map((user_id) => ({ group_id: g.id, user_id })))).execute();
+      for (const g of made) groups.set(g.user_ids_key, g.id);
+    }
+    const raced = missing.filter((k) => !groups.has(k));
+    if (raced.length) for (const [k, id] of await readGroups(raced)) groups.set(k, id);
+  }
+  const byGroup = new Map<number, string>([...groups].map(([k, id]) => [id, k]));
+  const ids = [...groups.values()];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db.selectFrom('recipients').select(['id', 'type_id']).where('type', '=', RECIPIENT_DIRECT_GROUP).where('type_id', 'in', ids.slice(i, i + 500)).execute();
+    for (const r of rows) {
+      const key = byGroup.get(r.type_id)!;
+      out.set(key, { id: r.type_id, recipientId: r.id, key });
+    }
+  }
+  return out;
+}
+
 export async function findDmGroup(db: Executor, realmId: number, userIds: number[]): Promise<number | undefined> {
   const row = await db.selectFrom('direct_message_groups').select('id').where('realm_id', '=', realmId).where('user_ids_key', '=', dmKey(userIds)).executeTakeFirst();
   return row?.id;
@@ -82,6 +130,19 @@ export async function insertMessage(db: Executor, m: NewMessage): Promise<number
   const columns = (Object.keys(m) as Array<keyof NewMessage>).filter((c) => m[c] !== undefined);
   const { rows } = await sql<{ id: number }>`insert into messages (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(columns.map((c) => m[c]))}) returning id`.execute(db);
   return rows[0]!.id;
+}
+
+/**
+ * Several messages in one insert; their ids in the order given (a statement numbers its rows in
+ * order, on both databases, so the returned ids sorted ascending follow the rows).
+ */
+export async function insertMessages(db: Executor, rows: readonly NewMessage[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; i += 200) {
+    const got = await db.insertInto('messages').values(rows.slice(i, i + 200) as NewMessage[]).returning('id').execute();
+    ids.push(...got.map((r) => Number(r.id)).sort((a, b) => a - b));
+  }
+  return ids;
 }
 
 /**
