@@ -103,3 +103,29 @@ test('deactivated subscribers receive no new messages', async () => {
   const m = await quiet.get(`/messages/${sent.body.id}`);
   assert.deepEqual(m.body.message.flags.sort(), ['historical', 'read'], 'no row of their own: read through channel history');
 });
+
+test("deactivation and reactivation check access as Zulip's access_user_by_id(for_admin=True)", async () => {
+  const gone = await t.createUser({ name: 'Gus Gone' });
+  assert.equal((await admin.delete(`/users/${gone.userId}`)).status, 200);
+  // A deactivated target is refused before the caller's rights are looked at, in Zulip's words.
+  const again = await member.delete(`/users/${gone.userId}`);
+  assert.deepEqual([again.status, again.body.code, again.body.msg], [400, 'BAD_REQUEST', 'User is deactivated']);
+  // A member may not administer another person: can_admin_user's refusal, not an administrator-required one.
+  const denied = await member.delete(`/users/${admin.userId}`);
+  assert.deepEqual([denied.body.code, denied.body.msg], ['BAD_REQUEST', 'Insufficient permission']);
+  const missing = await member.post('/users/999999/reactivate');
+  assert.equal(missing.body.msg, 'No such user', 'the user is looked up before the rights');
+  const notAdmin = await member.post(`/users/${gone.userId}/reactivate`);
+  assert.deepEqual([notAdmin.body.code, notAdmin.body.msg], ['BAD_REQUEST', 'Insufficient permission']);
+  assert.equal((await admin.post(`/users/${gone.userId}/reactivate`)).status, 200);
+
+  // A bot's owner reactivates their own bot, unless an active account took its name meanwhile.
+  const bot = await member.post('/bots', { full_name: 'Echo Bot', short_name: 'echo' });
+  assert.equal((await member.delete(`/bots/${bot.body.user_id}`)).status, 200);
+  assert.equal((await member.post(`/users/${bot.body.user_id}/reactivate`)).status, 200);
+  assert.equal((await member.get(`/users/${bot.body.user_id}`)).body.user.is_active, true);
+  assert.equal((await member.delete(`/bots/${bot.body.user_id}`)).status, 200);
+  assert.equal((await member.post('/bots', { full_name: 'Echo Bot', short_name: 'echo2' })).status, 200);
+  const taken = await member.post(`/users/${bot.body.user_id}/reactivate`);
+  assert.equal(taken.body.msg, 'There is already an active bot named "Echo Bot" in this organization. To reactivate this bot, you must rename or deactivate the other one first.');
+});

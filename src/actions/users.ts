@@ -285,7 +285,7 @@ export function checkInterfaceType(n: number): void {
 }
 
 /** Zulip's check_bot_creation_policy: generic bots need can_create_bots_group; webhook bots either group. */
-function mayCreateBot(graph: GroupGraph, realm: Realm, owner: User, botType: number): boolean {
+export function mayCreateBot(graph: GroupGraph, realm: Realm, owner: User, botType: number): boolean {
   if (isUserInGroup(graph, owner.id, realm.settings.can_create_bots_group)) return true;
   return botType === BOT_TYPE.incoming_webhook && isUserInGroup(graph, owner.id, realm.settings.can_create_write_only_bots_group);
 }
