@@ -2,7 +2,7 @@
 // synchronization turning off, password and name changes, and administrators' bulk edits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client as ApiClient, rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let member: Client;
@@ -160,4 +160,15 @@ test('email change: a link goes to the new address; the address changes only whe
   const invalid = await moved.patch('/settings', { email: 'not an email' });
   assert.equal(invalid.status, 400);
   assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${'0'.repeat(48)}`)).status, 404);
+});
+
+test("bots may not change settings (Zulip's json_change_settings is @human_users_only)", async () => {
+  const made = await member.post('/bots', { full_name: 'Settings Bot', short_name: 'settingsbot' });
+  const email = (await member.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new ApiClient(t.url, email, made.body.api_key, made.body.user_id);
+  for (const path of ['/settings', '/settings/display', '/settings/notifications']) {
+    const res = await bot.patch(path, { twenty_four_hour_time: true });
+    assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.'], path);
+  }
+  assert.equal((await bot.patch('/settings', { full_name: 'Renamed Bot' })).body.msg, 'This endpoint does not accept bot requests.');
 });

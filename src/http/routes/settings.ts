@@ -49,6 +49,8 @@ export function readUserSettingParams(params: Params, skip: ReadonlySet<string> 
 }
 
 async function patchSettings({ params, services, user, realm }: AuthedContext) {
+  // Zulip's json_change_settings is @human_users_only: a bot is refused before any parameter is read.
+  if (user.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
   const settings = readUserSettingParams(params);
   const rawEmail = params.optStr('email');
   const newEmail = rawEmail === undefined ? undefined : await checkEmailChange(services, user, realm, rawEmail);
