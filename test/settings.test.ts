@@ -172,3 +172,23 @@ test("bots may not change settings (Zulip's json_change_settings is @human_users
   }
   assert.equal((await bot.patch('/settings', { full_name: 'Renamed Bot' })).body.msg, 'This endpoint does not accept bot requests.');
 });
+
+test("full_name as Zulip's json_change_settings: no change, name changes disabled, unique names", async () => {
+  const pat = await t.createUser({ name: 'Pat Plain' });
+  // The current name again is no change, even where it would not pass today's checks.
+  assert.equal((await pat.patch('/settings', { full_name: 'Pat Plain' })).status, 200);
+  // With name changes disabled, a member's new name is ignored silently; an administrator's applies.
+  assert.equal((await t.owner.patch('/realm', { name_changes_disabled: true })).status, 200);
+  const ignored = await pat.patch('/settings', { full_name: 'Pat Renamed' });
+  assert.deepEqual([ignored.status, ignored.body.msg], [200, '']);
+  assert.equal((await pat.get('/users/me')).body.full_name, 'Pat Plain');
+  assert.equal((await t.owner.patch('/settings', { full_name: 'Olive Owner' })).status, 200);
+  assert.equal((await t.owner.get('/users/me')).body.full_name, 'Olive Owner');
+  assert.equal((await t.owner.patch('/realm', { name_changes_disabled: false })).status, 200);
+  // check_change_full_name enforces require_unique_names (one's own name aside).
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: true })).status, 200);
+  const taken = await pat.patch('/settings', { full_name: 'olive owner' });
+  assert.deepEqual([taken.status, taken.body.msg], [400, 'Unique names required in this organization.']);
+  assert.equal((await pat.patch('/settings', { full_name: 'Pat Unique' })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: false })).status, 200);
+});

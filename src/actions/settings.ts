@@ -11,7 +11,7 @@ import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
-import { validateFullName } from './users.js';
+import { checkUniqueName, validateFullName } from './users.js';
 import { legacySettingEvents } from '../events/types.js';
 import type { UserSettingsEvent } from '../events/types.js';
 
@@ -53,10 +53,13 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   if (bulk && (change.fullName !== undefined || change.newPassword !== undefined || change.oldPassword !== undefined)) {
     throw new BadRequest('Only personal settings can be changed for other users.');
   }
+  // As Zulip's json_change_settings: a name equal to the current one is no change (and is not
+  // checked); with name changes disabled, a member's new name is ignored without an error ("they
+  // can't do it through the UI"); otherwise check_change_full_name, unique names included.
   let fullName: string | undefined;
-  if (change.fullName !== undefined) {
-    if (realm.settings.name_changes_disabled && !isRealmAdmin(caller)) throw new BadRequest('Name changes are disabled in this organization.');
+  if (change.fullName !== undefined && change.fullName !== caller.full_name && !(realm.settings.name_changes_disabled && !isRealmAdmin(caller))) {
     fullName = validateFullName(change.fullName);
+    checkUniqueName(realm, (await services.cache.users(realm.id)).values(), fullName, caller.id);
   }
   let passwordHash: string | undefined;
   if (change.newPassword !== undefined) {
