@@ -65,7 +65,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   if (change.newPassword !== undefined) {
     if (change.oldPassword === undefined) throw new BadRequest("Missing 'old_password' argument");
     if (!(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
-    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('Password is too weak.');
+    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('New password is too weak!');
     passwordHash = await hashPassword(change.newPassword);
   } else if (change.oldPassword !== undefined) {
     throw new BadRequest("Missing 'new_password' argument");
