@@ -126,8 +126,34 @@ test('target_users: administrators edit others in bulk; skip_if_already_edited r
   assert.equal(badUser.status, 400);
   const badGroup = await t.owner.patch('/settings', { enter_sends: true, target_users: { group_ids: [999999] } });
   assert.equal(badGroup.status, 400);
+  // A name is not a setting: Zulip's json_change_settings leaves it alone for others.
   const nameForOthers = await t.owner.patch('/settings', { full_name: 'Everyone', target_users: { user_ids: [a.userId] } });
-  assert.equal(nameForOthers.status, 400);
+  assert.equal(nameForOthers.status, 200);
+  assert.equal((await a.get('/users/me')).body.full_name, 'Bulk A');
+});
+
+test("target_users as Zulip's json_change_settings: what may not change for others, which users count", async () => {
+  const c = await t.createUser({ name: 'Bulk C' });
+  const gone = await t.createUser({ name: 'Bulk Gone' });
+  const refused = async (params: Record<string, unknown>) => {
+    const res = await t.owner.patch('/settings', { ...params, target_users: { user_ids: [c.userId] } });
+    assert.deepEqual([res.status, res.body.msg], [400, 'Cannot change this setting for other users.'], JSON.stringify(params));
+  };
+  await refused({ email: 'someone-else@example.com' });
+  await refused({ new_password: 'a-new-long-password' });
+  await refused({ timezone: 'Europe/Paris' });
+  await refused({ presence_enabled: false });
+  await refused({ send_read_receipts: false, enter_sends: true });
+  await refused({ email_address_visibility: 5 });
+  const none = await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [] } });
+  assert.equal(none.body.msg, 'Either user_ids or group_ids must be provided.');
+  const missing = await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [999999] } });
+  assert.equal(missing.body.msg, 'Invalid user ID: 999999');
+  // A deactivated user's settings change too, so they hold if the account comes back.
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [gone.userId] } })).status, 200);
+  assert.equal((await t.owner.post(`/users/${gone.userId}/reactivate`)).status, 200);
+  assert.equal((await settingsOf(gone)).enter_sends, true);
 });
 
 test('email change: a link goes to the new address; the address changes only when it is followed', async () => {
