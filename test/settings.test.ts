@@ -181,10 +181,18 @@ test('email change: a link goes to the new address; the address changes only whe
   const evs = (await t.owner.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.ok(evs.some((e: any) => e.person?.new_email === 'cam.new@example.com'));
   assert.equal((await fetch(link)).status, 404, 'a link works once');
+  // validate_email_change_request's words: an address in use, a deactivated account's, a bad one.
   const taken = await moved.patch('/settings', { email: t.owner.email });
-  assert.equal(taken.status, 400);
+  assert.deepEqual([taken.status, taken.body.msg], [400, 'Already has an account.']);
+  const gone = await t.createUser({ name: 'Gil Gone', email: 'gil.gone@example.com' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await moved.patch('/settings', { email: 'Gil.Gone@example.com' })).body.msg, 'Account has been deactivated.');
   const invalid = await moved.patch('/settings', { email: 'not an email' });
-  assert.equal(invalid.status, 400);
+  assert.deepEqual([invalid.status, invalid.body.msg], [400, 'Invalid address.']);
+  // With address changes disabled, a member is refused before the address is looked at.
+  assert.equal((await t.owner.patch('/realm', { email_changes_disabled: true })).status, 200);
+  assert.equal((await moved.patch('/settings', { email: 'not an email' })).body.msg, 'Email address changes are disabled in this organization.');
+  assert.equal((await t.owner.patch('/realm', { email_changes_disabled: false })).status, 200);
   assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${'0'.repeat(48)}`)).status, 404);
 });
 

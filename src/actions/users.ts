@@ -29,6 +29,11 @@ const MIN_NAME_LENGTH = 2;
 /** Characters Zulip refuses in names: they would confuse mention syntax. */
 const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
 
+/** Whether an address (already trimmed) has the shape of one. */
+export function isEmailAddress(e: string): boolean {
+  return EMAIL_RE.test(e) && e.length <= 254;
+}
+
 export function validateEmail(email: string): string {
   const e = email.trim();
   if (!EMAIL_RE.test(e) || e.length > 254) throw new BadRequest(`Invalid email '${email}'`);
