@@ -128,8 +128,12 @@ test('topics policy, retention, default channels, archiving and unarchiving', as
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.ok(evs.some((e: any) => e.type === 'default_streams' && e.default_streams.includes(id)));
   assert.ok((await member.post('/register', { fetch_event_types: ['default_streams'] })).body.realm_default_streams.includes(id));
+  // update_stream_backend ignores is_archived=true (archiving is DELETE) and unarchives only an archived channel.
   const archiveViaPatch = await t.owner.patch(`/streams/${id}`, { is_archived: true });
-  assert.equal(archiveViaPatch.status, 400);
+  assert.deepEqual([archiveViaPatch.status, archiveViaPatch.body.msg], [200, '']);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.is_archived, false);
+  const notArchived = await t.owner.patch(`/streams/${id}`, { is_archived: false });
+  assert.deepEqual([notArchived.status, notArchived.body.msg], [400, 'Channel is not currently deactivated']);
   assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.is_archived, true);
   assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'x' })).status, 400);

@@ -101,9 +101,11 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   const db = services.database.db;
   const { stream, graph } = context;
   const changes: Partial<Stream> = {};
-  if (u.isArchived !== undefined) {
-    if (u.isArchived) throw new BadRequest('Channels are archived with DELETE /streams/{stream_id}.');
-    if (stream.is_archived) changes.is_archived = false;
+  // As Zulip's update_stream_backend: is_archived=true does nothing (archiving is DELETE), and
+  // false unarchives, which do_unarchive_stream refuses for a channel that is not archived.
+  if (u.isArchived === false) {
+    if (!stream.is_archived) throw new BadRequest('Channel is not currently deactivated');
+    changes.is_archived = false;
   }
   if (u.description !== undefined) {
     changes.description = validateChannelDescription(u.description);
