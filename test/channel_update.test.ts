@@ -32,7 +32,11 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['name', 'renamed'], ['description', 'Now **bold**']]);
   assert.equal(evs[1].rendered_description, '<p>Now <strong>bold</strong></p>');
   const clash = await t.owner.patch(`/streams/${id}`, { new_name: 'TAKEN' });
-  assert.equal(clash.status, 400);
+  assert.deepEqual([clash.status, clash.body.msg], [400, "Channel 'TAKEN' already exists"]);
+  const same = await t.owner.patch(`/streams/${id}`, { new_name: ' renamed ' });
+  assert.deepEqual([same.status, same.body.msg], [400, 'Channel already has that name.']);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'Renamed' })).status, 200, 'a change of case is a rename');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed' })).status, 200);
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) })).status, 400);
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.name, 'renamed');

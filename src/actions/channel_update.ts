@@ -112,6 +112,8 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
     changes.rendered_description = await renderChannelDescription(services, realm, caller, changes.description);
   }
   if (u.newName !== undefined) {
+    // Zulip's update_stream_backend refuses the channel's own name (a change of case is a rename).
+    if (u.newName.trim() === stream.name) throw new BadRequest('Channel already has that name.');
     const name = validateChannelName(u.newName);
     const clash = await getStreamByName(db, realm.id, name);
     if (clash && clash.id !== stream.id) throw new BadRequest(`Channel '${name}' already exists`);
