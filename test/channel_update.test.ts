@@ -76,7 +76,7 @@ test('privacy: private, history rules, web-public preconditions', async () => {
   assert.deepEqual([ev.stream_id, ev.name, ev.is_web_public], [id, 'turning-private', false]);
   assert.equal((await member.get(`/streams/${id}`)).status, 400, 'a private channel is hidden from non-subscribers');
   const webPublic = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
-  assert.equal(webPublic.status, 400, 'spectator access is off in this organization');
+  assert.deepEqual([webPublic.status, webPublic.body.msg], [400, 'Web-public channels are not enabled.'], 'spectator access is off in this organization');
   await t.owner.patch('/realm', { enable_spectator_access: true });
   const webOk = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
   assert.equal(webOk.status, 200);
@@ -84,6 +84,32 @@ test('privacy: private, history rules, web-public preconditions', async () => {
   assert.deepEqual([s.invite_only, s.is_web_public, s.history_public_to_subscribers], [false, true, true]);
   const memberWeb = await makeChannel(member, 'member-web');
   assert.equal((await member.patch(`/streams/${memberWeb}`, { is_web_public: true })).status, 400, 'only owners may make channels web-public');
+  // A web-public channel made private without is_web_public=false is an inconsistent state.
+  assert.deepEqual((await t.owner.patch(`/streams/${id}`, { is_private: true })).body.msg, 'Invalid parameters');
+  await t.owner.patch('/realm', { enable_spectator_access: false });
+});
+
+test("privacy as Zulip's update_stream_backend: history follows a new privacy, default channels stay public, the creation rights", async () => {
+  const id = await makeChannel(t.owner, 'going-dark');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: true })).status, 200);
+  const s = (await t.owner.get(`/streams/${id}`)).body.stream;
+  assert.deepEqual([s.invite_only, s.history_public_to_subscribers], [true, false], 'a channel made private protects its history unless told otherwise');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: false })).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.history_public_to_subscribers, true);
+
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
+  const defaultPrivate = await t.owner.patch(`/streams/${id}`, { is_private: true });
+  assert.deepEqual([defaultPrivate.status, defaultPrivate.body.msg], [400, 'A default channel cannot be private.']);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.invite_only, false);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: true, is_default_stream: false })).status, 200);
+
+  // Naming a privacy needs the right to create such channels, administrators included.
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'going-dark' }], principals: [admin.userId] })).status, 200);
+  const owners = JSON.stringify({ new: groups.get('role:owners') });
+  assert.equal((await t.owner.patch('/realm', { can_create_public_channel_group: owners })).status, 200);
+  const denied = await admin.patch(`/streams/${id}`, { is_private: false });
+  assert.deepEqual([denied.status, denied.body.msg], [400, 'Insufficient permission']);
+  assert.equal((await t.owner.patch('/realm', { can_create_public_channel_group: JSON.stringify({ new: groups.get('role:members') }) })).status, 200);
 });
 
 test('an administrator must be subscribed to change a private channel; metadata access suffices to remove subscribers', async () => {
