@@ -165,6 +165,8 @@ test('topics policy, retention, default channels, archiving and unarchiving', as
   const notArchived = await t.owner.patch(`/streams/${id}`, { is_archived: false });
   assert.deepEqual([notArchived.status, notArchived.body.msg], [400, 'Channel is not currently deactivated']);
   assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const twice = await t.owner.delete(`/streams/${id}`);
+  assert.deepEqual([twice.status, twice.body.msg], [400, 'Channel is already deactivated'], "do_deactivate_stream's words");
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.is_archived, true);
   assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'x' })).status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);

@@ -238,7 +238,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   if (!isRealmAdmin(caller) && !isUserInGroup(graph, caller.id, stream.can_administer_channel_group)) {
     throw new NotAllowed('You do not have permission to administer this channel.');
   }
-  if (stream.is_archived) throw new BadRequest('Channel is already archived');
+  if (stream.is_archived) throw new BadRequest('Channel is already deactivated');
   const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
