@@ -172,3 +172,17 @@ test('topics policy, retention, default channels, archiving and unarchiving', as
   assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);
   assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'back' })).status, 200);
 });
+
+test("archiving the organization's announcement or moderation channel unsets that setting (Zulip's maybe_set_moderation_or_announcement_channels_none)", async () => {
+  const id = await makeChannel(t.owner, 'announcements-here');
+  const elsewhere = await makeChannel(t.owner, 'announcements-elsewhere');
+  assert.equal((await t.owner.patch('/realm', { signup_announcements_stream_id: id, zulip_update_announcements_stream_id: id, new_stream_announcements_stream_id: elsewhere })).status, 200);
+  const reg = await member.post('/register', { event_types: ['realm'], fetch_event_types: ['realm'] });
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const ev = evs.find((e: any) => e.type === 'realm');
+  assert.deepEqual({ ...ev, id: undefined }, { id: undefined, type: 'realm', op: 'update_dict', property: 'default', data: { signup_announcements_stream_id: -1, zulip_update_announcements_stream_id: -1 } });
+  const state = (await member.post('/register', { fetch_event_types: ['realm'] })).body;
+  assert.deepEqual([state.realm_signup_announcements_stream_id, state.realm_zulip_update_announcements_stream_id], [-1, -1]);
+  assert.equal(state.realm_new_stream_announcements_stream_id, elsewhere, 'a setting naming another channel stays');
+});

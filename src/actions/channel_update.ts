@@ -20,6 +20,7 @@ import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
+import { unsetChannelSettings } from './realm_settings.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -243,6 +244,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
     await setDefaultStream(tx, realm.id, stream.id, false);
+    await unsetChannelSettings(services, tx, onCommit, realm.id, stream.id, [...users.values()].filter((u) => u.is_active).map((u) => u.id));
     const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
