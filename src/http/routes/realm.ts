@@ -32,11 +32,14 @@ export function registerRealmRoutes(r: Router): void {
     return updateRealmSettings(services, user, realm, parseRealmUpdate(params));
   });
 
-  r.post('/realm/playgrounds', async ({ params, services, user, realm }) =>
-    addPlayground(services, user, realm, params.str('name'), params.str('pygments_language'), params.str('url_template')),
-  );
+  // Zulip's playground views are @require_realm_admin: the role is checked before any parameter.
+  r.post('/realm/playgrounds', async ({ params, services, user, realm }) => {
+    requireRealmAdmin(user);
+    return addPlayground(services, user, realm, params.str('name'), params.str('pygments_language'), params.str('url_template'));
+  });
 
   r.delete('/realm/playgrounds/{playground_id}', async (ctx) => {
+    requireRealmAdmin(ctx.user);
     await removePlayground(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'playground_id', () => new BadRequest('Invalid playground')));
     return {};
   });
