@@ -84,6 +84,9 @@ test('drafts: edit and delete, with events; other users and unknown ids get 404'
   const theirs = await bob.patch(`/drafts/${id}`, { draft: { type: '', to: [], topic: '', content: 'hijack' } });
   assert.equal(theirs.status, 404);
   assert.equal(theirs.body.msg, 'Draft does not exist');
+  // do_edit_draft looks the draft up before checking the new recipients.
+  const missingFirst = await bob.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [999999], topic: 't', content: 'x' } });
+  assert.deepEqual([missingFirst.status, missingFirst.body.msg], [404, 'Draft does not exist']);
   const del = await ann.delete(`/drafts/${id}`);
   assert.equal(del.status, 200);
   const again = await ann.delete(`/drafts/${id}`);

@@ -65,6 +65,8 @@ export async function createDrafts(services: Services, user: User, drafts: Retur
 
 export async function editDraft(services: Services, user: User, id: number, draft: ReturnType<typeof parseDraft>): Promise<void> {
   requireDraftSync(user);
+  // As Zulip's do_edit_draft: the draft is looked up before the new text and recipients are checked.
+  if (!(await getDraft(services.database.db, user.id, id))) throw new ResourceNotFound('Draft does not exist');
   const valid = await validateDraft(services, user, draft);
   await services.database.transaction(async (tx, onCommit) => {
     if (!(await getDraft(tx, user.id, id))) throw new ResourceNotFound('Draft does not exist');
