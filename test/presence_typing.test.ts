@@ -69,6 +69,20 @@ test('typing: direct and channel notifications reach the others, not the typist'
   assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 't' })).status, 400);
 });
 
+test("presence and bots, and deactivated users, as Zulip's zerver/views/presence.py", async () => {
+  const made = await ann.post('/bots', { full_name: 'Presence Bot', short_name: 'presencebot' });
+  const email = (await ann.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new (ann.constructor as any)(t.url, email, made.body.api_key, made.body.user_id) as Client;
+  // update_active_status_backend is @human_users_only.
+  assert.equal((await bot.post('/users/me/presence', { status: 'active' })).body.msg, 'This endpoint does not accept bot requests.');
+  // get_presence_backend: no presence for bots; a deactivated user is no such user (get_active_user).
+  assert.equal((await ann.get(`/users/${made.body.user_id}/presence`)).body.msg, 'Presence is not supported for bot users.');
+  const gone = await t.createUser({ name: 'Gone Present' });
+  assert.equal((await gone.post('/users/me/presence', { status: 'active' })).status, 200);
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await ann.get(`/users/${gone.userId}/presence`)).body.msg, 'No such user');
+});
+
 test('presence and typing refusals carry the texts Zulip documents', async () => {
   const cat = await t.createUser({ name: 'Cat Silent' });
   // Zulip names the user as the request did, by ID or by email.
