@@ -87,10 +87,14 @@ test('self-deactivation, the only user, and reactivation', async () => {
   const twice = await admin.post(`/users/${leaver.userId}/reactivate`);
   assert.equal(twice.status, 400);
 
+  // As Zulip's deactivate_user_own_backend: the only active account is told so (is_last_owner
+  // false, 'Cannot deactivate the only user.'); with a bot beside them, the only owner is.
   const solo = await t.createOrg('Solo');
   const alone = await solo.owner.delete('/users/me');
-  assert.equal(alone.body.code, 'CANNOT_DEACTIVATE_LAST_USER');
-  assert.equal(alone.body.is_last_owner, true);
+  assert.deepEqual([alone.body.code, alone.body.msg, alone.body.is_last_owner, alone.body.entity], ['CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only user.', false, 'user']);
+  assert.equal((await solo.owner.post('/bots', { full_name: 'Solo Bot', short_name: 'solobot' })).status, 200);
+  const withBot = await solo.owner.delete('/users/me');
+  assert.deepEqual([withBot.body.code, withBot.body.is_last_owner], ['CANNOT_DEACTIVATE_LAST_USER', true]);
 });
 
 test('deactivated subscribers receive no new messages', async () => {

@@ -61,9 +61,9 @@ export async function deactivateUser(
     if (target.role === ROLE.owner && caller.role !== ROLE.owner) throw new OwnerRequired();
     if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new BadRequest('Cannot deactivate the only organization owner');
   } else {
+    // Zulip's deactivate_user_own_backend: the only active account (bots count) first, then the only owner.
+    if ([...users.values()].filter((u) => u.is_active).length <= 1) throw new CannotDeactivateLastUser(false);
     if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new CannotDeactivateLastUser(true);
-    const humans = [...users.values()].filter((u) => u.is_active && !u.is_bot);
-    if (humans.length <= 1) throw new CannotDeactivateLastUser(false);
   }
   const bots = [...users.values()].filter((u) => u.is_bot && u.is_active && u.bot_owner_id === target.id);
 
