@@ -65,7 +65,16 @@ test('typing: direct and channel notifications reach the others, not the typist'
   const last = channelEvs[channelEvs.length - 1];
   assert.deepEqual([last.message_type, last.stream_id, last.topic], ['stream', id, 'hello']);
   assert.equal((await ann.post('/typing', { op: 'begin', to: [bob.userId] })).status, 400);
-  assert.equal((await ann.post('/typing', { op: 'start', to: [999999] })).status, 400);
+  assert.deepEqual((await ann.post('/typing', { op: 'start', to: [999999] })).body.msg, 'Invalid user ID 999999');
+  // check_send_typing_notification takes any account of the organization, deactivated or a system
+  // bot (get_user_by_id_in_realm_including_cross_realm); the active others are told.
+  const gone = await t.createUser({ name: 'Gone Typist' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await ann.post('/typing', { op: 'start', to: [bob.userId, gone.userId] })).status, 200);
+  const group = (await queuedEvents(bob, qb)).filter((e: any) => e.message_type === 'direct').pop();
+  assert.deepEqual(group.recipients.map((r: any) => r.user_id).sort((a: number, b: number) => a - b), [ann.userId, bob.userId, gone.userId].sort((a, b) => a - b));
+  const notificationBot = (await ann.get(`/users/${encodeURIComponent('notification-bot@zulip.com')}`)).body.user.user_id;
+  assert.equal((await ann.post('/typing', { op: 'start', to: [notificationBot] })).status, 200);
   assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 't' })).status, 400);
 });
 
