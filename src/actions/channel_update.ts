@@ -5,7 +5,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, setDefaultStream, STREAM_GROUP_SETTINGS, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, lockedStreamName, setDefaultStream, STREAM_GROUP_SETTINGS, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
@@ -192,6 +192,11 @@ async function writeChannelUpdate(
   { changes, defaultChange }: UpdatePlan,
   u: ChannelUpdate,
 ): Promise<void> {
+  // Renames racing each other were planned against the old name; the first to commit wins, and
+  // the others, now renaming the channel to what it is called, get the sequential answer.
+  if (changes.name !== undefined && (await lockedStreamName(tx, services.database.dialect, stream.id)) === changes.name) {
+    throw new BadRequest('Channel already has that name.');
+  }
   const now = nowSeconds();
   const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
   for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {

@@ -1,5 +1,6 @@
 // Channels (Zulip's streams), default channels and subscriptions.
 import type { Executor } from './db.js';
+import type { DialectName } from './dialect.js';
 import type { Row, StreamTable, SubscriptionTable } from './schema.js';
 import { STREAM_GROUP_SETTINGS } from './migrations.js';
 import { sql, type RawBuilder } from 'kysely';
@@ -88,6 +89,16 @@ export async function getStreamsByIds(db: Executor, realmId: number, ids: readon
 export async function listRealmStreams(db: Executor, realmId: number): Promise<Stream[]> {
   const rows = await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
   return rows.map(streamFromRow);
+}
+
+/**
+ * The channel's name as last committed, its row locked until the transaction ends (PostgreSQL;
+ * SQLite's writer holds the database's one write lock already).
+ */
+export async function lockedStreamName(tx: Executor, dialect: DialectName, id: number): Promise<string | undefined> {
+  const query = tx.selectFrom('streams').select('name').where('id', '=', id);
+  const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return row?.name;
 }
 
 export async function updateStream(db: Executor, id: number, fields: Partial<Omit<Stream, 'id' | 'realm_id'>>): Promise<void> {
