@@ -29,8 +29,9 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   const reg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed', description: 'Now **bold**' })).status, 200);
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
-  assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['name', 'renamed'], ['description', 'Now **bold**']]);
-  assert.equal(evs[1].rendered_description, '<p>Now <strong>bold</strong></p>');
+  // Zulip's update_stream_backend order: the description, then do_rename_stream, whose `name` is the old name.
+  assert.deepEqual(evs.map((e: any) => [e.property, e.name, e.value]), [['description', 'plain', 'Now **bold**'], ['name', 'plain', 'renamed']]);
+  assert.equal(evs[0].rendered_description, '<p>Now <strong>bold</strong></p>');
   const clash = await t.owner.patch(`/streams/${id}`, { new_name: 'TAKEN' });
   assert.equal(clash.status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);

@@ -196,25 +196,29 @@ async function writeChannelUpdate(
   // Events go to everyone who could see the channel before or after the change.
   const subs = new Set(subscribers);
   const audience = [...new Set([...usersWhoCanSee(graph, users.values(), stream, subs), ...usersWhoCanSee(graph, users.values(), after, subs)])];
-  const emit = (property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: streamUpdateEvent(after, property, value, extra) });
-  if (changes.name !== undefined) emit('name', changes.name);
-  if (changes.description !== undefined) emit('description', changes.description, { rendered_description: changes.rendered_description });
+  // Zulip's update_stream_backend applies the changes one by one, each with its event, in this
+  // order; events before the rename (and the rename's own) carry the old name, later ones the new.
+  const emit = (name: string, property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: streamUpdateEvent({ id: stream.id, name }, property, value, extra) });
+  const oldName = stream.name;
   if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
-    emit('invite_only', after.invite_only, { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public });
-  }
-  if (changes.message_retention_days !== undefined) emit('message_retention_days', changes.message_retention_days);
-  if (changes.topics_policy !== undefined) emit('topics_policy', changes.topics_policy);
-  if (changes.folder_id !== undefined) emit('folder_id', changes.folder_id);
-  if (changes.is_archived === false) emit('is_archived', false);
-  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
-    if (groupChanges[key] !== undefined) emit(key, update.new);
+    emit(oldName, 'invite_only', after.invite_only, { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public });
   }
   if (defaultChange) {
     const ids = await defaultStreamIds(tx, realm.id);
     // Like Zulip, only non-guests hear about the default channels.
     const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
     publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: ids } });
+  }
+  if (changes.message_retention_days !== undefined) emit(oldName, 'message_retention_days', changes.message_retention_days);
+  if (changes.is_archived === false) emit(oldName, 'is_archived', false);
+  if (changes.topics_policy !== undefined) emit(oldName, 'topics_policy', changes.topics_policy);
+  if (changes.description !== undefined) emit(oldName, 'description', changes.description, { rendered_description: changes.rendered_description });
+  // do_rename_stream: `name` is the channel's old name, `value` the new one.
+  if (changes.name !== undefined) emit(oldName, 'name', changes.name);
+  if (changes.folder_id !== undefined) emit(after.name, 'folder_id', changes.folder_id);
+  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
+    if (groupChanges[key] !== undefined) emit(after.name, key, update.new);
   }
   onCommit(() => services.cache.invalidateGroups(realm.id));
 }
