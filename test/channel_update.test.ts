@@ -189,3 +189,16 @@ test('can_send_message_group changes also send the legacy stream_post_policy and
     ['is_announcement_only', true],
   ]);
 });
+
+test('archiving a default channel tells non-guests the new default channels before the is_archived update', async () => {
+  const id = await makeChannel(t.owner, 'default-then-archived');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
+  const q = (await member.post('/register', { event_types: ['stream', 'default_streams'], fetch_event_types: ['default_streams'] })).body.queue_id;
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  // do_deactivate_stream: do_remove_default_stream's event, then the stream update.
+  assert.deepEqual(evs.map((e: any) => (e.type === 'default_streams' ? `default_streams/${e.default_streams.includes(id)}` : `${e.type}/${e.property}/${e.value}`)), [
+    'default_streams/false',
+    'stream/is_archived/true',
+  ]);
+});

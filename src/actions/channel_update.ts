@@ -301,7 +301,13 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
-    await setDefaultStream(tx, realm.id, stream.id, false);
+    const wasDefault = (await defaultStreamIds(tx, realm.id)).includes(stream.id);
+    if (wasDefault) {
+      // do_deactivate_stream removes a default channel with do_remove_default_stream, whose event non-guests get.
+      await setDefaultStream(tx, realm.id, stream.id, false);
+      const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: await defaultStreamIds(tx, realm.id) } });
+    }
     const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
