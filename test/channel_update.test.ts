@@ -202,3 +202,18 @@ test('archiving a default channel tells non-guests the new default channels befo
     'stream/is_archived/true',
   ]);
 });
+
+test('archiving a channel the organization announces in unsets those settings with one realm update_dict event', async () => {
+  const id = await makeChannel(t.owner, 'announcements-archived');
+  assert.equal((await t.owner.patch('/realm', { new_stream_announcements_stream_id: id, signup_announcements_stream_id: id })).status, 200);
+  const q = (await member.post('/register', { event_types: ['realm'], fetch_event_types: ['realm'] })).body.queue_id;
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  // do_deactivate_stream → maybe_set_moderation_or_announcement_channels_none.
+  assert.deepEqual(
+    evs.map((e: any) => [e.type, e.op, e.property, e.data]),
+    [['realm', 'update_dict', 'default', { new_stream_announcements_stream_id: -1, signup_announcements_stream_id: -1 }]],
+  );
+  const state = (await member.post('/register', { fetch_event_types: ['realm'] })).body;
+  assert.deepEqual([state.realm_new_stream_announcements_stream_id, state.realm_signup_announcements_stream_id], [-1, -1]);
+});

@@ -20,6 +20,7 @@ import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
+import { getRealm, updateRealm } from '../store/realms.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -36,6 +37,9 @@ export interface ChannelUpdate {
   folderId?: number | null;
   groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
 }
+
+/** The organization settings that name a channel (Zulip's realm moderation/announcement channels). */
+const REALM_CHANNEL_SETTINGS = ['moderation_request_channel_id', 'new_stream_announcements_stream_id', 'signup_announcements_stream_id', 'zulip_update_announcements_stream_id'] as const;
 
 /** Settings whose groups may see the channel (Zulip's stream_permission_group_settings_granting_metadata_access). */
 const METADATA_GRANTING: ReadonlySet<StreamGroupSetting> = new Set(['can_add_subscribers_group', 'can_administer_channel_group', 'can_subscribe_group']);
@@ -301,6 +305,16 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
+    // maybe_set_moderation_or_announcement_channels_none: realm settings naming the channel are unset (-1), in one update_dict event.
+    const fresh = (await getRealm(tx, realm.id)) ?? realm;
+    const unset = REALM_CHANNEL_SETTINGS.filter((key) => fresh.settings[key] === stream.id);
+    if (unset.length) {
+      const data = Object.fromEntries(unset.map((key) => [key, -1]));
+      await updateRealm(tx, realm.id, { settings: { ...fresh.settings, ...data } });
+      const active = [...users.values()].filter((x) => x.is_active).map((x) => x.id);
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: active, event: { type: 'realm', op: 'update_dict', property: 'default', data } });
+      onCommit(() => services.cache.invalidateRealm(realm.id));
+    }
     const wasDefault = (await defaultStreamIds(tx, realm.id)).includes(stream.id);
     if (wasDefault) {
       // do_deactivate_stream removes a default channel with do_remove_default_stream, whose event non-guests get.
