@@ -103,3 +103,20 @@ test('deactivated subscribers receive no new messages', async () => {
   const m = await quiet.get(`/messages/${sent.body.id}`);
   assert.deepEqual(m.body.message.flags.sort(), ['historical', 'read'], 'no row of their own: read through channel history');
 });
+
+test('deactivating a subscriber: peer_remove for its channels, then realm_user is_active false', async () => {
+  const leaver = await t.createUser({ name: 'Lee Leaving' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }, { name: 'also-open' }], principals: [leaver.userId] });
+  const ids = await Promise.all(['open', 'also-open'].map(async (name) => (await t.owner.get('/get_stream_id', { stream: name })).body.stream_id as number));
+  const watch = await member.post('/register', { event_types: ['realm_user', 'subscription'], fetch_event_types: ['realm_user'] });
+  assert.equal((await admin.delete(`/users/${leaver.userId}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  // send_events_for_user_deactivation: send_peer_remove_events (one event for channels with the same audience), then the update.
+  assert.deepEqual(
+    evs.map((e: any) => (e.type === 'subscription' ? [e.op, e.stream_ids, e.user_ids] : [e.op, e.person])),
+    [
+      ['peer_remove', [...ids].sort((a, b) => a - b), [leaver.userId]],
+      ['update', { user_id: leaver.userId, is_active: false }],
+    ],
+  );
+});

@@ -9,7 +9,10 @@ import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import type { Executor } from '../store/db.js';
 import { deleteMessagesByIds, messagesSentBy } from '../store/messages.js';
-import { deleteMessageEvent } from '../events/types.js';
+import { deleteMessageEvent, type ConfabEvent } from '../events/types.js';
+import type { GroupGraph } from '../store/cache.js';
+import { activeUserSubscriberIds, allSubscriptionsOf, getStreamsByIds } from '../store/channels.js';
+import { usersWhoCanSee } from '../shapes/channels.js';
 
 export interface DeactivationActions {
   delete_profile?: boolean;
@@ -83,7 +86,9 @@ export async function writeDeactivation(
 ): Promise<void> {
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   const admins = [...users.values()].filter((u) => u.is_active && isRealmAdmin(u)).map((u) => u.id);
+  const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
+    const gone = new Set<number>();
     // The user's bots go first, then the user; the deletion actions apply to bots first too.
     for (const account of accounts) {
       if (actions.delete_public_channel_messages || actions.delete_private_channel_messages || actions.delete_direct_messages) {
@@ -98,12 +103,17 @@ export async function writeDeactivation(
         fields.avatar_version = account.avatar_version + 1;
       }
       await updateUser(tx, account.id, fields);
+      gone.add(account.id);
+      // send_events_for_user_deactivation: those who see the account's channels' subscribers see it go
+      // (peer_remove, its subscriptions stay), then everyone hears it is no longer active.
+      for (const e of await peerRemoveOnDeactivation(tx, graph, users, gone, account.id)) publishAfterCommit(services, onCommit, { realmId: realm.id, ...e });
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, is_active: false } } });
       if (fields.full_name) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, full_name: fields.full_name } } });
       }
       if (account.is_bot) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'remove', bot: { user_id: account.id, full_name: account.full_name } } });
+        // do_deactivate_user: realm_bot/update with is_active (realm_bot/remove is no longer sent since feature level 222).
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'update', bot: { user_id: account.id, is_active: false } } });
       }
     }
     onCommit(() => {
@@ -112,6 +122,38 @@ export async function writeDeactivation(
       for (const account of accounts) for (const q of services.queues.queuesOf(account.id)) services.queues.delete(q);
     });
   });
+}
+
+/**
+ * The peer_remove events for an account just deactivated (Zulip's send_peer_remove_events): for
+ * each channel it is subscribed to, those who may see the channel's subscribers, other than the
+ * accounts already deactivated; channels with the same audience share one event.
+ */
+async function peerRemoveOnDeactivation(
+  tx: Executor,
+  graph: GroupGraph,
+  users: ReadonlyMap<number, User>,
+  gone: ReadonlySet<number>,
+  accountId: number,
+): Promise<Array<{ userIds: number[]; event: ConfabEvent }>> {
+  const streamIds = (await allSubscriptionsOf(tx, accountId)).filter((s) => s.active).map((s) => s.stream_id);
+  if (streamIds.length === 0) return [];
+  const realmId = users.get(accountId)!.realm_id;
+  const streams = await getStreamsByIds(tx, realmId, streamIds);
+  const subscribers = await activeUserSubscriberIds(tx, streamIds);
+  const stillActive = [...users.values()].filter((u) => !gone.has(u.id));
+  const batches = new Map<string, { streamIds: number[]; peers: number[] }>();
+  for (const stream of streams) {
+    const peers = usersWhoCanSee(graph, stillActive, stream, new Set(subscribers.get(stream.id) ?? []));
+    if (peers.length === 0) continue;
+    const key = peers.join(',');
+    const batch = batches.get(key) ?? batches.set(key, { streamIds: [], peers }).get(key)!;
+    batch.streamIds.push(stream.id);
+  }
+  return [...batches.values()].map((b) => ({
+    userIds: b.peers,
+    event: { type: 'subscription', op: 'peer_remove', stream_ids: b.streamIds.sort((x, y) => x - y), user_ids: [accountId] },
+  }));
 }
 
 export async function reactivateUser(services: Services, caller: User, realm: Realm, targetId: number): Promise<void> {
