@@ -203,6 +203,27 @@ test('PATCH /users/{id}: administrators rename and change roles, with events and
   assert.equal((await admin.patch(`/users/${target.userId}`, { profile_data: [] })).status, 200);
 });
 
+test('a role change tells the user of the channels it now may or may no longer see (send_stream_events_for_role_update)', async () => {
+  const target = await t.createUser({ name: 'Rory Role' });
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'owners-secret' }], invite_only: true })).status, 200);
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'all-hands' }] })).status, 200);
+  const secretId = (await t.owner.get('/get_stream_id', { stream: 'owners-secret' })).body.stream_id;
+  const publicId = (await t.owner.get('/get_stream_id', { stream: 'all-hands' })).body.stream_id;
+  const q = await openQueue(target, ['stream', 'subscription']);
+  // Administrators see every private channel's metadata: it arrives whole, then its subscribers.
+  assert.equal((await t.owner.patch(`/users/${target.userId}`, { role: 200 })).status, 200);
+  const promoted = await queuedEvents(target, q);
+  assert.deepEqual(promoted.map((e) => `${e.type}/${e.op}`), ['stream/create', 'subscription/peer_add']);
+  assert.deepEqual(promoted[0].streams.map((s: any) => s.stream_id), [secretId]);
+  assert.deepEqual([promoted[1].stream_ids, promoted[1].user_ids], [[secretId], [t.owner.userId]]);
+  // A guest sees neither the private channel nor the public ones it is not subscribed to.
+  const q2 = await openQueue(target, ['stream', 'subscription']);
+  assert.equal((await t.owner.patch(`/users/${target.userId}`, { role: 600 })).status, 200);
+  const demoted = await queuedEvents(target, q2);
+  assert.deepEqual(demoted.map((e) => `${e.type}/${e.op}`), ['stream/delete']);
+  assert.ok(demoted[0].stream_ids.includes(secretId) && demoted[0].stream_ids.includes(publicId));
+});
+
 test('PATCH /users/{id}: permissions and validation', async () => {
   const target = await t.createUser({ name: 'Pat Target' });
   const other = await t.createOrg('Third Place');
