@@ -130,6 +130,14 @@ test('target_users: administrators edit others in bulk; skip_if_already_edited r
   assert.equal(nameForOthers.status, 400);
 });
 
+test('a name and a time zone changed together: the name event first, the time zone last (json_change_settings)', async () => {
+  const changer = await t.createUser({ name: 'Tia Timezone' });
+  const q = (await t.owner.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] })).body.queue_id;
+  assert.equal((await changer.patch('/settings', { timezone: 'Europe/Paris', full_name: 'Tia Renamed' })).status, 200);
+  const evs = (await t.owner.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => Object.keys(e.person).sort().join(',')), ['full_name,user_id', 'email,timezone,user_id']);
+});
+
 test('email change of a hidden address: delivery_email to those who may see it, the avatar, no new_email (do_change_user_delivery_email)', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');

@@ -98,11 +98,18 @@ test('GET /users/{user_id} and /users/{email}: missing and foreign users get the
   const ownerQueue = await openQueue(t.owner, ['realm_user']);
   await admin.patch('/settings', { email_address_visibility: 3 });
   const memberEvents = (await queuedEvents(member, memberQueue)).map((e: any) => e.person);
-  assert.deepEqual(memberEvents, [
-    { user_id: admin.userId, email: `user${admin.userId}@${(await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain}` },
+  // do_change_user_setting → send_delivery_email_update_events, then send_user_email_update_event
+  // (new_email) and notify_avatar_url_change, since the API address changed.
+  assert.deepEqual(memberEvents.slice(0, 2), [
     { user_id: admin.userId, delivery_email: null },
-  ], 'members hear of the new placeholder and lose the real address');
-  assert.equal((await queuedEvents(t.owner, ownerQueue)).length, 1, 'owners keep seeing it: only the address change');
+    { user_id: admin.userId, new_email: `user${admin.userId}@${(await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain}` },
+  ], 'members lose the real address and hear of the new placeholder');
+  assert.deepEqual(Object.keys(memberEvents[2]).sort(), ['avatar_source', 'avatar_url', 'avatar_url_medium', 'avatar_version', 'user_id']);
+  assert.equal(memberEvents.length, 3);
+  assert.deepEqual((await queuedEvents(t.owner, ownerQueue)).map((e: any) => Object.keys(e.person).sort().join(',')), [
+    'new_email,user_id',
+    'avatar_source,avatar_url,avatar_url_medium,avatar_version,user_id',
+  ], 'owners keep seeing it: only the address change');
   assert.deepEqual((await member.get(`/users/${encodeURIComponent(admin.email)}`)).body, missing.body);
   const seen = await member.get(`/users/${admin.userId}`);
   assert.equal(seen.body.user.delivery_email, null, 'members may not see an admins-only address');
