@@ -193,7 +193,7 @@ test('can_send_message_group changes also send the legacy stream_post_policy and
 test('archiving a default channel tells non-guests the new default channels before the is_archived update', async () => {
   const id = await makeChannel(t.owner, 'default-then-archived');
   assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
-  const q = (await member.post('/register', { event_types: ['stream', 'default_streams'], fetch_event_types: ['default_streams'] })).body.queue_id;
+  const q = (await member.post('/register', { event_types: ['stream', 'default_streams'], fetch_event_types: ['default_streams'], client_capabilities: { archived_channels: true } })).body.queue_id;
   assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
   const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
   // do_deactivate_stream: do_remove_default_stream's event, then the stream update.
@@ -216,4 +216,18 @@ test('archiving a channel the organization announces in unsets those settings wi
   );
   const state = (await member.post('/register', { fetch_event_types: ['realm'] })).body;
   assert.deepEqual([state.realm_new_stream_announcements_stream_id, state.realm_signup_announcements_stream_id], [-1, -1]);
+});
+
+test('archiving: stream/delete for clients without archived_channels, not for those with it; unarchiving: stream/create likewise', async () => {
+  const id = await makeChannel(t.owner, 'comes-and-goes');
+  const register = async (archived: boolean) =>
+    (await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'], client_capabilities: { archived_channels: archived } })).body.queue_id as string;
+  const plain = await register(false);
+  const aware = await register(true);
+  const events = async (q: string) => (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events.map((e: any) => `${e.op}/${e.property ?? ''}`);
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);
+  // do_deactivate_stream / do_unarchive_stream with for_archiving / for_unarchiving.
+  assert.deepEqual(await events(plain), ['update/is_archived', 'delete/', 'update/is_archived', 'create/']);
+  assert.deepEqual(await events(aware), ['update/is_archived', 'update/is_archived']);
 });

@@ -251,7 +251,14 @@ async function writeChannelUpdate(
     publish(nonGuests, { type: 'default_streams', default_streams: ids });
   }
   if (changes.message_retention_days !== undefined) emit(oldName, 'message_retention_days', changes.message_retention_days);
-  if (changes.is_archived === false) emit(oldName, 'is_archived', false);
+  if (changes.is_archived === false) {
+    // do_unarchive_stream: the update, then the channel whole (for_unarchiving) for clients that did not list it while archived.
+    emit(oldName, 'is_archived', false);
+    if (audience.length) {
+      const event: ConfabEvent = { type: 'stream', op: 'create', streams: [formatStream({ ...current, is_archived: false }, eventGraph, activeSubscribers.length)] };
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, channelArchiving: true });
+    }
+  }
   if (changes.topics_policy !== undefined) emit(oldName, 'topics_policy', changes.topics_policy);
   if (changes.description !== undefined) emit(oldName, 'description', changes.description, { rendered_description: changes.rendered_description });
   // do_rename_stream: `name` is the channel's old name, `value` the new one.
@@ -327,6 +334,13 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
       realmId: realm.id,
       userIds: audience,
       event: streamUpdateEvent(stream, 'is_archived', true),
+    });
+    // send_stream_deletion_event(for_archiving=True): clients that do not list archived channels drop it.
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: audience,
+      event: { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] },
+      channelArchiving: true,
     });
   });
 }
