@@ -179,3 +179,18 @@ test('DELETE /bots/{bot_id}: the owner or an administrator deactivates a bot; ot
   assert.equal((await admin.post(`/users/${other.body.user_id}/reactivate`)).status, 200);
   assert.equal((await bystander.get(`/users/${other.body.user_id}`)).body.user.is_active, true);
 });
+
+test("PATCH /bots/{bot_id} full_name as Zulip's check_change_bot_full_name: checked, the same name no change, another account's name taken", async () => {
+  const made = await member.post('/bots', { full_name: 'Renamable Bot', short_name: 'renamable' });
+  const id = made.body.user_id;
+  const blank = await member.patch(`/bots/${id}`, { full_name: '   ' });
+  assert.deepEqual([blank.status, blank.body.msg], [400, 'Name too short!']);
+  const taken = await member.patch(`/bots/${id}`, { full_name: 'Bea Bystander' });
+  assert.deepEqual([taken.status, taken.body.msg], [400, 'Name is already in use.']);
+  const q = await openQueue(member, ['realm_user', 'realm_bot']);
+  const same = await member.patch(`/bots/${id}`, { full_name: ' Renamable Bot ' });
+  assert.equal(same.status, 200, JSON.stringify(same.body));
+  assert.deepEqual(await queuedEvents(member, q), [], 'its own name again changes nothing');
+  assert.equal((await member.patch(`/bots/${id}`, { full_name: 'Freshly Named Bot' })).status, 200);
+  assert.equal((await member.get(`/users/${id}`)).body.user.full_name, 'Freshly Named Bot');
+});

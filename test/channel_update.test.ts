@@ -33,7 +33,11 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   assert.deepEqual(evs.map((e: any) => [e.property, e.name, e.value]), [['description', 'plain', 'Now **bold**'], ['name', 'plain', 'renamed']]);
   assert.equal(evs[0].rendered_description, '<p>Now <strong>bold</strong></p>');
   const clash = await t.owner.patch(`/streams/${id}`, { new_name: 'TAKEN' });
-  assert.equal(clash.status, 400);
+  assert.deepEqual([clash.status, clash.body.msg], [400, "Channel 'TAKEN' already exists"]);
+  const same = await t.owner.patch(`/streams/${id}`, { new_name: ' renamed ' });
+  assert.deepEqual([same.status, same.body.msg], [400, 'Channel already has that name.']);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'Renamed' })).status, 200, 'a change of case is a rename');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed' })).status, 200);
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) })).status, 400);
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.name, 'renamed');
@@ -77,7 +81,7 @@ test('privacy: private, history rules, web-public preconditions', async () => {
   assert.deepEqual([ev.stream_id, ev.name, ev.is_web_public], [id, 'turning-private', false]);
   assert.equal((await member.get(`/streams/${id}`)).status, 400, 'a private channel is hidden from non-subscribers');
   const webPublic = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
-  assert.equal(webPublic.status, 400, 'spectator access is off in this organization');
+  assert.deepEqual([webPublic.status, webPublic.body.msg], [400, 'Web-public channels are not enabled.'], 'spectator access is off in this organization');
   await t.owner.patch('/realm', { enable_spectator_access: true });
   const webOk = await t.owner.patch(`/streams/${id}`, { is_private: false, is_web_public: true });
   assert.equal(webOk.status, 200);
@@ -85,6 +89,32 @@ test('privacy: private, history rules, web-public preconditions', async () => {
   assert.deepEqual([s.invite_only, s.is_web_public, s.history_public_to_subscribers], [false, true, true]);
   const memberWeb = await makeChannel(member, 'member-web');
   assert.equal((await member.patch(`/streams/${memberWeb}`, { is_web_public: true })).status, 400, 'only owners may make channels web-public');
+  // A web-public channel made private without is_web_public=false is an inconsistent state.
+  assert.deepEqual((await t.owner.patch(`/streams/${id}`, { is_private: true })).body.msg, 'Invalid parameters');
+  await t.owner.patch('/realm', { enable_spectator_access: false });
+});
+
+test("privacy as Zulip's update_stream_backend: history follows a new privacy, default channels stay public, the creation rights", async () => {
+  const id = await makeChannel(t.owner, 'going-dark');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: true })).status, 200);
+  const s = (await t.owner.get(`/streams/${id}`)).body.stream;
+  assert.deepEqual([s.invite_only, s.history_public_to_subscribers], [true, false], 'a channel made private protects its history unless told otherwise');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: false })).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.history_public_to_subscribers, true);
+
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
+  const defaultPrivate = await t.owner.patch(`/streams/${id}`, { is_private: true });
+  assert.deepEqual([defaultPrivate.status, defaultPrivate.body.msg], [400, 'A default channel cannot be private.']);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.invite_only, false);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: true, is_default_stream: false })).status, 200);
+
+  // Naming a privacy needs the right to create such channels, administrators included.
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'going-dark' }], principals: [admin.userId] })).status, 200);
+  const owners = JSON.stringify({ new: groups.get('role:owners') });
+  assert.equal((await t.owner.patch('/realm', { can_create_public_channel_group: owners })).status, 200);
+  const denied = await admin.patch(`/streams/${id}`, { is_private: false });
+  assert.deepEqual([denied.status, denied.body.msg], [400, 'Insufficient permission']);
+  assert.equal((await t.owner.patch('/realm', { can_create_public_channel_group: JSON.stringify({ new: groups.get('role:members') }) })).status, 200);
 });
 
 test('an administrator must be subscribed to change a private channel; metadata access suffices to remove subscribers', async () => {
@@ -133,9 +163,15 @@ test('topics policy, retention, default channels, archiving and unarchiving', as
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.ok(evs.some((e: any) => e.type === 'default_streams' && e.default_streams.includes(id)));
   assert.ok((await member.post('/register', { fetch_event_types: ['default_streams'] })).body.realm_default_streams.includes(id));
+  // update_stream_backend ignores is_archived=true (archiving is DELETE) and unarchives only an archived channel.
   const archiveViaPatch = await t.owner.patch(`/streams/${id}`, { is_archived: true });
-  assert.equal(archiveViaPatch.status, 400);
+  assert.deepEqual([archiveViaPatch.status, archiveViaPatch.body.msg], [200, '']);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.is_archived, false);
+  const notArchived = await t.owner.patch(`/streams/${id}`, { is_archived: false });
+  assert.deepEqual([notArchived.status, notArchived.body.msg], [400, 'Channel is not currently deactivated']);
   assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const twice = await t.owner.delete(`/streams/${id}`);
+  assert.deepEqual([twice.status, twice.body.msg], [400, 'Channel is already deactivated'], "do_deactivate_stream's words");
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.is_archived, true);
   assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'x' })).status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);
@@ -203,21 +239,6 @@ test('archiving a default channel tells non-guests the new default channels befo
   ]);
 });
 
-test('archiving a channel the organization announces in unsets those settings with one realm update_dict event', async () => {
-  const id = await makeChannel(t.owner, 'announcements-archived');
-  assert.equal((await t.owner.patch('/realm', { new_stream_announcements_stream_id: id, signup_announcements_stream_id: id })).status, 200);
-  const q = (await member.post('/register', { event_types: ['realm'], fetch_event_types: ['realm'] })).body.queue_id;
-  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
-  const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
-  // do_deactivate_stream → maybe_set_moderation_or_announcement_channels_none.
-  assert.deepEqual(
-    evs.map((e: any) => [e.type, e.op, e.property, e.data]),
-    [['realm', 'update_dict', 'default', { new_stream_announcements_stream_id: -1, signup_announcements_stream_id: -1 }]],
-  );
-  const state = (await member.post('/register', { fetch_event_types: ['realm'] })).body;
-  assert.deepEqual([state.realm_new_stream_announcements_stream_id, state.realm_signup_announcements_stream_id], [-1, -1]);
-});
-
 test('archiving: stream/delete for clients without archived_channels, not for those with it; unarchiving: stream/create likewise', async () => {
   const id = await makeChannel(t.owner, 'comes-and-goes');
   const register = async (archived: boolean) =>
@@ -230,4 +251,18 @@ test('archiving: stream/delete for clients without archived_channels, not for th
   // do_deactivate_stream / do_unarchive_stream with for_archiving / for_unarchiving.
   assert.deepEqual(await events(plain), ['update/is_archived', 'delete/', 'update/is_archived', 'create/']);
   assert.deepEqual(await events(aware), ['update/is_archived', 'update/is_archived']);
+});
+
+test("archiving the organization's announcement or moderation channel unsets that setting (Zulip's maybe_set_moderation_or_announcement_channels_none)", async () => {
+  const id = await makeChannel(t.owner, 'announcements-here');
+  const elsewhere = await makeChannel(t.owner, 'announcements-elsewhere');
+  assert.equal((await t.owner.patch('/realm', { signup_announcements_stream_id: id, zulip_update_announcements_stream_id: id, new_stream_announcements_stream_id: elsewhere })).status, 200);
+  const reg = await member.post('/register', { event_types: ['realm'], fetch_event_types: ['realm'] });
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const ev = evs.find((e: any) => e.type === 'realm');
+  assert.deepEqual({ ...ev, id: undefined }, { id: undefined, type: 'realm', op: 'update_dict', property: 'default', data: { signup_announcements_stream_id: -1, zulip_update_announcements_stream_id: -1 } });
+  const state = (await member.post('/register', { fetch_event_types: ['realm'] })).body;
+  assert.deepEqual([state.realm_signup_announcements_stream_id, state.realm_zulip_update_announcements_stream_id], [-1, -1]);
+  assert.equal(state.realm_new_stream_announcements_stream_id, elsewhere, 'a setting naming another channel stays');
 });

@@ -7,43 +7,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { Client, ON_POSTGRES, TEST_DATABASE_URL, rawRequest } from './helpers.js';
+import { Client, emptyDatabases, rawRequest } from './helpers.js';
 
 const run = promisify(execFile);
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'confab.js');
-const dirs: string[] = [];
-const pgDatabases: string[] = [];
-
-/** A fresh, empty database URL of the kind under test. */
-async function freshDatabase(): Promise<string> {
-  if (ON_POSTGRES) {
-    const name = `confab_cli_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    pgDatabases.push(name);
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'confab-cli-'));
-  dirs.push(dir);
-  return `sqlite:${join(dir, 'cli.db')}`;
-}
-
-after(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  if (pgDatabases.length) {
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    for (const name of pgDatabases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-});
+const databases = emptyDatabases('cli');
+after(() => databases.drop());
 
 async function confab(args: string[], env: Record<string, string>) {
   return run(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
@@ -54,16 +24,16 @@ test('--help lists the commands', async () => {
   for (const cmd of ['serve', 'create-org', 'create-user']) assert.match(stdout, new RegExp(cmd));
 });
 
-test('serve --help prints the help and starts nothing (no database made, no organization)', async () => {
+test('serve --help prints the help and starts nothing (no database made, no organization)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'confab-cli-'));
-  dirs.push(dir);
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { stdout } = await confab(['serve', '--help'], { CONFAB_DATABASE_URL: `sqlite:${join(dir, 'never.db')}`, CONFAB_PORT: '1' });
   assert.match(stdout, /Usage: confab/);
   assert.equal(existsSync(join(dir, 'never.db')), false);
 });
 
 test('create-org and create-user print one JSON line each, on an empty database', async () => {
-  const db = await freshDatabase();
+  const db = await databases.fresh();
   const org = await confab(['create-org', '--name', 'Acme', '--owner-email', 'boss@acme.example.com', '--owner-password', 'correct horse', '--owner-name', 'Boss'], {
     CONFAB_DATABASE_URL: db,
   });
@@ -88,7 +58,7 @@ test('create-org and create-user print one JSON line each, on an empty database'
 });
 
 test('serve: first start prints a login that works, SIGTERM stops cleanly', async () => {
-  const db = await freshDatabase();
+  const db = await databases.fresh();
   const child = spawn(process.execPath, [bin, 'serve'], {
     env: { ...process.env, CONFAB_DATABASE_URL: db, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

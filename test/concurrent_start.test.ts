@@ -4,13 +4,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { Client, ON_POSTGRES, TEST_DATABASE_URL } from './helpers.js';
+import { Client, emptyDatabases } from './helpers.js';
 import { openDatabase } from '../src/store/db.js';
 import { listRealms } from '../src/store/realms.js';
 
@@ -18,36 +15,8 @@ const REDIS_URL = process.env.CONFAB_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'confab.js');
 const PROCESSES = 3;
 const ROUNDS = 2;
-const dirs: string[] = [];
-const pgDatabases: string[] = [];
-
-/** A fresh, empty database (no tables yet) of the kind under test. */
-async function freshDatabase(): Promise<string> {
-  if (ON_POSTGRES) {
-    const name = `confab_start_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    pgDatabases.push(name);
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'confab-start-'));
-  dirs.push(dir);
-  return `sqlite:${join(dir, 'confab.db')}`;
-}
-
-after(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  if (pgDatabases.length) {
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    for (const name of pgDatabases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-});
+const databases = emptyDatabases('start');
+after(() => databases.drop());
 
 interface Started {
   child: ChildProcess;
@@ -79,7 +48,7 @@ function start(databaseUrl: string, prefix: string): Started {
 
 for (let round = 1; round <= ROUNDS; round++) {
   test(`${PROCESSES} servers started together on a fresh database make one organization (round ${round})`, async () => {
-    const databaseUrl = await freshDatabase();
+    const databaseUrl = await databases.fresh();
     const prefix = `confab-start-${randomBytes(4).toString('hex')}`;
     // All spawned in the same turn of the event loop: they open, migrate and look for an
     // organization at nearly the same moment.

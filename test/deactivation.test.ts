@@ -87,10 +87,14 @@ test('self-deactivation, the only user, and reactivation', async () => {
   const twice = await admin.post(`/users/${leaver.userId}/reactivate`);
   assert.equal(twice.status, 400);
 
+  // As Zulip's deactivate_user_own_backend: the only active account is told so (is_last_owner
+  // false, 'Cannot deactivate the only user.'); with a bot beside them, the only owner is.
   const solo = await t.createOrg('Solo');
   const alone = await solo.owner.delete('/users/me');
-  assert.equal(alone.body.code, 'CANNOT_DEACTIVATE_LAST_USER');
-  assert.equal(alone.body.is_last_owner, true);
+  assert.deepEqual([alone.body.code, alone.body.msg, alone.body.is_last_owner, alone.body.entity], ['CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only user.', false, 'user']);
+  assert.equal((await solo.owner.post('/bots', { full_name: 'Solo Bot', short_name: 'solobot' })).status, 200);
+  const withBot = await solo.owner.delete('/users/me');
+  assert.deepEqual([withBot.body.code, withBot.body.is_last_owner], ['CANNOT_DEACTIVATE_LAST_USER', true]);
 });
 
 test('deactivated subscribers receive no new messages', async () => {
@@ -143,4 +147,30 @@ test('reactivation: is_active, export consent to administrators, peer_add for it
   assert.ok(added.length > 0);
   assert.ok(added.every((a: any) => a[0] === 'add_members' && a[2].length === 1 && a[2][0] === returner.userId));
   assert.ok(added.some((a: any) => a[1] === groups.get('role:members')), 'its role group among them');
+});
+
+test("deactivation and reactivation check access as Zulip's access_user_by_id(for_admin=True)", async () => {
+  const gone = await t.createUser({ name: 'Gus Gone' });
+  assert.equal((await admin.delete(`/users/${gone.userId}`)).status, 200);
+  // A deactivated target is refused before the caller's rights are looked at, in Zulip's words.
+  const again = await member.delete(`/users/${gone.userId}`);
+  assert.deepEqual([again.status, again.body.code, again.body.msg], [400, 'BAD_REQUEST', 'User is deactivated']);
+  // A member may not administer another person: can_admin_user's refusal, not an administrator-required one.
+  const denied = await member.delete(`/users/${admin.userId}`);
+  assert.deepEqual([denied.body.code, denied.body.msg], ['BAD_REQUEST', 'Insufficient permission']);
+  const missing = await member.post('/users/999999/reactivate');
+  assert.equal(missing.body.msg, 'No such user', 'the user is looked up before the rights');
+  const notAdmin = await member.post(`/users/${gone.userId}/reactivate`);
+  assert.deepEqual([notAdmin.body.code, notAdmin.body.msg], ['BAD_REQUEST', 'Insufficient permission']);
+  assert.equal((await admin.post(`/users/${gone.userId}/reactivate`)).status, 200);
+
+  // A bot's owner reactivates their own bot, unless an active account took its name meanwhile.
+  const bot = await member.post('/bots', { full_name: 'Echo Bot', short_name: 'echo' });
+  assert.equal((await member.delete(`/bots/${bot.body.user_id}`)).status, 200);
+  assert.equal((await member.post(`/users/${bot.body.user_id}/reactivate`)).status, 200);
+  assert.equal((await member.get(`/users/${bot.body.user_id}`)).body.user.is_active, true);
+  assert.equal((await member.delete(`/bots/${bot.body.user_id}`)).status, 200);
+  assert.equal((await member.post('/bots', { full_name: 'Echo Bot', short_name: 'echo2' })).status, 200);
+  const taken = await member.post(`/users/${bot.body.user_id}/reactivate`);
+  assert.equal(taken.body.msg, 'There is already an active bot named "Echo Bot" in this organization. To reactivate this bot, you must rename or deactivate the other one first.');
 });

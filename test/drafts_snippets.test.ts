@@ -84,6 +84,9 @@ test('drafts: edit and delete, with events; other users and unknown ids get 404'
   const theirs = await bob.patch(`/drafts/${id}`, { draft: { type: '', to: [], topic: '', content: 'hijack' } });
   assert.equal(theirs.status, 404);
   assert.equal(theirs.body.msg, 'Draft does not exist');
+  // do_edit_draft looks the draft up before checking the new recipients.
+  const missingFirst = await bob.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [999999], topic: 't', content: 'x' } });
+  assert.deepEqual([missingFirst.status, missingFirst.body.msg], [404, 'Draft does not exist']);
   const del = await ann.delete(`/drafts/${id}`);
   assert.equal(del.status, 200);
   const again = await ann.delete(`/drafts/${id}`);
@@ -162,7 +165,15 @@ test('saved snippets: validation and privacy', async () => {
   assert.equal(theirs.body.msg, 'Saved snippet does not exist.');
   const theirDelete = await bob.delete(`/saved_snippets/${mine.body.saved_snippet_id}`);
   assert.equal(theirDelete.status, 404);
+  // Zulip's edit_saved_snippet: nothing to change is success, without an event.
+  const q = await openQueue(ann, ['saved_snippets'], ['saved_snippets']);
   const empty = await ann.patch(`/saved_snippets/${mine.body.saved_snippet_id}`, {});
-  assert.equal(empty.status, 400);
+  assert.deepEqual([empty.status, empty.body.msg], [200, '']);
+  assert.deepEqual(await queuedEvents(ann, q), []);
+  // Both texts are stored stripped.
+  const spaced = await ann.post('/saved_snippets', { title: ' Spaced ', content: '  body  \n' });
+  assert.equal((await ann.get('/saved_snippets')).body.saved_snippets.find((s: any) => s.id === spaced.body.saved_snippet_id).content, 'body');
+  assert.equal((await ann.patch(`/saved_snippets/${spaced.body.saved_snippet_id}`, { content: ' new body ' })).status, 200);
+  assert.equal((await ann.get('/saved_snippets')).body.saved_snippets.find((s: any) => s.id === spaced.body.saved_snippet_id).content, 'new body');
   assert.equal((await bob.get('/saved_snippets')).body.saved_snippets.length, 0);
 });

@@ -6,6 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { startServer, type RunningServer } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { dropPostgresSchema } from '../src/store/db.js';
@@ -271,4 +272,41 @@ export async function queuedEvents(c: Client, queueId: string): Promise<any[]> {
   const res = await c.get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
   if (res.status !== 200) throw new Error(`events failed: ${JSON.stringify(res.body)}`);
   return res.body.events;
+}
+
+/**
+ * Fresh, empty databases (no tables yet) of the kind under test, for tests that start `confab`
+ * processes themselves: a temporary SQLite file, or a new PostgreSQL database beside
+ * CONFAB_TEST_DATABASE_URL's. `drop()` removes every one made.
+ */
+export function emptyDatabases(prefix: string): { fresh(): Promise<string>; drop(): Promise<void> } {
+  const dirs: string[] = [];
+  const names: string[] = [];
+  return {
+    async fresh() {
+      if (ON_POSTGRES) {
+        const name = `confab_${prefix}_${randomBytes(4).toString('hex')}`;
+        const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await admin.connect();
+        await admin.query(`CREATE DATABASE ${name}`);
+        await admin.end();
+        names.push(name);
+        const url = new URL(TEST_DATABASE_URL);
+        url.pathname = `/${name}`;
+        return url.toString();
+      }
+      const dir = mkdtempSync(join(tmpdir(), `confab-${prefix}-`));
+      dirs.push(dir);
+      return `sqlite:${join(dir, `${prefix}.db`)}`;
+    },
+    async drop() {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+      if (names.length) {
+        const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await admin.connect();
+        for (const name of names) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
+    },
+  };
 }

@@ -129,14 +129,23 @@ test('POST /invites: per-address errors with Zulip fields; validation and permis
   const notJson = await member.post('/invites', { invitee_emails: 'x5@example.com', stream_ids: 'nope' });
   assert.equal(notJson.status, 400);
 
-  // Roles: owners only by owners; administrators by administrators; moderators by moderators and up.
+  // Roles (Zulip's check_role_based_permissions): owners only by owners; administrators and
+  // moderators by administrators, refused as a plain error.
   const asOwner = await admin.post('/invites', { invitee_emails: 'x6@example.com', stream_ids: [], invite_as: 100 });
   assert.deepEqual([asOwner.status, asOwner.body.code, asOwner.body.msg], [400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner']);
   const asAdmin = await moderator.post('/invites', { invitee_emails: 'x6@example.com', stream_ids: [], invite_as: 200 });
-  assert.deepEqual([asAdmin.status, asAdmin.body.msg], [400, 'Must be an organization administrator']);
+  assert.deepEqual([asAdmin.status, asAdmin.body.code, asAdmin.body.msg], [400, 'BAD_REQUEST', 'Must be an organization administrator']);
   const asMod = await member.post('/invites', { invitee_emails: 'x6@example.com', stream_ids: [], invite_as: 300 });
   assert.equal(asMod.status, 400);
-  assert.equal((await moderator.post('/invites', { invitee_emails: 'x7@example.com', stream_ids: [], invite_as: 300 })).status, 200);
+  const modByMod = await moderator.post('/invites', { invitee_emails: 'x7@example.com', stream_ids: [], invite_as: 300 });
+  assert.deepEqual([modByMod.status, modByMod.body.msg], [400, 'Must be an organization administrator'], 'moderators are invited by administrators');
+  assert.equal((await admin.post('/invites', { invitee_emails: 'x7@example.com', stream_ids: [], invite_as: 300 })).status, 200);
+  // A custom welcome message is an administrator's choice; a member naming one is refused.
+  const welcome = await member.post('/invites', { invitee_emails: 'x10@example.com', stream_ids: [], welcome_message_custom_text: 'Hi!' });
+  assert.deepEqual([welcome.status, welcome.body.msg], [400, 'Must be an organization administrator']);
+  // @require_member_or_admin comes before the parameters.
+  assert.equal((await guest.post('/invites', {})).body.msg, 'Not allowed for guest users');
+  assert.equal((await guest.post('/invites/multiuse', { invite_as: 7 })).body.msg, 'Not allowed for guest users');
   assert.equal((await t.owner.post('/invites', { invitee_emails: 'x8@example.com', stream_ids: [], invite_as: 100 })).status, 200);
 
   const byGuest = await guest.post('/invites', { invitee_emails: 'x9@example.com', stream_ids: [] });

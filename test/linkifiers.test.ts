@@ -35,6 +35,9 @@ test('add, list, render with, reorder, edit and delete linkifiers, with events',
   assert.equal((await t.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: [second.body.id, id] })).status, 200);
   assert.deepEqual((await member.get('/realm/linkifiers')).body.linkifiers.map((l: any) => l.id), [second.body.id, id]);
   assert.equal((await t.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: [id] })).status, 400, 'every linkifier exactly once');
+  // check_reorder_linkifiers names a repeated id first.
+  const repeated = await t.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: [id, id] });
+  assert.equal(repeated.body.msg, 'The ordered list must not contain duplicated linkifiers');
   const edit = await t.owner.patch(`/realm/filters/${id}`, { pattern: 'T(?P<id>[0-9]+)', url_template: 'https://tickets.example.com/{id}', example_input: '', reverse_template: '' });
   assert.equal(edit.status, 200);
   const stored = await t.server.services.database.db.selectFrom('linkifiers').select(['example_input', 'reverse_template']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -53,6 +56,18 @@ test('add, list, render with, reorder, edit and delete linkifiers, with events',
   const sent = await member.post('/messages', { type: 'direct', to: [t.owner.userId], content: 'look at PR77' });
   const m = await member.get(`/messages/${sent.body.id}`);
   assert.match(m.body.message.content, /<a href="https:\/\/example\.com\/pull\/77">PR77<\/a>/);
+});
+
+test("linkifier endpoints are @require_realm_admin; reordering none changes nothing (Zulip's zerver/views/realm_linkifiers.py)", async () => {
+  // The role is checked before the parameters.
+  for (const res of [await member.post('/realm/filters', {}), await member.patch('/realm/filters/1', {}), await member.patch('/realm/linkifiers', {})]) {
+    assert.deepEqual([res.status, res.body.msg], [400, 'Must be an organization administrator']);
+  }
+  const other = await t.createOrg('No Linkifiers');
+  const q = await other.owner.post('/register', { event_types: ['realm_linkifiers'] });
+  assert.equal((await other.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: [] })).status, 200);
+  const evs = (await other.owner.get('/events', { queue_id: q.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs, [], 'no linkifiers, no event');
 });
 
 test('validation: permission, pattern, template groups, reverse round trip', async () => {

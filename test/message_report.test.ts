@@ -134,10 +134,13 @@ test('an invitation with a custom welcome text: the Welcome Bot greets the new a
   assert.match(msgs[0].content, /Hello from the admins/);
   assert.deepEqual(msgs[0].flags, []);
 
-  // A member's custom text is ignored: the organization's (empty) text applies, so no greeting.
+  // A member may not choose a custom text (Zulip's invite_users_backend refuses it); a member's
+  // invitation carries the organization's (empty) text, so no greeting.
   const { existsSync, readdirSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  assert.equal((await member.post('/invites', { invitee_emails: 'plain@example.com', stream_ids: [], welcome_message_custom_text: 'Member text' })).status, 200);
+  const refused = await member.post('/invites', { invitee_emails: 'plain@example.com', stream_ids: [], welcome_message_custom_text: 'Member text' });
+  assert.deepEqual([refused.status, refused.body.msg], [400, 'Must be an organization administrator']);
+  assert.equal((await member.post('/invites', { invitee_emails: 'plain@example.com', stream_ids: [] })).status, 200);
   const dir = t.server.services.config.outboxDir;
   const mail = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).find((m) => /^To: plain@example\.com/m.test(m))!;
   assert.ok(existsSync(dir) && mail);

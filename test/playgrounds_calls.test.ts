@@ -36,6 +36,15 @@ test('playgrounds: validation and permission', async () => {
   assert.equal((await post(t.owner, { url_template: 'javascript:alert({code})' })).status, 400, 'web links only');
   assert.equal((await post(t.owner, { name: ' ' })).status, 400);
   assert.equal((await post(t.owner, { pygments_language: 'Rust<script>' })).status, 400);
+  // As Zulip's zerver/views/realm_playgrounds.py: the role before the parameters, check_pygments_language's
+  // cap, and a URL template stripped like the name and the language.
+  assert.deepEqual((await member.post('/realm/playgrounds', {})).body.msg, 'Must be an organization administrator');
+  assert.deepEqual((await member.delete('/realm/playgrounds/999999')).body.msg, 'Must be an organization administrator');
+  assert.equal((await post(t.owner, { pygments_language: 'R'.repeat(41) })).body.msg, 'pygments_language is too long (limit: 40 characters)');
+  const spaced = await post(t.owner, { name: 'Spaced', url_template: '  https://play.example.com/?c={code} ' });
+  assert.equal(spaced.status, 200);
+  const listed = (await member.post('/register', { fetch_event_types: ['realm_playgrounds'] })).body.realm_playgrounds.find((p: any) => p.id === spaced.body.id);
+  assert.equal(listed.url_template, 'https://play.example.com/?c={code}');
   assert.equal((await post(t.owner, {})).status, 200);
   assert.equal((await post(t.owner, {})).status, 400, 'no duplicate name for a language');
 });

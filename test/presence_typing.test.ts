@@ -65,8 +65,31 @@ test('typing: direct and channel notifications reach the others, not the typist'
   const last = channelEvs[channelEvs.length - 1];
   assert.deepEqual([last.message_type, last.stream_id, last.topic], ['stream', id, 'hello']);
   assert.equal((await ann.post('/typing', { op: 'begin', to: [bob.userId] })).status, 400);
-  assert.equal((await ann.post('/typing', { op: 'start', to: [999999] })).status, 400);
+  assert.deepEqual((await ann.post('/typing', { op: 'start', to: [999999] })).body.msg, 'Invalid user ID 999999');
+  // check_send_typing_notification takes any account of the organization, deactivated or a system
+  // bot (get_user_by_id_in_realm_including_cross_realm); the active others are told.
+  const gone = await t.createUser({ name: 'Gone Typist' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await ann.post('/typing', { op: 'start', to: [bob.userId, gone.userId] })).status, 200);
+  const group = (await queuedEvents(bob, qb)).filter((e: any) => e.message_type === 'direct').pop();
+  assert.deepEqual(group.recipients.map((r: any) => r.user_id).sort((a: number, b: number) => a - b), [ann.userId, bob.userId, gone.userId].sort((a, b) => a - b));
+  const notificationBot = (await ann.get(`/users/${encodeURIComponent('notification-bot@zulip.com')}`)).body.user.user_id;
+  assert.equal((await ann.post('/typing', { op: 'start', to: [notificationBot] })).status, 200);
   assert.equal((await ann.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 't' })).status, 400);
+});
+
+test("presence and bots, and deactivated users, as Zulip's zerver/views/presence.py", async () => {
+  const made = await ann.post('/bots', { full_name: 'Presence Bot', short_name: 'presencebot' });
+  const email = (await ann.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new (ann.constructor as any)(t.url, email, made.body.api_key, made.body.user_id) as Client;
+  // update_active_status_backend is @human_users_only.
+  assert.equal((await bot.post('/users/me/presence', { status: 'active' })).body.msg, 'This endpoint does not accept bot requests.');
+  // get_presence_backend: no presence for bots; a deactivated user is no such user (get_active_user).
+  assert.equal((await ann.get(`/users/${made.body.user_id}/presence`)).body.msg, 'Presence is not supported for bot users.');
+  const gone = await t.createUser({ name: 'Gone Present' });
+  assert.equal((await gone.post('/users/me/presence', { status: 'active' })).status, 200);
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await ann.get(`/users/${gone.userId}/presence`)).body.msg, 'No such user');
 });
 
 test('presence and typing refusals carry the texts Zulip documents', async () => {

@@ -2,7 +2,7 @@
 // synchronization turning off, password and name changes, and administrators' bulk edits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client as ApiClient, rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let member: Client;
@@ -92,7 +92,7 @@ test('full_name and password changes', async () => {
   const onlyNew = await t.owner.patch('/settings', { new_password: 'new-owner-pass' });
   assert.equal(onlyNew.status, 400);
   const weak = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'abc' });
-  assert.equal(weak.status, 400);
+  assert.deepEqual([weak.status, weak.body.msg], [400, 'New password is too weak!'], "json_change_settings' text");
   const ok = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'new-owner-pass' });
   assert.equal(ok.status, 200);
   const login = (password: string) =>
@@ -126,8 +126,34 @@ test('target_users: administrators edit others in bulk; skip_if_already_edited r
   assert.equal(badUser.status, 400);
   const badGroup = await t.owner.patch('/settings', { enter_sends: true, target_users: { group_ids: [999999] } });
   assert.equal(badGroup.status, 400);
+  // A name is not a setting: Zulip's json_change_settings leaves it alone for others.
   const nameForOthers = await t.owner.patch('/settings', { full_name: 'Everyone', target_users: { user_ids: [a.userId] } });
-  assert.equal(nameForOthers.status, 400);
+  assert.equal(nameForOthers.status, 200);
+  assert.equal((await a.get('/users/me')).body.full_name, 'Bulk A');
+});
+
+test("target_users as Zulip's json_change_settings: what may not change for others, which users count", async () => {
+  const c = await t.createUser({ name: 'Bulk C' });
+  const gone = await t.createUser({ name: 'Bulk Gone' });
+  const refused = async (params: Record<string, unknown>) => {
+    const res = await t.owner.patch('/settings', { ...params, target_users: { user_ids: [c.userId] } });
+    assert.deepEqual([res.status, res.body.msg], [400, 'Cannot change this setting for other users.'], JSON.stringify(params));
+  };
+  await refused({ email: 'someone-else@example.com' });
+  await refused({ new_password: 'a-new-long-password' });
+  await refused({ timezone: 'Europe/Paris' });
+  await refused({ presence_enabled: false });
+  await refused({ send_read_receipts: false, enter_sends: true });
+  await refused({ email_address_visibility: 5 });
+  const none = await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [] } });
+  assert.equal(none.body.msg, 'Either user_ids or group_ids must be provided.');
+  const missing = await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [999999] } });
+  assert.equal(missing.body.msg, 'Invalid user ID: 999999');
+  // A deactivated user's settings change too, so they hold if the account comes back.
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await t.owner.patch('/settings', { enter_sends: true, target_users: { user_ids: [gone.userId] } })).status, 200);
+  assert.equal((await t.owner.post(`/users/${gone.userId}/reactivate`)).status, 200);
+  assert.equal((await settingsOf(gone)).enter_sends, true);
 });
 
 test('a name and a time zone changed together: the name event first, the time zone last (json_change_settings)', async () => {
@@ -184,9 +210,48 @@ test('email change: a link goes to the new address; the address changes only whe
   const evs = (await t.owner.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.ok(evs.some((e: any) => e.person?.new_email === 'cam.new@example.com'));
   assert.equal((await fetch(link)).status, 404, 'a link works once');
+  // validate_email_change_request's words: an address in use, a deactivated account's, a bad one.
   const taken = await moved.patch('/settings', { email: t.owner.email });
-  assert.equal(taken.status, 400);
+  assert.deepEqual([taken.status, taken.body.msg], [400, 'Already has an account.']);
+  const gone = await t.createUser({ name: 'Gil Gone', email: 'gil.gone@example.com' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await moved.patch('/settings', { email: 'Gil.Gone@example.com' })).body.msg, 'Account has been deactivated.');
   const invalid = await moved.patch('/settings', { email: 'not an email' });
-  assert.equal(invalid.status, 400);
+  assert.deepEqual([invalid.status, invalid.body.msg], [400, 'Invalid address.']);
+  // With address changes disabled, a member is refused before the address is looked at.
+  assert.equal((await t.owner.patch('/realm', { email_changes_disabled: true })).status, 200);
+  assert.equal((await moved.patch('/settings', { email: 'not an email' })).body.msg, 'Email address changes are disabled in this organization.');
+  assert.equal((await t.owner.patch('/realm', { email_changes_disabled: false })).status, 200);
   assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${'0'.repeat(48)}`)).status, 404);
+});
+
+test("bots may not change settings (Zulip's json_change_settings is @human_users_only)", async () => {
+  const made = await member.post('/bots', { full_name: 'Settings Bot', short_name: 'settingsbot' });
+  const email = (await member.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new ApiClient(t.url, email, made.body.api_key, made.body.user_id);
+  for (const path of ['/settings', '/settings/display', '/settings/notifications']) {
+    const res = await bot.patch(path, { twenty_four_hour_time: true });
+    assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.'], path);
+  }
+  assert.equal((await bot.patch('/settings', { full_name: 'Renamed Bot' })).body.msg, 'This endpoint does not accept bot requests.');
+});
+
+test("full_name as Zulip's json_change_settings: no change, name changes disabled, unique names", async () => {
+  const pat = await t.createUser({ name: 'Pat Plain' });
+  // The current name again is no change, even where it would not pass today's checks.
+  assert.equal((await pat.patch('/settings', { full_name: 'Pat Plain' })).status, 200);
+  // With name changes disabled, a member's new name is ignored silently; an administrator's applies.
+  assert.equal((await t.owner.patch('/realm', { name_changes_disabled: true })).status, 200);
+  const ignored = await pat.patch('/settings', { full_name: 'Pat Renamed' });
+  assert.deepEqual([ignored.status, ignored.body.msg], [200, '']);
+  assert.equal((await pat.get('/users/me')).body.full_name, 'Pat Plain');
+  assert.equal((await t.owner.patch('/settings', { full_name: 'Olive Owner' })).status, 200);
+  assert.equal((await t.owner.get('/users/me')).body.full_name, 'Olive Owner');
+  assert.equal((await t.owner.patch('/realm', { name_changes_disabled: false })).status, 200);
+  // check_change_full_name enforces require_unique_names (one's own name aside).
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: true })).status, 200);
+  const taken = await pat.patch('/settings', { full_name: 'olive owner' });
+  assert.deepEqual([taken.status, taken.body.msg], [400, 'Unique names required in this organization.']);
+  assert.equal((await pat.patch('/settings', { full_name: 'Pat Unique' })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { require_unique_names: false })).status, 200);
 });

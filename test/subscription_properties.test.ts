@@ -40,6 +40,24 @@ test('subscription properties: color, muting (both spellings), pinning, notifica
   for (const change of bad) assert.equal((await ann.post('/users/me/subscriptions/properties', { subscription_data: [change] })).status, 400, JSON.stringify(change));
 });
 
+test("subscription properties as Zulip's update_subscription_properties_backend: values first, then the channel, then the subscription", async () => {
+  const send = (change: Record<string, unknown>) => ann.post('/users/me/subscriptions/properties', { subscription_data: [change] });
+  // check_color takes three to six hex digits.
+  assert.equal((await send({ stream_id: roomId, property: 'color', value: '#abc' })).status, 200);
+  assert.equal((await ann.get('/users/me/subscriptions')).body.subscriptions.find((s: any) => s.stream_id === roomId).color, '#abc');
+  // The property is checked before the channel.
+  assert.equal((await send({ stream_id: 999999, property: 'font', value: 'bold' })).body.msg, 'Unknown subscription property: font');
+  // A missing channel, or a private one the user may not read, is access_stream_by_id's 'Invalid channel ID'.
+  assert.equal((await send({ stream_id: 999999, property: 'pin_to_top', value: true })).body.msg, 'Invalid channel ID');
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'owner-secret' }], invite_only: true });
+  const secret = (await t.owner.get('/get_stream_id', { stream: 'owner-secret' })).body.stream_id;
+  assert.equal((await send({ stream_id: secret, property: 'pin_to_top', value: true })).body.msg, 'Invalid channel ID');
+  // A public channel the user is not in is theirs to join, but has no subscription to change.
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'owner-public', color: '#f0f' }] })).status, 200, 'subscribing takes check_color too');
+  const open = (await t.owner.get('/get_stream_id', { stream: 'owner-public' })).body.stream_id;
+  assert.equal((await send({ stream_id: open, property: 'pin_to_top', value: true })).body.msg, `Not subscribed to channel ID ${open}`);
+});
+
 test('mark a topic, a channel, then everything as read', async () => {
   // unread_msgs.count leaves out muted channels: start from an unmuted one.
   await ann.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: roomId, property: 'is_muted', value: false }] });

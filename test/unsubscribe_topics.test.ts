@@ -56,10 +56,10 @@ test('leaving several channels at once: one remove event naming them all, one pe
 });
 
 test('leaving: unknown channels and principals', async () => {
-  const missing = await ann.delete('/users/me/subscriptions', { subscriptions: ['no-such-room'] });
-  assert.equal(missing.status, 400);
-  assert.equal(missing.body.code, 'STREAM_DOES_NOT_EXIST');
-  assert.equal(missing.body.stream, 'no-such-room');
+  // Zulip's list_to_streams names every missing channel in one plain error.
+  const missing = await ann.delete('/users/me/subscriptions', { subscriptions: ['no-such-room', 'hall', 'nor-this'] });
+  assert.deepEqual(missing.body, { result: 'error', msg: 'Channel(s) (no-such-room, nor-this) do not exist', code: 'BAD_REQUEST' });
+  assert.equal((await ann.delete('/users/me/subscriptions', { subscriptions: ['  '] })).body.msg, "Channel name can't be empty.");
   const badPrincipal = await admin.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [999999] });
   assert.equal(badPrincipal.status, 400);
   assert.equal(badPrincipal.body.code, 'BAD_REQUEST');
@@ -67,12 +67,15 @@ test('leaving: unknown channels and principals', async () => {
   assert.equal(noList.body.code, 'REQUEST_VARIABLE_MISSING');
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true });
   const hidden = await ann.delete('/users/me/subscriptions', { subscriptions: ['hidden'] });
-  assert.equal(hidden.body.code, 'STREAM_DOES_NOT_EXIST', 'a private channel one cannot see is as missing');
+  assert.equal(hidden.body.msg, 'Channel(s) (hidden) do not exist', 'a private channel one cannot see is as missing');
 });
 
 test('removing others: administrators yes, members no, bot owners for their bots', async () => {
   const denied = await ann.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [bob.userId] });
   assert.equal(denied.status, 400);
+  // The rights over the channels that exist are checked before the missing ones are named.
+  const deniedFirst = await ann.delete('/users/me/subscriptions', { subscriptions: ['hall', 'no-such-room'], principals: [bob.userId] });
+  assert.equal(deniedFirst.body.msg, 'Insufficient permission');
   const byAdmin = await admin.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [bob.email] });
   assert.equal(byAdmin.status, 200);
   assert.deepEqual(byAdmin.body.removed, ['hall']);

@@ -113,11 +113,24 @@ test('user status: a guest who may not see a user gets neither their status nor 
   assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: groups['role:everyone'] }) })).status, 200);
 });
 
-test('user status: a deactivated user has none to show', async () => {
+test("user status: a deactivated user has none to show (access_user_by_id's 'User is deactivated')", async () => {
   const gone = await t.createUser({ name: 'Gone Soon' });
   assert.equal((await gone.post('/users/me/status', { status_text: 'leaving' })).status, 200);
   assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
-  assert.equal((await bob.get(`/users/${gone.userId}/status`)).body.msg, 'No such user');
+  assert.deepEqual((await bob.get(`/users/${gone.userId}/status`)).body, { result: 'error', msg: 'User is deactivated', code: 'BAD_REQUEST' });
   assert.equal((await bob.post('/register', { fetch_event_types: ['user_status'] })).body.user_status[String(gone.userId)], undefined);
-  assert.equal((await admin.post(`/users/${gone.userId}/status`, { status_text: 'x' })).body.msg, 'No such user');
+  assert.equal((await admin.post(`/users/${gone.userId}/status`, { status_text: 'x' })).body.msg, 'User is deactivated');
+});
+
+test("user status: bots, as Zulip's views/presence.py has it", async () => {
+  const made = await ann.post('/bots', { full_name: 'Status Bot', short_name: 'statusbot' });
+  const email = (await ann.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new (ann.constructor as any)(t.url, email, made.body.api_key, made.body.user_id) as Client;
+  // update_user_status_backend is @human_users_only.
+  assert.deepEqual((await bot.post('/users/me/status', { status_text: 'beep' })).body.msg, 'This endpoint does not accept bot requests.');
+  // A bot has no status to read or set (access_user_by_id with allow_bots=False).
+  assert.equal((await bob.get(`/users/${made.body.user_id}/status`)).body.msg, 'No such user');
+  assert.equal((await admin.post(`/users/${made.body.user_id}/status`, { status_text: 'x' })).body.msg, 'No such user');
+  // The user is looked up before the caller's rights.
+  assert.equal((await bob.post('/users/999999/status', { status_text: 'x' })).body.msg, 'No such user');
 });

@@ -242,6 +242,9 @@ test('PATCH /users/{id}: permissions and validation', async () => {
   await check(admin, target.userId, { role: 100 }, 400, 'Must be an organization owner');
   await check(admin, t.owner.userId, { role: 200 }, 400, 'Must be an organization owner');
   await check(admin, target.userId, { role: 250 }, 400, 'Invalid role');
+  // The role is checked as the parameter is parsed (check_int_in), before the user or the rights.
+  await check(member, target.userId, { role: 250 }, 400, 'Invalid role');
+  await check(admin, 999999, { role: 250 }, 400, 'Invalid role');
   await check(admin, target.userId, { role: 'admin' }, 400, 'role is not an integer');
   await check(t.owner, t.owner.userId, { role: 200 }, 400, 'The owner permission cannot be removed from the only organization owner.');
   await check(admin, 999999, { full_name: 'Who Knows' }, 400, 'No such user');

@@ -8,7 +8,7 @@ import { isRealmAdmin } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail } from '../shapes/users.js';
 import { servicesOf, updateService } from '../store/outgoing_webhooks.js';
-import { checkInterfaceType, formatBot, formatService, updateUserByAdmin } from './users.js';
+import { checkInterfaceType, checkUniqueName, formatBot, formatService, updateUserByAdmin, validateFullName } from './users.js';
 import { writeDeactivation } from './deactivation.js';
 
 export interface BotChange {
@@ -41,8 +41,21 @@ export async function deactivateBot(services: Services, caller: User, realm: Rea
 
 export async function updateBot(services: Services, caller: User, realm: Realm, botId: number, change: BotChange) {
   const bot = await accessBot(services, caller, realm, botId);
-  if (change.fullName !== undefined || change.role !== undefined) {
-    await updateUserByAdmin(services, caller, realm, bot.id, { fullName: change.fullName, role: change.role });
+  // Zulip's check_change_bot_full_name: the name is checked like any (check_full_name: a blank one
+  // is too short), its current value is no change, and another active account's name is taken
+  // (check_bot_name_available).
+  let fullName: string | undefined;
+  if (change.fullName !== undefined) {
+    const name = validateFullName(change.fullName);
+    const users = await services.cache.users(realm.id);
+    checkUniqueName(realm, users.values(), name, bot.id);
+    if (name !== bot.full_name) {
+      if ([...users.values()].some((u) => u.is_active && u.full_name === name)) throw new BadRequest('Name is already in use.');
+      fullName = name;
+    }
+  }
+  if (fullName !== undefined || change.role !== undefined) {
+    await updateUserByAdmin(services, caller, realm, bot.id, { fullName, role: change.role });
   }
   if (change.servicePayloadUrl !== undefined) {
     checkInterfaceType(change.serviceInterface);

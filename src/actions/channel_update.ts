@@ -20,7 +20,7 @@ import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
-import { getRealm, updateRealm } from '../store/realms.js';
+import { unsetChannelSettings } from './realm_settings.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -37,9 +37,6 @@ export interface ChannelUpdate {
   folderId?: number | null;
   groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
 }
-
-/** The organization settings that name a channel (Zulip's realm moderation/announcement channels). */
-const REALM_CHANNEL_SETTINGS = ['moderation_request_channel_id', 'new_stream_announcements_stream_id', 'signup_announcements_stream_id', 'zulip_update_announcements_stream_id'] as const;
 
 /** Settings whose groups may see the channel (Zulip's stream_permission_group_settings_granting_metadata_access). */
 const METADATA_GRANTING: ReadonlySet<StreamGroupSetting> = new Set(['can_add_subscribers_group', 'can_administer_channel_group', 'can_subscribe_group']);
@@ -108,21 +105,26 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   const db = services.database.db;
   const { stream, graph } = context;
   const changes: Partial<Stream> = {};
-  if (u.isArchived !== undefined) {
-    if (u.isArchived) throw new BadRequest('Channels are archived with DELETE /streams/{stream_id}.');
-    if (stream.is_archived) changes.is_archived = false;
+  // As Zulip's update_stream_backend: is_archived=true does nothing (archiving is DELETE), and
+  // false unarchives, which do_unarchive_stream refuses for a channel that is not archived.
+  if (u.isArchived === false) {
+    if (!stream.is_archived) throw new BadRequest('Channel is not currently deactivated');
+    changes.is_archived = false;
   }
   if (u.description !== undefined) {
     changes.description = validateChannelDescription(u.description);
     changes.rendered_description = await renderChannelDescription(services, realm, caller, changes.description);
   }
   if (u.newName !== undefined) {
+    // Zulip's update_stream_backend refuses the channel's own name (a change of case is a rename).
+    if (u.newName.trim() === stream.name) throw new BadRequest('Channel already has that name.');
     const name = validateChannelName(u.newName);
     const clash = await getStreamByName(db, realm.id, name);
     if (clash && clash.id !== stream.id) throw new BadRequest(`Channel '${name}' already exists`);
     if (name !== stream.name) changes.name = name;
   }
-  const inviteOnly = planPrivacy(caller, realm, context, u, changes);
+  const defaults = new Set(await defaultStreamIds(db, realm.id));
+  planPrivacy(caller, realm, context, u, changes, defaults.has(stream.id));
   if (u.messageRetentionDays !== undefined) {
     if (caller.role !== ROLE.owner) throw new OwnerRequired();
     if (u.messageRetentionDays !== stream.message_retention_days) changes.message_retention_days = u.messageRetentionDays;
@@ -145,30 +147,34 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
       throw new BadRequest("'old' value does not match the expected value.");
     }
   }
-  const defaults = new Set(await defaultStreamIds(db, realm.id));
   const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
   if (defaultChange && !isRealmAdmin(caller)) throw new AdminRequired();
-  if (u.isDefaultStream && inviteOnly) throw new BadRequest('Private channels cannot be made default.');
   return { changes, defaultChange };
 }
 
-/** Plans invite_only, is_web_public and history_public_to_subscribers together (each constrains the others); returns invite_only after the change. */
-function planPrivacy(caller: User, realm: Realm, { stream, graph }: UpdateContext, u: ChannelUpdate, changes: Partial<Stream>): boolean {
+/**
+ * Plans invite_only, is_web_public and history_public_to_subscribers together, as Zulip's
+ * update_stream_backend: each unnamed property keeps its value (a history unnamed follows a new
+ * privacy: private channels protect it, public ones share it), the proposed state must be
+ * consistent ('Invalid parameters'; a default channel cannot be private), and naming a privacy
+ * needs the right to create channels of that kind, whether or not it changes.
+ */
+function planPrivacy(caller: User, realm: Realm, { stream, graph }: UpdateContext, u: ChannelUpdate, changes: Partial<Stream>, isDefault: boolean): void {
   const inviteOnly = u.isPrivate ?? stream.invite_only;
-  const webPublic = u.isWebPublic ?? (u.isPrivate ? false : stream.is_web_public);
+  const webPublic = u.isWebPublic ?? stream.is_web_public;
+  const history = u.historyPublicToSubscribers ?? (u.isPrivate !== undefined ? !u.isPrivate : stream.history_public_to_subscribers);
+  if (webPublic && !history) throw new BadRequest('Invalid parameters');
+  if (webPublic && inviteOnly) throw new BadRequest('Invalid parameters');
+  if (!inviteOnly && !history) throw new BadRequest('Invalid parameters');
+  if (inviteOnly && (u.isDefaultStream ?? isDefault)) throw new BadRequest('A default channel cannot be private.');
+  if (!inviteOnly && realm.settings.moderation_request_channel_id === stream.id) throw new BadRequest('Moderation request channel must be private.');
+  if (u.isPrivate !== undefined) {
+    const group = u.isPrivate ? realm.settings.can_create_private_channel_group : realm.settings.can_create_public_channel_group;
+    if (!isUserInGroup(graph, caller.id, group)) throw new NotAllowed('Insufficient permission');
+  }
   if (u.isWebPublic) {
-    if (!realm.settings.enable_spectator_access || !isUserInGroup(graph, caller.id, realm.settings.can_create_web_public_channel_group)) {
-      throw new NotAllowed('Insufficient permission');
-    }
-    if (inviteOnly) throw new BadRequest('A web-public channel cannot be private.');
-  }
-  if (u.isPrivate === false && stream.invite_only && !isRealmAdmin(caller) && !isUserInGroup(graph, caller.id, realm.settings.can_create_public_channel_group)) {
-    throw new NotAllowed('Insufficient permission');
-  }
-  let history = u.historyPublicToSubscribers ?? stream.history_public_to_subscribers;
-  if (!inviteOnly) {
-    if (u.historyPublicToSubscribers === false) throw new BadRequest('Invalid parameters');
-    history = true;
+    if (!realm.settings.enable_spectator_access) throw new BadRequest('Web-public channels are not enabled.');
+    if (!isUserInGroup(graph, caller.id, realm.settings.can_create_web_public_channel_group)) throw new NotAllowed('Insufficient permission');
   }
   if (u.historyPublicToSubscribers === false && stream.can_create_topic_group !== graph.systemIds['role:everyone']) {
     throw new BadRequest('Invalid parameters');
@@ -176,7 +182,6 @@ function planPrivacy(caller: User, realm: Realm, { stream, graph }: UpdateContex
   if (inviteOnly !== stream.invite_only) changes.invite_only = inviteOnly;
   if (webPublic !== stream.is_web_public) changes.is_web_public = webPublic;
   if (history !== stream.history_public_to_subscribers) changes.history_public_to_subscribers = history;
-  return inviteOnly;
 }
 
 /** Write: stores the group settings and the planned columns in the caller's transaction, events after commit. */
@@ -308,20 +313,12 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   if (!isRealmAdmin(caller) && !isUserInGroup(graph, caller.id, stream.can_administer_channel_group)) {
     throw new NotAllowed('You do not have permission to administer this channel.');
   }
-  if (stream.is_archived) throw new BadRequest('Channel is already archived');
+  if (stream.is_archived) throw new BadRequest('Channel is already deactivated');
   const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
     // maybe_set_moderation_or_announcement_channels_none: realm settings naming the channel are unset (-1), in one update_dict event.
-    const fresh = (await getRealm(tx, realm.id)) ?? realm;
-    const unset = REALM_CHANNEL_SETTINGS.filter((key) => fresh.settings[key] === stream.id);
-    if (unset.length) {
-      const data = Object.fromEntries(unset.map((key) => [key, -1]));
-      await updateRealm(tx, realm.id, { settings: { ...fresh.settings, ...data } });
-      const active = [...users.values()].filter((x) => x.is_active).map((x) => x.id);
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: active, event: { type: 'realm', op: 'update_dict', property: 'default', data } });
-      onCommit(() => services.cache.invalidateRealm(realm.id));
-    }
+    await unsetChannelSettings(services, tx, onCommit, realm.id, stream.id, [...users.values()].filter((u) => u.is_active).map((u) => u.id));
     const wasDefault = (await defaultStreamIds(tx, realm.id)).includes(stream.id);
     if (wasDefault) {
       // do_deactivate_stream removes a default channel with do_remove_default_stream, whose event non-guests get.

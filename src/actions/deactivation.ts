@@ -3,8 +3,9 @@
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { ROLE, updateUser } from '../store/users.js';
-import { ApiError, BadRequest, NoSuchUser, AdminRequired, OwnerRequired } from '../errors.js';
+import { BOT_TYPE, ROLE, updateUser } from '../store/users.js';
+import { ApiError, BadRequest, NoSuchUser, NotAllowed, OwnerRequired } from '../errors.js';
+import { mayCreateBot } from './users.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import type { Executor } from '../store/db.js';
@@ -58,14 +59,15 @@ export async function deactivateUser(
   const target = users.get(targetId);
   if (!target || (!o.self && target.is_bot)) throw new NoSuchUser();
   if (!o.self) {
-    if (!isRealmAdmin(caller)) throw new AdminRequired();
+    // Zulip's access_user_by_id(for_admin=True): a deactivated target first, then can_admin_user.
+    if (!target.is_active) throw new BadRequest('User is deactivated');
+    if (!isRealmAdmin(caller)) throw new NotAllowed('Insufficient permission');
     if (target.role === ROLE.owner && caller.role !== ROLE.owner) throw new OwnerRequired();
-    if (!target.is_active) throw new BadRequest('User is already deactivated');
     if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new BadRequest('Cannot deactivate the only organization owner');
   } else {
+    // Zulip's deactivate_user_own_backend: the only active account (bots count) first, then the only owner.
+    if ([...users.values()].filter((u) => u.is_active).length <= 1) throw new CannotDeactivateLastUser(false);
     if (target.role === ROLE.owner && activeOwners(users.values()).length <= 1) throw new CannotDeactivateLastUser(true);
-    const humans = [...users.values()].filter((u) => u.is_active && !u.is_bot);
-    if (humans.length <= 1) throw new CannotDeactivateLastUser(false);
   }
   const bots = [...users.values()].filter((u) => u.is_bot && u.is_active && u.bot_owner_id === target.id);
 
@@ -160,11 +162,25 @@ async function peerEventsFor(
   }));
 }
 
+/**
+ * POST /users/{id}/reactivate, as Zulip's reactivate_user_backend: the user is looked up first
+ * (access_user_by_id with deactivated users and bots allowed), then the caller must be able to
+ * administer them (an administrator, or the bot's owner); a bot also needs its owner's right to
+ * create such a bot and a name no active account holds (check_bot_name_available).
+ */
 export async function reactivateUser(services: Services, caller: User, realm: Realm, targetId: number): Promise<void> {
-  if (!isRealmAdmin(caller)) throw new AdminRequired();
   const users = await services.cache.usersIncluding(realm.id, [targetId]);
   const target = users.get(targetId);
   if (!target) throw new NoSuchUser();
+  const ownsBot = target.is_bot && target.bot_owner_id === caller.id;
+  if (!isRealmAdmin(caller) && !ownsBot) throw new NotAllowed('Insufficient permission');
+  if (target.is_bot) {
+    if (!mayCreateBot(await services.cache.groupGraph(realm.id), realm, caller, target.bot_type ?? BOT_TYPE.generic)) throw new NotAllowed('Insufficient permission');
+    const name = target.full_name.trim();
+    if ([...users.values()].some((u) => u.is_active && u.full_name === name)) {
+      throw new BadRequest(`There is already an active bot named "${target.full_name}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`);
+    }
+  }
   if (target.is_active) throw new BadRequest('User is already active');
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   const graph = await services.cache.groupGraph(realm.id);

@@ -65,6 +65,8 @@ export async function createDrafts(services: Services, user: User, drafts: Retur
 
 export async function editDraft(services: Services, user: User, id: number, draft: ReturnType<typeof parseDraft>): Promise<void> {
   requireDraftSync(user);
+  // As Zulip's do_edit_draft: the draft is looked up before the new text and recipients are checked.
+  if (!(await getDraft(services.database.db, user.id, id))) throw new ResourceNotFound('Draft does not exist');
   const valid = await validateDraft(services, user, draft);
   await services.database.transaction(async (tx, onCommit) => {
     if (!(await getDraft(tx, user.id, id))) throw new ResourceNotFound('Draft does not exist');
@@ -94,7 +96,8 @@ function validateSnippetText(title: string | undefined, content: string | undefi
 
 export async function createSnippet(services: Services, user: User, title: string, content: string): Promise<{ saved_snippet_id: number }> {
   validateSnippetText(title, content);
-  const snippet = { title: title.trim(), content, date_created: nowSeconds() };
+  // Zulip's create_saved_snippet stores both texts stripped.
+  const snippet = { title: title.trim(), content: content.trim(), date_created: nowSeconds() };
   return services.database.transaction(async (tx, onCommit) => {
     const id = await insertSnippet(tx, user.realm_id, user.id, snippet);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'saved_snippets', op: 'add', saved_snippet: { id, ...snippet } } });
@@ -103,12 +106,14 @@ export async function createSnippet(services: Services, user: User, title: strin
 }
 
 export async function editSnippet(services: Services, user: User, id: number, title: string | undefined, content: string | undefined): Promise<void> {
-  if (title === undefined && content === undefined) throw new BadRequest('At least one of the following arguments must be present: title, content');
+  // As Zulip's edit_saved_snippet: nothing to change is success at once (no lookup, no event),
+  // and both texts are stripped.
+  if (title === undefined && content === undefined) return;
   validateSnippetText(title, content);
   await services.database.transaction(async (tx, onCommit) => {
     const current = await getSnippet(tx, user.id, id);
     if (!current) throw new ResourceNotFound('Saved snippet does not exist.');
-    const fields = { ...(title !== undefined ? { title: title.trim() } : {}), ...(content !== undefined ? { content } : {}) };
+    const fields = { ...(title !== undefined ? { title: title.trim() } : {}), ...(content !== undefined ? { content: content.trim() } : {}) };
     await updateSnippet(tx, user.id, id, fields);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'saved_snippets', op: 'update', saved_snippet: { ...current, ...fields } } });
   });

@@ -12,19 +12,27 @@ import { composeEmail } from '../lib/email_templates.js';
 import { queueAndSend } from './email.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
-import { audienceFor, validateEmail } from './users.js';
+import { audienceFor, isEmailAddress } from './users.js';
 import { canSeeDeliveryEmail, EMAIL_VISIBILITY, emailVisibilityOf, formatUser } from '../shapes/users.js';
 import { UniqueConflict } from '../store/conflicts.js';
 
 /** A confirmation link is good for a day, as Zulip's are. */
 const LINK_VALID_SECONDS = 86400;
 
-/** Checks a requested address; returns it, or undefined when it is the current one. */
+/**
+ * Checks a requested address as Zulip's validate_email_change_request does; returns it, or
+ * undefined when it is exactly the current one. The organization's refusal comes before the
+ * address's shape ('Invalid address.'), and an address in use is refused in
+ * validate_email_not_already_in_realm's short words (the caller's own address in another case too,
+ * as Zulip compares it exactly).
+ */
 export async function checkEmailChange(services: Services, user: User, realm: Realm, rawEmail: string): Promise<string | undefined> {
-  const email = validateEmail(rawEmail);
-  if (email.toLowerCase() === user.email.toLowerCase()) return undefined;
+  const email = rawEmail.trim();
+  if (email === user.email) return undefined;
   if (realm.settings.email_changes_disabled && !isRealmAdmin(user)) throw new BadRequest('Email address changes are disabled in this organization.');
-  if (await getUserByEmail(services.database.db, realm.id, email)) throw new BadRequest(`Email '${email}' already in use`);
+  if (!isEmailAddress(email)) throw new BadRequest('Invalid address.');
+  const existing = await getUserByEmail(services.database.db, realm.id, email);
+  if (existing) throw new BadRequest(existing.is_active ? 'Already has an account.' : 'Account has been deactivated.');
   return email;
 }
 

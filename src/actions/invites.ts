@@ -62,19 +62,31 @@ export interface InviteOptions {
   welcomeMessageCustomText: string | null | undefined;
 }
 
-/** Whether the user may give an invitation for this role (roles as strict as their own, or stricter). */
-function checkInviteAs(user: User, inviteAs: number): void {
+/** Zulip's invite_as values (check_int_in at parse time: 'Invalid invite_as'). */
+export function checkInviteAsValue(inviteAs: number): void {
   if (!INVITE_AS_VALUES.includes(inviteAs as (typeof INVITE_AS_VALUES)[number])) throw new BadRequest('Invalid invite_as');
-  if (inviteAs === ROLE.owner && user.role !== ROLE.owner) throw new OwnerRequired();
-  if (inviteAs === ROLE.administrator && !isRealmAdmin(user)) throw new AdminRequired();
-  if (inviteAs === ROLE.moderator && !isRealmAdmin(user) && user.role !== ROLE.moderator) throw new AdminRequired();
+}
+
+/**
+ * Zulip's check_role_based_permissions (zerver/views/invite.py): owners are invited by owners
+ * (OrganizationOwnerRequiredError); with require_admin, anything else needs an administrator,
+ * refused as a plain error ('Must be an organization administrator', code BAD_REQUEST).
+ */
+function checkRoleBasedPermissions(user: User, invitedAs: number, requireAdmin: boolean): void {
+  if (invitedAs === ROLE.owner && user.role !== ROLE.owner) throw new OwnerRequired();
+  if (requireAdmin && !isRealmAdmin(user)) throw new BadRequest('Must be an organization administrator');
+}
+
+/** Whether the user may give an invitation for this role: owners, administrators and moderators are invited by administrators. */
+function checkInviteAs(user: User, inviteAs: number): void {
+  checkInviteAsValue(inviteAs);
+  checkRoleBasedPermissions(user, inviteAs, inviteAs === ROLE.owner || inviteAs === ROLE.administrator || inviteAs === ROLE.moderator);
 }
 
 /** Zulip's rule for managing someone else's invitation: administrators, and owners for owner invitations. */
 function checkManage(user: User, invite: Invite): void {
   if (invite.referrer_id === user.id) return;
-  if (invite.invited_as === ROLE.owner && user.role !== ROLE.owner) throw new OwnerRequired();
-  if (!isRealmAdmin(user)) throw new AdminRequired();
+  checkRoleBasedPermissions(user, invite.invited_as, true);
 }
 
 /** The checks both kinds of invitation share: role, expiry, channels, the welcome text. */
@@ -115,8 +127,9 @@ async function checkOptions(services: Services, user: User, realm: Realm, o: Inv
     if (o.welcomeMessageCustomText.length > MAX_WELCOME_MESSAGE_LENGTH) {
       throw new BadRequest(`welcome_message_custom_text is too long (limit: ${MAX_WELCOME_MESSAGE_LENGTH} characters)`);
     }
-    // Only administrators choose a custom welcome; for others it is always null.
-    if (isRealmAdmin(user)) welcome = o.welcomeMessageCustomText;
+    // Only administrators choose a custom welcome, as Zulip's invite views check last.
+    if (!isRealmAdmin(user)) throw new BadRequest('Must be an organization administrator');
+    welcome = o.welcomeMessageCustomText;
   }
   return { expiresAt, streams, groupIds, welcome };
 }

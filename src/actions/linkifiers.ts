@@ -133,11 +133,15 @@ export async function reorderLinkifiers(services: Services, caller: User, realm:
   requireAdmin(caller);
   const audience = await audienceOf(services, realm.id);
   await services.database.transaction(async (tx, onCommit) => {
+    // As Zulip's check_reorder_linkifiers: repeated ids first, then the set of all linkifiers,
+    // and an organization without linkifiers has nothing to reorder (no event).
+    if (new Set(order).size !== order.length) throw new BadRequest('The ordered list must not contain duplicated linkifiers');
     const current: Linkifier[] = await listLinkifiers(tx, realm.id);
     const ids = new Set(current.map((l) => l.id));
-    if (order.length !== ids.size || new Set(order).size !== order.length || !order.every((id) => ids.has(id))) {
+    if (order.length !== ids.size || !order.every((id) => ids.has(id))) {
       throw new BadRequest('The ordered list must enumerate all existing linkifiers exactly once');
     }
+    if (current.length === 0) return;
     await setLinkifierOrder(tx, order);
     await announce(services, tx, onCommit, realm.id, audience);
   });

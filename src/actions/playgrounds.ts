@@ -16,9 +16,13 @@ function validate(name: string, language: string, urlTemplate: string) {
   const n = name.trim();
   if (!n) throw new BadRequest('Name cannot be empty.');
   if (n.length > 50) throw new BadRequest('Name is too long.');
+  // Zulip's check_pygments_language reads the language as sent: a capped string (40), then its characters.
+  if ([...language].length > 40) throw new BadRequest('pygments_language is too long (limit: 40 characters)');
+  if (!/^[ a-zA-Z0-9_+\-./#]*$/.test(language)) throw new BadRequest('Invalid characters in pygments language');
   const lang = language.trim();
   if (!lang) throw new BadRequest('Pygments language cannot be empty.');
-  if (lang.length > 40 || !/^[ a-zA-Z0-9_+\-./#]*$/.test(lang)) throw new BadRequest('Invalid characters in pygments language');
+  // add_realm_playground strips the URL template as it does the name and the language.
+  urlTemplate = urlTemplate.trim();
   const vars = templateVariables(urlTemplate);
   if (!vars || !isWebTemplate(urlTemplate)) throw new BadRequest('Invalid URL template.');
   if (vars.length !== 1 || vars[0] !== 'code') throw new BadRequest('"code" should be the only variable present in the URL template');

@@ -16,7 +16,8 @@ import type { Params } from '../lib/params.js';
 import { groupSettingValue, idsNamedBy, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { requireRealmAdmin } from '../access/roles.js';
-import { publishAfterCommit } from '../events/publish.js';
+import { publishAfterCommit, type OnCommit } from '../events/publish.js';
+import type { Executor } from '../store/db.js';
 import { renderMarkdown } from '../markdown/render.js';
 import type { RealmEvent } from '../events/types.js';
 
@@ -25,6 +26,27 @@ export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
 const MAX_WELCOME_MESSAGE_LENGTH = 8000;
 const MAX_JITSI_URL_LENGTH = 200;
 const ORG_TYPE_IDS = [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000];
+/**
+ * Zulip's maybe_set_moderation_or_announcement_channels_none, in the caller's transaction: a
+ * channel being archived stops being the organization's moderation or announcement channel
+ * (each such setting becomes -1), told to everyone in one realm/update_dict event.
+ */
+export async function unsetChannelSettings(services: Services, tx: Executor, onCommit: OnCommit, realmId: number, streamId: number, audience: number[]): Promise<void> {
+  const fresh = await getRealm(tx, realmId);
+  if (!fresh) return;
+  const settings = { ...fresh.settings } as Record<string, unknown>;
+  const data: Record<string, number> = {};
+  for (const key of CHANNEL_SETTINGS) {
+    if (settings[key] !== streamId) continue;
+    settings[key] = -1;
+    data[key] = -1;
+  }
+  if (Object.keys(data).length === 0) return;
+  await updateRealm(tx, realmId, { settings: settings as RealmSettings });
+  publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'realm', op: 'update_dict', property: 'default', data } });
+  onCommit(() => services.cache.invalidateRealm(realmId));
+}
+
 const CHANNEL_SETTINGS = ['moderation_request_channel_id', 'new_stream_announcements_stream_id', 'signup_announcements_stream_id', 'zulip_update_announcements_stream_id'];
 
 type PlainValue = string | number | boolean | null;

@@ -11,7 +11,7 @@ import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail, formatUser } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
-import { validateFullName } from './users.js';
+import { checkUniqueName, validateFullName } from './users.js';
 import { legacySettingEvents } from '../events/types.js';
 import type { UserSettingsEvent } from '../events/types.js';
 
@@ -27,42 +27,79 @@ export interface SettingsChange {
   oldPassword?: string;
   newPassword?: string;
   targetUsers?: TargetUsers;
+  /** Whether the request named an email address (its change is started by the route). */
+  emailGiven?: boolean;
 }
 
 
-async function resolveTargets(services: Services, caller: User, realm: Realm, t: TargetUsers): Promise<User[]> {
-  if (!isRealmAdmin(caller)) throw new AdminRequired();
+/**
+ * Settings an administrator may not change for others (Zulip's
+ * UserBaseSettings.SECURITY_SENSITIVE_USER_SETTINGS), refused with target_users as email,
+ * new_password and timezone are.
+ */
+const SECURITY_SENSITIVE_USER_SETTINGS: ReadonlySet<string> = new Set([
+  'allow_private_data_export',
+  'email_address_visibility',
+  'enable_digest_emails',
+  'enable_login_emails',
+  'enable_marketing_emails',
+  'presence_enabled',
+  'send_private_typing_notifications',
+  'send_read_receipts',
+  'send_stream_typing_notifications',
+]);
+
+/**
+ * The users target_users names, as Zulip's json_change_settings resolves them: every id must be
+ * an account of the organization (user_ids_to_users: 'Invalid user ID: N'), deactivated ones
+ * included (so the change holds if they come back); groups add their members, bots aside.
+ */
+async function resolveTargets(services: Services, realm: Realm, t: TargetUsers): Promise<User[]> {
   const users = await services.cache.usersIncluding(realm.id, t.user_ids);
   const graph = await services.cache.groupGraph(realm.id, t.group_ids);
   const ids = new Set<number>();
   for (const id of t.user_ids) {
-    if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
+    if (!users.get(id)) throw new BadRequest(`Invalid user ID: ${id}`);
     ids.add(id);
   }
   for (const gid of t.group_ids) {
     const g = graph.groups.get(gid);
     if (!g || !g.named || g.deactivated) throw new BadRequest(`Invalid user group ID: ${gid}`);
-    for (const id of groupMembersRecursive(graph, gid)) if (users.get(id)?.is_active) ids.add(id);
+    for (const id of groupMembersRecursive(graph, gid)) {
+      const u = users.get(id);
+      if (u && !u.is_bot) ids.add(id);
+    }
   }
   return [...ids].map((id) => users.get(id)!);
 }
 
 export async function updateSettings(services: Services, caller: User, realm: Realm, change: SettingsChange): Promise<void> {
-  const targets = change.targetUsers ? await resolveTargets(services, caller, realm, change.targetUsers) : [caller];
   const bulk = change.targetUsers !== undefined;
-  if (bulk && (change.fullName !== undefined || change.newPassword !== undefined || change.oldPassword !== undefined)) {
-    throw new BadRequest('Only personal settings can be changed for other users.');
+  if (bulk) {
+    if (!isRealmAdmin(caller)) throw new AdminRequired();
+    // Zulip refuses the address, the password and the time zone for others, and the settings that
+    // guard a person's privacy; a name (or an old password) given along is not a setting there
+    // and is left alone.
+    if (change.emailGiven || change.newPassword !== undefined || change.settings.timezone !== undefined || Object.keys(change.settings).some((k) => SECURITY_SENSITIVE_USER_SETTINGS.has(k))) {
+      throw new BadRequest('Cannot change this setting for other users.');
+    }
   }
+  const targets = change.targetUsers ? await resolveTargets(services, realm, change.targetUsers) : [caller];
+  // As Zulip's json_change_settings: a name equal to the current one is no change (and is not
+  // checked); with name changes disabled, a member's new name is ignored without an error ("they
+  // can't do it through the UI"); otherwise check_change_full_name, unique names included.
   let fullName: string | undefined;
-  if (change.fullName !== undefined) {
-    if (realm.settings.name_changes_disabled && !isRealmAdmin(caller)) throw new BadRequest('Name changes are disabled in this organization.');
+  if (!bulk && change.fullName !== undefined && change.fullName !== caller.full_name && !(realm.settings.name_changes_disabled && !isRealmAdmin(caller))) {
     fullName = validateFullName(change.fullName);
+    checkUniqueName(realm, (await services.cache.users(realm.id)).values(), fullName, caller.id);
   }
   let passwordHash: string | undefined;
-  if (change.newPassword !== undefined) {
+  if (bulk) {
+    // Only settings change for others.
+  } else if (change.newPassword !== undefined) {
     if (change.oldPassword === undefined) throw new BadRequest("Missing 'old_password' argument");
     if (!(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
-    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('Password is too weak.');
+    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('New password is too weak!');
     passwordHash = await hashPassword(change.newPassword);
   } else if (change.oldPassword !== undefined) {
     throw new BadRequest("Missing 'new_password' argument");

@@ -3,7 +3,7 @@
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getStream, setSubscriptionColumn, subscriptionsOf } from '../store/channels.js';
+import { getStream, getStreamsByIds, setSubscriptionColumn, subscriptionsOf } from '../store/channels.js';
 import { unreadMessageIds } from '../store/unreads.js';
 import { setReadFlag } from '../store/messages.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
@@ -22,14 +22,18 @@ export interface PropertyChange {
 
 const BOOLEAN_PROPERTIES = ['is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications', 'wildcard_mentions_notify'];
 
+/**
+ * POST /users/me/subscriptions/properties, as Zulip's update_subscription_properties_backend:
+ * every change's property and value are checked first (they are parsed with the request), then
+ * each channel as access_stream_by_id reads it ('Invalid channel ID' for one the user may not
+ * read, as for a missing one), then the subscription ('Not subscribed to channel ID N').
+ */
 export async function updateSubscriptionProperties(services: Services, user: User, changes: PropertyChange[]): Promise<void> {
-  const subs = await subscriptionsOf(services.database.db, user.id, [...new Set(changes.map((c) => c.stream_id))]);
   const updates: Array<{ streamId: number; column: string; value: unknown; events: Array<[string, unknown]> }> = [];
   for (const c of changes) {
-    const sub = subs.get(c.stream_id);
-    if (!sub || !sub.active) throw new BadRequest(`Not subscribed to channel ID ${c.stream_id}`);
     if (c.property === 'color') {
-      if (typeof c.value !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(c.value)) throw new BadRequest('color is not a valid hex color code');
+      // check_color: '#' and three to six hex digits.
+      if (typeof c.value !== 'string' || !/^#[0-9a-fA-F]{3,6}$/.test(c.value)) throw new BadRequest('color is not a valid hex color code');
       updates.push({ streamId: c.stream_id, column: 'color', value: c.value, events: [['color', c.value]] });
     } else if (BOOLEAN_PROPERTIES.includes(c.property)) {
       if (typeof c.value !== 'boolean') throw new BadRequest(`${c.property} is not a boolean`);
@@ -43,6 +47,16 @@ export async function updateSubscriptionProperties(services: Services, user: Use
     } else {
       throw new BadRequest(`Unknown subscription property: ${c.property}`);
     }
+  }
+  const db = services.database.db;
+  const ids = [...new Set(changes.map((c) => c.stream_id))];
+  const [subs, graph, streams] = await Promise.all([subscriptionsOf(db, user.id, ids), services.cache.groupGraph(user.realm_id), getStreamsByIds(db, user.realm_id, ids)]);
+  const byId = new Map(streams.map((s) => [s.id, s]));
+  for (const c of changes) {
+    const subscribed = subs.get(c.stream_id)?.active ?? false;
+    const stream = byId.get(c.stream_id);
+    if (!stream || !channelAccess(graph, user, stream, subscribed).content) throw new InvalidStreamId();
+    if (!subscribed) throw new BadRequest(`Not subscribed to channel ID ${c.stream_id}`);
   }
   await services.database.transaction(async (tx, onCommit) => {
     for (const u of updates) {

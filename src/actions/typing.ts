@@ -40,9 +40,14 @@ export async function sendTyping(services: Services, sender: User, realm: Realm,
   }
   if (t.userIds.length === 0) throw new BadRequest("Empty 'to' list");
   if (!settings.send_private_typing_notifications) throw new BadRequest('User has disabled typing notifications for direct messages');
-  for (const id of t.userIds) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
+  // As Zulip's check_send_typing_notification: any account of the organization may be named,
+  // deactivated ones and the system bots included (get_user_by_id_in_realm_including_cross_realm);
+  // only active people who take typing notifications are told.
+  const bots = t.userIds.some((id) => !users.has(id)) ? await services.cache.systemBots() : new Map<number, User>();
+  const named = (id: number) => users.get(id) ?? bots.get(id);
+  for (const id of t.userIds) if (!named(id)) throw new BadRequest(`Invalid user ID ${id}`);
   const everyone = [...new Set([sender.id, ...t.userIds])];
-  const recipients = everyone.map((id) => ({ user_id: id, email: apiEmail(users.get(id)!, services.emailDomains) }));
+  const recipients = everyone.map((id) => ({ user_id: id, email: apiEmail(named(id)!, services.emailDomains) }));
   const to = everyone.filter(receives);
   if (to.length === 0 || to.length > MAX_TYPING_RECIPIENTS) return;
   services.bus.publish({ realmId: realm.id, userIds: to, event: { type: 'typing', op: t.op, message_type: 'direct', sender: sender_, recipients } });

@@ -4,7 +4,8 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { deactivateSubscriptions, getStreamByName, subscriberIdsByStream, type Stream } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
-import { NotAllowed, StreamDoesNotExist } from '../errors.js';
+import { BadRequest, NotAllowed } from '../errors.js';
+import { validateChannelName } from './channels.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { usersWhoCanSee } from '../shapes/channels.js';
 import type { Executor } from '../store/db.js';
@@ -53,13 +54,18 @@ export async function prepareUnsubscribe(
   const db = services.database.db;
   const graph = await services.cache.groupGraph(realm.id);
   const targets = principals ?? [caller];
+  // As Zulip's list_to_streams: every name is checked (check_stream_name), the rights are checked
+  // on the channels that exist, and then the missing ones are named together. A channel the
+  // caller may not see is as missing as one that does not exist.
+  const trimmed = names.map((name) => name.trim());
+  for (const name of new Set(trimmed)) validateChannelName(name);
   const streams: Stream[] = [];
-  for (const name of names) {
-    const stream = await getStreamByName(db, realm.id, name.trim());
+  const missing: string[] = [];
+  for (const name of trimmed) {
+    const stream = await getStreamByName(db, realm.id, name);
     const subs = stream ? (await subscriberIdsByStream(db, [stream.id])).get(stream.id)! : [];
-    // A channel the caller may not see is as missing as one that does not exist.
-    if (!stream || !channelAccess(graph, caller, stream, subs.includes(caller.id)).metadata) throw new StreamDoesNotExist(name);
-    if (!streams.some((s) => s.id === stream.id)) streams.push(stream);
+    if (!stream || !channelAccess(graph, caller, stream, subs.includes(caller.id)).metadata) missing.push(name);
+    else if (!streams.some((s) => s.id === stream.id)) streams.push(stream);
   }
   const before = await subscriberIdsByStream(db, streams.map((s) => s.id));
   for (const stream of streams) {
@@ -70,6 +76,7 @@ export async function prepareUnsubscribe(
       if (!mayRemove(caller, target, stream, access, inGroup)) throw new NotAllowed('Insufficient permission');
     }
   }
+  if (missing.length) throw new BadRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
 
   const users = [...(await services.cache.users(realm.id)).values()];
   return async (tx, onCommit) => {

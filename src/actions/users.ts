@@ -31,6 +31,11 @@ const MIN_NAME_LENGTH = 2;
 /** Characters Zulip refuses in names: they would confuse mention syntax. */
 const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
 
+/** Whether an address (already trimmed) has the shape of one. */
+export function isEmailAddress(e: string): boolean {
+  return EMAIL_RE.test(e) && e.length <= 254;
+}
+
 export function validateEmail(email: string): string {
   const e = email.trim();
   if (!EMAIL_RE.test(e) || e.length > 254) throw new BadRequest(`Invalid email '${email}'`);
@@ -334,7 +339,7 @@ export function checkInterfaceType(n: number): void {
 }
 
 /** Zulip's check_bot_creation_policy: generic bots need can_create_bots_group; webhook bots either group. */
-function mayCreateBot(graph: GroupGraph, realm: Realm, owner: User, botType: number): boolean {
+export function mayCreateBot(graph: GroupGraph, realm: Realm, owner: User, botType: number): boolean {
   if (isUserInGroup(graph, owner.id, realm.settings.can_create_bots_group)) return true;
   return botType === BOT_TYPE.incoming_webhook && isUserInGroup(graph, owner.id, realm.settings.can_create_write_only_bots_group);
 }

@@ -48,7 +48,8 @@ export function topicsPolicyParam(params: Params): string | undefined {
   return policy;
 }
 
-const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+/** Zulip's check_color: '#' and three to six hex digits. */
+const HEX_COLOR = /^#[0-9a-fA-F]{3,6}$/;
 
 export function channelSpecs(v: unknown, name: string): ChannelSpec[] {
   const list = check.list(v, name);

@@ -1,5 +1,6 @@
 // Emoji reactions, custom emoji and user statuses.
-import { decodedPathPart, pathInt, type Router } from '../router.js';
+import { decodedPathPart, pathInt, type AuthedContext, type Router } from '../router.js';
+import type { User } from '../../store/users.js';
 import { BadRequest, InvalidMessage, NoSuchUser, NotAllowed } from '../../errors.js';
 import { uploadedFiles } from '../multipart.js';
 import { addReaction, removeReaction } from '../../actions/reactions.js';
@@ -22,6 +23,21 @@ function statusChange(params: Params, withAway: boolean): StatusChange {
     // sends all three empty); as in Zulip, the type is checked only for an emoji being set.
     reactionType: emojiName === '' ? (rawType === undefined ? undefined : 'unicode_emoji') : parseReactionType(rawType),
   };
+}
+
+/**
+ * The user a /users/{user_id}/status path names, as Zulip's access_user_by_id(allow_bots=False):
+ * a bot is 'No such user' and a deactivated user 'User is deactivated'. A user the caller may not
+ * see is no such user too (Zulip says 'Insufficient permission'; here the absent and the hidden
+ * answer alike).
+ */
+async function statusTarget(ctx: AuthedContext, id = pathInt(ctx, 'user_id', () => new NoSuchUser())): Promise<User> {
+  const { services, user, realm } = ctx;
+  const target = await services.cache.user(realm.id, id);
+  const visible = target ? await usersVisibleTo(services, user, realm) : null;
+  if (!target || (visible && !visible.has(target.id)) || target.is_bot) throw new NoSuchUser();
+  if (!target.is_active) throw new BadRequest('User is deactivated');
+  return target;
 }
 
 export function registerEmojiRoutes(r: Router): void {
@@ -69,15 +85,15 @@ export function registerEmojiRoutes(r: Router): void {
   });
 
   r.post('/users/me/status', async ({ params, services, user, realm }) => {
+    // Zulip's update_user_status_backend is @human_users_only.
+    if (user.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
     await updateUserStatus(services, user, realm, statusChange(params, true));
     return {};
   });
 
   r.get('/users/{user_id}/status', async (ctx) => {
     const { services, user, realm } = ctx;
-    const target = await services.cache.user(realm.id, pathInt(ctx, 'user_id', () => new NoSuchUser()));
-    const visible = await usersVisibleTo(services, user, realm);
-    if (!target?.is_active || (visible && !visible.has(target.id))) throw new NoSuchUser();
+    const target = await statusTarget(ctx);
     return { status: await statusOf(services, target) };
   });
 
@@ -85,9 +101,8 @@ export function registerEmojiRoutes(r: Router): void {
     const { params, services, user, realm } = ctx;
     const targetId = pathInt(ctx, 'user_id', () => new NoSuchUser());
     const change = statusChange(params, false);
+    const target = await statusTarget(ctx, targetId);
     if (!isRealmAdmin(user)) throw new NotAllowed('Insufficient permission');
-    const target = await services.cache.user(realm.id, targetId);
-    if (!target?.is_active) throw new NoSuchUser();
     await updateUserStatus(services, target, realm, change);
     return {};
   });

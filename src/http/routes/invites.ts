@@ -2,7 +2,8 @@
 import { pathInt, type Router } from '../router.js';
 import { check, type Params } from '../../lib/params.js';
 import { BadRequest, InvalidMessage } from '../../errors.js';
-import { createInviteLink, editInviteLink, inviteUsers, listInvites, resendInvite, revokeInvite, testWelcomeBotMessage, type InviteOptions } from '../../actions/invites.js';
+import { requireMemberOrAdmin } from '../../access/roles.js';
+import { checkInviteAsValue, createInviteLink, editInviteLink, inviteUsers, listInvites, resendInvite, revokeInvite, testWelcomeBotMessage, type InviteOptions } from '../../actions/invites.js';
 import { reportMessage } from '../../actions/message_report.js';
 import { ROLE } from '../../store/users.js';
 
@@ -10,6 +11,7 @@ import { ROLE } from '../../store/users.js';
 function inviteOptions(params: Params, streamIdsRequired: boolean): InviteOptions {
   const expires = params.optJson('invite_expires_in_minutes', (v, name) => (v === null ? null : check.int(v, name)));
   const inviteAs = params.optJson('invite_as', check.int) ?? ROLE.member;
+  checkInviteAsValue(inviteAs);
   const streamIds = streamIdsRequired ? params.json('stream_ids', check.intList) : (params.optJson('stream_ids', check.intList) ?? []);
   return {
     expiresInMinutes: expires,
@@ -25,13 +27,16 @@ function inviteOptions(params: Params, streamIdsRequired: boolean): InviteOption
 export function registerInviteRoutes(r: Router): void {
   r.get('/invites', async ({ services, user, realm }) => ({ invites: await listInvites(services, user, realm) }));
 
+  // Zulip's invite views are @require_member_or_admin: guests and bots are refused before any parameter.
   r.post('/invites', async ({ params, services, user, realm }) => {
+    requireMemberOrAdmin(user);
     const emails = params.str('invitee_emails');
     const options = inviteOptions(params, true);
     await inviteUsers(services, user, realm, emails, options);
   });
 
   r.post('/invites/multiuse', async ({ params, services, user, realm }) => {
+    requireMemberOrAdmin(user);
     const options = inviteOptions(params, false);
     return { invite_link: await createInviteLink(services, user, realm, options) };
   });

@@ -11,6 +11,8 @@ const DAY = 86400;
 
 export function registerPresenceRoutes(r: Router): void {
   r.post('/users/me/presence', async ({ params, services, user, realm }) => {
+    // Zulip's update_active_status_backend is @human_users_only.
+    if (user.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
     const status = params.str('status');
     if (status !== 'active' && status !== 'idle') throw new BadRequest(`Invalid status: ${status}`);
     const pingOnly = params.bool('ping_only', false);
@@ -39,8 +41,10 @@ export function registerPresenceRoutes(r: Router): void {
   r.get('/users/{user_id_or_email}/presence', async (ctx) => {
     const { services, realm } = ctx;
     const key = decodedPathPart(ctx, 'user_id_or_email');
+    // As Zulip's get_presence_backend: an active user of the organization (get_active_user), not a bot.
     const target = await userByIdOrAddress(services, ctx.user, key);
-    if (!target) throw new NoSuchUser();
+    if (!target || !target.is_active) throw new NoSuchUser();
+    if (target.is_bot) throw new BadRequest('Presence is not supported for bot users.');
     const rows = await presenceRows(services.database.db, realm.id, -1, 0);
     const row = rows.find((x) => x.user_id === target.id);
     // Zulip names the user as the request did (ID or email).

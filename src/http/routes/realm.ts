@@ -32,11 +32,14 @@ export function registerRealmRoutes(r: Router): void {
     return updateRealmSettings(services, user, realm, parseRealmUpdate(params));
   });
 
-  r.post('/realm/playgrounds', async ({ params, services, user, realm }) =>
-    addPlayground(services, user, realm, params.str('name'), params.str('pygments_language'), params.str('url_template')),
-  );
+  // Zulip's playground views are @require_realm_admin: the role is checked before any parameter.
+  r.post('/realm/playgrounds', async ({ params, services, user, realm }) => {
+    requireRealmAdmin(user);
+    return addPlayground(services, user, realm, params.str('name'), params.str('pygments_language'), params.str('url_template'));
+  });
 
   r.delete('/realm/playgrounds/{playground_id}', async (ctx) => {
+    requireRealmAdmin(ctx.user);
     await removePlayground(ctx.services, ctx.user, ctx.realm, pathInt(ctx, 'playground_id', () => new BadRequest('Invalid playground')));
     return {};
   });
@@ -47,9 +50,14 @@ export function registerRealmRoutes(r: Router): void {
     filters: (await listLinkifiers(services.database.db, realm.id)).map((l) => [l.pattern, l.url_template, l.id]),
   }));
 
-  r.post('/realm/filters', async ({ params, services, user, realm }) => addLinkifier(services, user, realm, linkifierInput(params)));
+  // Zulip's linkifier views are @require_realm_admin: the role is checked before any parameter.
+  r.post('/realm/filters', async ({ params, services, user, realm }) => {
+    requireRealmAdmin(user);
+    return addLinkifier(services, user, realm, linkifierInput(params));
+  });
 
   r.patch('/realm/filters/{filter_id}', async (ctx) => {
+    requireRealmAdmin(ctx.user);
     const id = pathInt(ctx, 'filter_id', () => new BadRequest('Linkifier not found.'));
     await updateLinkifier(ctx.services, ctx.user, ctx.realm, id, linkifierInput(ctx.params));
     return {};
@@ -61,6 +69,7 @@ export function registerRealmRoutes(r: Router): void {
   });
 
   r.patch('/realm/linkifiers', async ({ params, services, user, realm }) => {
+    requireRealmAdmin(user);
     await reorderLinkifiers(services, user, realm, params.json('ordered_linkifier_ids', check.intList));
     return {};
   });

@@ -15,7 +15,7 @@ function parseTargetUsers(v: unknown, name: string): TargetUsers {
     group_ids: o.group_ids === undefined ? [] : check.intList(o.group_ids, `${name}["group_ids"]`),
     skip_if_already_edited: o.skip_if_already_edited === undefined ? false : check.bool(o.skip_if_already_edited, `${name}["skip_if_already_edited"]`),
   };
-  if (out.user_ids.length === 0 && out.group_ids.length === 0) throw new BadRequest(`${name} must name at least one user or group`);
+  if (out.user_ids.length === 0 && out.group_ids.length === 0) throw new BadRequest('Either user_ids or group_ids must be provided.');
   return out;
 }
 
@@ -49,16 +49,17 @@ export function readUserSettingParams(params: Params, skip: ReadonlySet<string> 
 }
 
 async function patchSettings({ params, services, user, realm }: AuthedContext) {
+  // Zulip's json_change_settings is @human_users_only: a bot is refused before any parameter is read.
+  if (user.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
   const settings = readUserSettingParams(params);
   const rawEmail = params.optStr('email');
-  const newEmail = rawEmail === undefined ? undefined : await checkEmailChange(services, user, realm, rawEmail);
-  await updateSettings(services, user, realm, {
-    settings,
-    fullName: params.optStr('full_name'),
-    oldPassword: params.optStr('old_password'),
-    newPassword: params.optStr('new_password'),
-    targetUsers: params.optJson('target_users', parseTargetUsers),
-  });
+  const fullName = params.optStr('full_name');
+  const oldPassword = params.optStr('old_password');
+  const newPassword = params.optStr('new_password');
+  const targetUsers = params.optJson('target_users', parseTargetUsers);
+  // With target_users the address is refused by updateSettings, not checked here.
+  const newEmail = rawEmail === undefined || targetUsers ? undefined : await checkEmailChange(services, user, realm, rawEmail);
+  await updateSettings(services, user, realm, { settings, fullName, oldPassword, newPassword, targetUsers, emailGiven: rawEmail !== undefined });
   // The address changes only when the link sent to it is followed.
   if (newEmail !== undefined) await startEmailChange(services, user, realm, newEmail);
   return {};

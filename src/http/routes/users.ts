@@ -8,7 +8,7 @@ import { NoSuchUser } from '../../errors.js';
 import { formatUser, userForClient, usersByAddress } from '../../shapes/users.js';
 import { createBot, createUserByApi, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
 import { requireMemberOrAdmin, requireRealmAdmin } from '../../access/roles.js';
-import { BOT_TYPE, type User } from '../../store/users.js';
+import { BOT_TYPE, ROLE_VALUES, type User } from '../../store/users.js';
 import { muteUser, unmuteUser } from '../../actions/muting.js';
 import { addAlertWords, removeAlertWords, setUserTopic } from '../../actions/alert_words.js';
 import { alertWordsOf } from '../../store/alert_words.js';
@@ -102,11 +102,14 @@ export function registerUserRoutes(r: Router): void {
   // PATCH /users/{user_id} and PATCH /users/{email} (feature level 313), as for GET.
   r.patch('/users/{user_id}', async (ctx) => {
     const { params, services, user, realm } = ctx;
-    const id = /^\d+$/.test(ctx.path.user_id ?? '') ? pathInt(ctx, 'user_id', () => new NoSuchUser()) : (await userNamedByPath(ctx))?.id;
-    if (id === undefined) throw new NoSuchUser();
+    // Parameters first, as Zulip's update_user_backend: role is check_int_in(ROLE_TYPES), so an
+    // unknown role is refused before the user is looked up or the caller's rights are checked.
     const fullName = params.optStr('full_name');
     const role = params.optInt('role');
+    if (role !== undefined && !ROLE_VALUES.includes(role)) throw new BadRequest('Invalid role');
     const profileData = params.optJson('profile_data', profileDataList);
+    const id = /^\d+$/.test(ctx.path.user_id ?? '') ? pathInt(ctx, 'user_id', () => new NoSuchUser()) : (await userNamedByPath(ctx))?.id;
+    if (id === undefined) throw new NoSuchUser();
     // Another user's profile values: administrators only, written with the rest of the change.
     const alsoWrite = profileData
       ? (target: User) => {
