@@ -57,3 +57,15 @@ test('topic visibility: mute, follow, reset, with events and /register state', a
   const closed = (await t.owner.get('/get_stream_id', { stream: 'closed' })).body.stream_id;
   assert.equal((await ann.post('/user_topics', { stream_id: closed, topic: 'x', visibility_policy: 1 })).status, 400);
 });
+
+test('topic visibility: the legacy muted_topics before user_topic, and nothing for the policy a topic already has', async () => {
+  const id = (await ann.get('/get_stream_id', { stream: 'news' })).body.stream_id;
+  // A client that asks for every event type gets both forms, in Zulip's order (do_set_user_topic_visibility_policy).
+  const reg = await ann.post('/register', { fetch_event_types: ['message'] });
+  assert.equal((await ann.post('/user_topics', { stream_id: id, topic: 'quiet', visibility_policy: 1 })).status, 200);
+  assert.equal((await ann.post('/user_topics', { stream_id: id, topic: 'quiet', visibility_policy: 1 })).status, 200);
+  assert.equal((await ann.post('/user_topics', { stream_id: id, topic: 'never-set', visibility_policy: 0 })).status, 200);
+  const evs = (await ann.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type !== 'heartbeat');
+  assert.deepEqual(evs.map((e: any) => e.type), ['muted_topics', 'user_topic']);
+  assert.deepEqual([evs[1].topic_name, evs[1].visibility_policy], ['quiet', 1]);
+});

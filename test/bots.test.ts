@@ -164,9 +164,10 @@ test('DELETE /bots/{bot_id}: the owner or an administrator deactivates a bot; ot
   const res = await member.delete(`/bots/${botId}`);
   assert.deepEqual([res.status, res.body.result], [200, 'success']);
   const evs = await queuedEvents(member, qOwner);
-  assert.deepEqual(evs.map((e) => [e.type, e.op]), [['realm_user', 'update'], ['realm_bot', 'remove']]);
+  // do_deactivate_user: realm_bot/update with is_active; realm_bot/remove is no longer sent (feature level 222).
+  assert.deepEqual(evs.map((e) => [e.type, e.op]), [['realm_user', 'update'], ['realm_bot', 'update']]);
   assert.deepEqual(evs[0].person, { user_id: botId, is_active: false });
-  assert.equal(evs[1].bot.user_id, botId);
+  assert.deepEqual(evs[1].bot, { user_id: botId, is_active: false });
   assert.deepEqual((await queuedEvents(bystander, qOther)).map((e) => [e.type, e.op]), [['realm_user', 'update']]);
   assert.equal((await member.get(`/users/${botId}`)).body.user.is_active, false);
   assert.equal((await asBot.get('/users/me')).status, 401, 'a deactivated bot\'s key no longer works');

@@ -29,8 +29,9 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   const reg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed', description: 'Now **bold**' })).status, 200);
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
-  assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['name', 'renamed'], ['description', 'Now **bold**']]);
-  assert.equal(evs[1].rendered_description, '<p>Now <strong>bold</strong></p>');
+  // Zulip's update_stream_backend order: the description, then do_rename_stream, whose `name` is the old name.
+  assert.deepEqual(evs.map((e: any) => [e.property, e.name, e.value]), [['description', 'plain', 'Now **bold**'], ['name', 'plain', 'renamed']]);
+  assert.equal(evs[0].rendered_description, '<p>Now <strong>bold</strong></p>');
   const clash = await t.owner.patch(`/streams/${id}`, { new_name: 'TAKEN' });
   assert.deepEqual([clash.status, clash.body.msg], [400, "Channel 'TAKEN' already exists"]);
   const same = await t.owner.patch(`/streams/${id}`, { new_name: ' renamed ' });
@@ -63,11 +64,15 @@ test('only channel administrators may change a channel', async () => {
 
 test('privacy: private, history rules, web-public preconditions', async () => {
   const id = await makeChannel(t.owner, 'turning-private');
-  const reg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
+  const reg = await admin.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
+  const memberReg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
   const noHistory = await t.owner.patch(`/streams/${id}`, { history_public_to_subscribers: false });
   assert.equal(noHistory.status, 400, 'public channels keep their history public');
   assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: true, history_public_to_subscribers: false })).status, 200);
-  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const evs = (await admin.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  // do_change_stream_permission tells those who can see the channel now (an administrator does), not those who lost sight of it.
+  const memberEvs = (await member.get('/events', { queue_id: memberReg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(memberEvs.filter((e: any) => e.type === 'stream'), []);
   const ev = evs.find((e: any) => e.property === 'invite_only');
   assert.equal(ev.value, true);
   assert.equal(ev.history_public_to_subscribers, false);
@@ -171,6 +176,81 @@ test('topics policy, retention, default channels, archiving and unarchiving', as
   assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'x' })).status, 400);
   assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);
   assert.equal((await t.owner.post('/messages', { type: 'stream', to: 'policy-room', topic: 'named', content: 'back' })).status, 200);
+});
+
+test('a private channel made public is announced (create, peer_add) to those who could not see it; the update to the rest', async () => {
+  const id = await makeChannel(t.owner, 'opening-up', { invite_only: true });
+  const memberQueue = (await member.post('/register', { event_types: ['stream', 'subscription'], fetch_event_types: ['stream'] })).body.queue_id;
+  const adminQueue = (await admin.post('/register', { event_types: ['stream', 'subscription'], fetch_event_types: ['stream'] })).body.queue_id;
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_private: false })).status, 200);
+  const events = async (c: Client, q: string) => (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type !== 'heartbeat');
+  // do_change_stream_permission: the member could not see it, so gets it whole and then its subscribers.
+  const memberEvs = await events(member, memberQueue);
+  assert.deepEqual(memberEvs.map((e: any) => `${e.type}/${e.op}`), ['stream/create', 'subscription/peer_add']);
+  assert.equal(memberEvs[0].streams[0].stream_id, id);
+  assert.equal(memberEvs[0].streams[0].invite_only, false);
+  assert.deepEqual([memberEvs[1].stream_ids, memberEvs[1].user_ids], [[id], [t.owner.userId]]);
+  // The administrator could see it already: the update only.
+  const adminEvs = await events(admin, adminQueue);
+  assert.deepEqual(adminEvs.map((e: any) => `${e.type}/${e.op}/${e.property}/${e.value}`), ['stream/update/invite_only/false']);
+});
+
+test('group settings that grant sight of a private channel: create and peer_add to who gains it, delete to who loses it', async () => {
+  const id = await makeChannel(t.owner, 'gatekept', { invite_only: true });
+  const memberQueue = (await member.post('/register', { event_types: ['stream', 'subscription'], fetch_event_types: ['stream'] })).body.queue_id;
+  const events = async () => (await member.get('/events', { queue_id: memberQueue, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type !== 'heartbeat');
+  // An anonymous value naming one group is stored, and announced, as that group (do_change_stream_group_based_setting).
+  const grant = await t.owner.patch(`/streams/${id}`, { can_subscribe_group: { new: { direct_members: [], direct_subgroups: [groups.get('role:members')!] } } });
+  assert.equal(grant.status, 200);
+  const gained = await events();
+  assert.deepEqual(gained.map((e: any) => `${e.type}/${e.op}`), ['stream/create', 'subscription/peer_add']);
+  assert.equal(gained[0].streams[0].can_subscribe_group, groups.get('role:members'));
+  assert.deepEqual(gained[1].user_ids, [t.owner.userId]);
+  const ownerQueue = (await t.owner.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] })).body.queue_id;
+  assert.equal((await t.owner.patch(`/streams/${id}`, { can_subscribe_group: { new: groups.get('role:nobody')! } })).status, 200);
+  const lost = await events();
+  assert.deepEqual(lost.slice(2).map((e: any) => [e.type, e.op, e.stream_ids]), [['stream', 'delete', [id]]]);
+  const ownerEvs = (await t.owner.get('/events', { queue_id: ownerQueue, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(ownerEvs.map((e: any) => [e.property, e.value]), [['can_subscribe_group', groups.get('role:nobody')]]);
+});
+
+test('can_send_message_group changes also send the legacy stream_post_policy and is_announcement_only events', async () => {
+  const id = await makeChannel(t.owner, 'announcements-only');
+  const q = (await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] })).body.queue_id;
+  assert.equal((await t.owner.patch(`/streams/${id}`, { can_send_message_group: { new: groups.get('role:administrators')! } })).status, 200);
+  const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [
+    ['can_send_message_group', groups.get('role:administrators')],
+    ['stream_post_policy', 2],
+    ['is_announcement_only', true],
+  ]);
+});
+
+test('archiving a default channel tells non-guests the new default channels before the is_archived update', async () => {
+  const id = await makeChannel(t.owner, 'default-then-archived');
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_default_stream: true })).status, 200);
+  const q = (await member.post('/register', { event_types: ['stream', 'default_streams'], fetch_event_types: ['default_streams'], client_capabilities: { archived_channels: true } })).body.queue_id;
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  // do_deactivate_stream: do_remove_default_stream's event, then the stream update.
+  assert.deepEqual(evs.map((e: any) => (e.type === 'default_streams' ? `default_streams/${e.default_streams.includes(id)}` : `${e.type}/${e.property}/${e.value}`)), [
+    'default_streams/false',
+    'stream/is_archived/true',
+  ]);
+});
+
+test('archiving: stream/delete for clients without archived_channels, not for those with it; unarchiving: stream/create likewise', async () => {
+  const id = await makeChannel(t.owner, 'comes-and-goes');
+  const register = async (archived: boolean) =>
+    (await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'], client_capabilities: { archived_channels: archived } })).body.queue_id as string;
+  const plain = await register(false);
+  const aware = await register(true);
+  const events = async (q: string) => (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events.map((e: any) => `${e.op}/${e.property ?? ''}`);
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false })).status, 200);
+  // do_deactivate_stream / do_unarchive_stream with for_archiving / for_unarchiving.
+  assert.deepEqual(await events(plain), ['update/is_archived', 'delete/', 'update/is_archived', 'create/']);
+  assert.deepEqual(await events(aware), ['update/is_archived', 'update/is_archived']);
 });
 
 test("archiving the organization's announcement or moderation channel unsets that setting (Zulip's maybe_set_moderation_or_announcement_channels_none)", async () => {

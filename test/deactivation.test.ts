@@ -108,6 +108,47 @@ test('deactivated subscribers receive no new messages', async () => {
   assert.deepEqual(m.body.message.flags.sort(), ['historical', 'read'], 'no row of their own: read through channel history');
 });
 
+test('deactivating a subscriber: peer_remove for its channels, then realm_user is_active false', async () => {
+  const leaver = await t.createUser({ name: 'Lee Leaving' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }, { name: 'also-open' }], principals: [leaver.userId] });
+  const ids = await Promise.all(['open', 'also-open'].map(async (name) => (await t.owner.get('/get_stream_id', { stream: name })).body.stream_id as number));
+  const watch = await member.post('/register', { event_types: ['realm_user', 'subscription'], fetch_event_types: ['realm_user'] });
+  assert.equal((await admin.delete(`/users/${leaver.userId}`)).status, 200);
+  const evs = (await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  // send_events_for_user_deactivation: send_peer_remove_events (one event for channels with the same audience), then the update.
+  assert.deepEqual(
+    evs.map((e: any) => (e.type === 'subscription' ? [e.op, e.stream_ids, e.user_ids] : [e.op, e.person])),
+    [
+      ['peer_remove', [...ids].sort((a, b) => a - b), [leaver.userId]],
+      ['update', { user_id: leaver.userId, is_active: false }],
+    ],
+  );
+});
+
+test('reactivation: is_active, export consent to administrators, peer_add for its channels, add_members for its groups', async () => {
+  const returner = await t.createUser({ name: 'Ray Returning' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'open' }], principals: [returner.userId] });
+  const openId = (await t.owner.get('/get_stream_id', { stream: 'open' })).body.stream_id;
+  const groups = new Map((await t.owner.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+  assert.equal((await admin.delete(`/users/${returner.userId}`)).status, 200);
+  const watch = await admin.post('/register', { event_types: ['realm_user', 'subscription', 'user_group', 'realm_export_consent'], fetch_event_types: ['realm_user'] });
+  assert.equal((await admin.post(`/users/${returner.userId}/reactivate`)).status, 200);
+  const evs = (await admin.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  // do_reactivate_user, in its order.
+  assert.deepEqual(evs.slice(0, 3).map((e: any) => [e.type, e.op ?? null]), [
+    ['realm_user', 'update'],
+    ['realm_export_consent', null],
+    ['subscription', 'peer_add'],
+  ]);
+  assert.deepEqual(evs[0].person, { user_id: returner.userId, is_active: true });
+  assert.deepEqual([evs[1].user_id, evs[1].consented], [returner.userId, false]);
+  assert.deepEqual([evs[2].stream_ids, evs[2].user_ids], [[openId], [returner.userId]]);
+  const added = evs.slice(3).map((e: any) => [e.op, e.group_id, e.user_ids]);
+  assert.ok(added.length > 0);
+  assert.ok(added.every((a: any) => a[0] === 'add_members' && a[2].length === 1 && a[2][0] === returner.userId));
+  assert.ok(added.some((a: any) => a[1] === groups.get('role:members')), 'its role group among them');
+});
+
 test("deactivation and reactivation check access as Zulip's access_user_by_id(for_admin=True)", async () => {
   const gone = await t.createUser({ name: 'Gus Gone' });
   assert.equal((await admin.delete(`/users/${gone.userId}`)).status, 200);

@@ -75,6 +75,10 @@ test('PATCH /bots/{bot_id}: service_payload_url and service_interface, with a re
   assert.deepEqual(ev.bot, { user_id: botId, services: [{ base_url: 'https://b.example/hook', interface: 2, token }] });
   const reg = await member.post('/register', { fetch_event_types: ['realm_bot'] });
   assert.deepEqual(reg.body.realm_bots.find((b: any) => b.user_id === botId).services, [{ base_url: 'https://b.example/hook', interface: 2, token }]);
+  // do_update_bot_service: the same values again change nothing and send nothing.
+  const q2 = await openQueue(member, ['realm_bot']);
+  assert.equal((await member.patch(`/bots/${botId}`, { service_payload_url: JSON.stringify('https://b.example/hook'), service_interface: 2 })).status, 200);
+  assert.deepEqual(await queuedEvents(member, q2), []);
 
   // A rename through the same endpoint.
   const renamed = await member.patch(`/bots/${botId}`, { full_name: 'Moved Bot' });

@@ -156,6 +156,35 @@ test("target_users as Zulip's json_change_settings: what may not change for othe
   assert.equal((await settingsOf(gone)).enter_sends, true);
 });
 
+test('a name and a time zone changed together: the name event first, the time zone last (json_change_settings)', async () => {
+  const changer = await t.createUser({ name: 'Tia Timezone' });
+  const q = (await t.owner.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] })).body.queue_id;
+  assert.equal((await changer.patch('/settings', { timezone: 'Europe/Paris', full_name: 'Tia Renamed' })).status, 200);
+  const evs = (await t.owner.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.map((e: any) => Object.keys(e.person).sort().join(',')), ['full_name,user_id', 'email,timezone,user_id']);
+});
+
+test('email change of a hidden address: delivery_email to those who may see it, the avatar, no new_email (do_change_user_delivery_email)', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const changer = await t.createUser({ name: 'Hal Hidden', email: 'hal.old@example.com' });
+  assert.equal((await changer.patch('/settings', { email_address_visibility: 3 })).status, 200);
+  assert.equal((await changer.patch('/settings', { email: 'hal.new@example.com' })).status, 200);
+  const outbox = t.server.services.config.outboxDir;
+  const mails = readdirSync(outbox).sort().map((f) => readFileSync(join(outbox, f), 'utf8')).filter((m) => /^To: hal\.new@example\.com/m.test(m));
+  const link = /(http:\/\/\S+\/accounts\/confirm_new_email\/[0-9a-f]+)/.exec(mails[mails.length - 1]!)?.[1];
+  assert.ok(link);
+  const ownerQ = (await t.owner.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] })).body.queue_id;
+  const memberQ = (await member.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] })).body.queue_id;
+  assert.equal((await fetch(link)).status, 200);
+  const keysOf = async (c: Client, q: string) =>
+    (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.person?.user_id === changer.userId).map((e: any) => Object.keys(e.person).sort().join(','));
+  // An administrator may see an address visible to administrators: the new one, then the avatar.
+  assert.deepEqual(await keysOf(t.owner, ownerQ), ['delivery_email,user_id', 'avatar_source,avatar_url,avatar_url_medium,avatar_version,user_id']);
+  // A member may not: the avatar only, and the API address (user{id}@...) has not changed.
+  assert.deepEqual(await keysOf(member, memberQ), ['avatar_source,avatar_url,avatar_url_medium,avatar_version,user_id']);
+});
+
 test('email change: a link goes to the new address; the address changes only when it is followed', async () => {
   const { readdirSync, readFileSync, existsSync } = await import('node:fs');
   const { join } = await import('node:path');

@@ -78,7 +78,11 @@ test('mark a topic, a channel, then everything as read', async () => {
   assert.equal(all.body.complete, true);
   assert.equal(await unread(), 0);
   const evs = await queuedEvents(ann, q);
-  assert.deepEqual(evs.map((e: any) => e.messages.length), [1, 2, 3]);
+  // do_mark_all_as_read: no message ids, `all` instead; sent even when nothing is left unread.
+  assert.deepEqual(evs.map((e: any) => [e.messages.length, e.all]), [[1, false], [2, false], [0, true]]);
+  const q2 = await openQueue(ann, ['update_message_flags']);
+  assert.equal((await ann.post('/mark_all_as_read')).status, 200);
+  assert.deepEqual((await queuedEvents(ann, q2)).map((e: any) => [e.op, e.flag, e.messages, e.all]), [['add', 'read', [], true]]);
   assert.equal((await ann.post('/mark_stream_as_read', { stream_id: 999999 })).status, 400);
   assert.equal((await ann.post('/mark_topic_as_read', { stream_id: roomId })).body.code, 'REQUEST_VARIABLE_MISSING');
 });

@@ -41,6 +41,20 @@ test('leaving: removed and not_removed, with remove and peer_remove events', asy
   assert.ok(state.body.unsubscribed.some((s: any) => s.name === 'room'));
 });
 
+test('leaving several channels at once: one remove event naming them all, one peer_remove for channels with the same audience', async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'east' }, { name: 'west' }], principals: [t.owner.userId, ann.userId, bob.userId] });
+  const ids = await Promise.all(['east', 'west'].map(async (name) => (await t.owner.get('/get_stream_id', { stream: name })).body.stream_id as number));
+  const qa = await openQueue(ann, ['subscription', 'stream']);
+  const qb = await openQueue(bob, ['subscription']);
+  assert.equal((await ann.delete('/users/me/subscriptions', { subscriptions: ['east', 'west'] })).status, 200);
+  // Zulip's send_subscription_remove_events: notify_subscriptions_removed sends one event per user.
+  const mine = await queuedEvents(ann, qa);
+  assert.deepEqual(mine.map((e) => [e.type, e.op, e.subscriptions?.map((s: any) => s.stream_id)]), [['subscription', 'remove', ids]]);
+  // send_peer_subscriber_events: public channels with the same leavers share one event.
+  const theirs = await queuedEvents(bob, qb);
+  assert.deepEqual(theirs.map((e) => [e.op, e.stream_ids, e.user_ids]), [['peer_remove', [...ids].sort((a, b) => a - b), [ann.userId]]]);
+});
+
 test('leaving: unknown channels and principals', async () => {
   // Zulip's list_to_streams names every missing channel in one plain error.
   const missing = await ann.delete('/users/me/subscriptions', { subscriptions: ['no-such-room', 'hall', 'nor-this'] });

@@ -98,11 +98,18 @@ test('GET /users/{user_id} and /users/{email}: missing and foreign users get the
   const ownerQueue = await openQueue(t.owner, ['realm_user']);
   await admin.patch('/settings', { email_address_visibility: 3 });
   const memberEvents = (await queuedEvents(member, memberQueue)).map((e: any) => e.person);
-  assert.deepEqual(memberEvents, [
-    { user_id: admin.userId, email: `user${admin.userId}@${(await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain}` },
+  // do_change_user_setting → send_delivery_email_update_events, then send_user_email_update_event
+  // (new_email) and notify_avatar_url_change, since the API address changed.
+  assert.deepEqual(memberEvents.slice(0, 2), [
     { user_id: admin.userId, delivery_email: null },
-  ], 'members hear of the new placeholder and lose the real address');
-  assert.equal((await queuedEvents(t.owner, ownerQueue)).length, 1, 'owners keep seeing it: only the address change');
+    { user_id: admin.userId, new_email: `user${admin.userId}@${(await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_bot_domain}` },
+  ], 'members lose the real address and hear of the new placeholder');
+  assert.deepEqual(Object.keys(memberEvents[2]).sort(), ['avatar_source', 'avatar_url', 'avatar_url_medium', 'avatar_version', 'user_id']);
+  assert.equal(memberEvents.length, 3);
+  assert.deepEqual((await queuedEvents(t.owner, ownerQueue)).map((e: any) => Object.keys(e.person).sort().join(',')), [
+    'new_email,user_id',
+    'avatar_source,avatar_url,avatar_url_medium,avatar_version,user_id',
+  ], 'owners keep seeing it: only the address change');
   assert.deepEqual((await member.get(`/users/${encodeURIComponent(admin.email)}`)).body, missing.body);
   const seen = await member.get(`/users/${admin.userId}`);
   assert.equal(seen.body.user.delivery_email, null, 'members may not see an admins-only address');
@@ -201,6 +208,27 @@ test('PATCH /users/{id}: administrators rename and change roles, with events and
   assert.equal((await admin.patch(`/users/${target.userId}`, { full_name: '   ', role: 300 })).status, 200);
   assert.deepEqual(await queuedEvents(member, q2), []);
   assert.equal((await admin.patch(`/users/${target.userId}`, { profile_data: [] })).status, 200);
+});
+
+test('a role change tells the user of the channels it now may or may no longer see (send_stream_events_for_role_update)', async () => {
+  const target = await t.createUser({ name: 'Rory Role' });
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'owners-secret' }], invite_only: true })).status, 200);
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'all-hands' }] })).status, 200);
+  const secretId = (await t.owner.get('/get_stream_id', { stream: 'owners-secret' })).body.stream_id;
+  const publicId = (await t.owner.get('/get_stream_id', { stream: 'all-hands' })).body.stream_id;
+  const q = await openQueue(target, ['stream', 'subscription']);
+  // Administrators see every private channel's metadata: it arrives whole, then its subscribers.
+  assert.equal((await t.owner.patch(`/users/${target.userId}`, { role: 200 })).status, 200);
+  const promoted = await queuedEvents(target, q);
+  assert.deepEqual(promoted.map((e) => `${e.type}/${e.op}`), ['stream/create', 'subscription/peer_add']);
+  assert.deepEqual(promoted[0].streams.map((s: any) => s.stream_id), [secretId]);
+  assert.deepEqual([promoted[1].stream_ids, promoted[1].user_ids], [[secretId], [t.owner.userId]]);
+  // A guest sees neither the private channel nor the public ones it is not subscribed to.
+  const q2 = await openQueue(target, ['stream', 'subscription']);
+  assert.equal((await t.owner.patch(`/users/${target.userId}`, { role: 600 })).status, 200);
+  const demoted = await queuedEvents(target, q2);
+  assert.deepEqual(demoted.map((e) => `${e.type}/${e.op}`), ['stream/delete']);
+  assert.ok(demoted[0].stream_ids.includes(secretId) && demoted[0].stream_ids.includes(publicId));
 });
 
 test('PATCH /users/{id}: permissions and validation', async () => {

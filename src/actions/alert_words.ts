@@ -4,7 +4,7 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream, isSubscribed } from '../store/channels.js';
-import { mutedTopicsOf, setTopicPolicy, VISIBILITY } from '../store/user_topics.js';
+import { mutedTopicsOf, setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { BadRequest, InvalidStreamId } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { channelAccess } from '../access/channel_access.js';
@@ -62,14 +62,17 @@ export async function setUserTopic(services: Services, user: User, realm: Realm,
   const topic = normalizeTopic(rawTopic);
   const now = nowSeconds();
   await services.database.transaction(async (tx, onCommit) => {
+    // do_set_user_topic_visibility_policy: setting the policy it already has changes nothing and sends nothing.
+    const current = (await topicPolicies(tx, [user.id], stream.id, topic)).get(user.id) ?? VISIBILITY.inherit;
+    if (current === policy) return;
     await setTopicPolicy(tx, user.id, stream.id, topic, policy, now);
+    // First the legacy form, for clients that did not ask for user_topic events (the queues drop it
+    // for those that did), then the user_topic event, as Zulip sends them.
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [user.id], event: { type: 'muted_topics', muted_topics: await mutedTopicsOf(tx, user.id) } });
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
       userIds: [user.id],
       event: { type: 'user_topic', stream_id: stream.id, topic_name: topic, last_updated: now, visibility_policy: policy },
     });
-    // The legacy form, for clients that did not ask for user_topic events (the queues drop it
-    // for those that did).
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [user.id], event: { type: 'muted_topics', muted_topics: await mutedTopicsOf(tx, user.id) } });
   });
 }

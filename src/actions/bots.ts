@@ -64,7 +64,9 @@ export async function updateBot(services: Services, caller: User, realm: Realm, 
     const users = await services.cache.users(realm.id);
     const audience = [...new Set([...[...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id), ...(bot.bot_owner_id ? [bot.bot_owner_id] : [])])];
     const next = { ...current, base_url: change.servicePayloadUrl, interface: change.serviceInterface };
-    await services.database.transaction(async (tx, onCommit) => {
+    // do_update_bot_service: nothing written and no event when neither field changes.
+    const unchanged = next.base_url === current.base_url && next.interface === current.interface;
+    if (!unchanged) await services.database.transaction(async (tx, onCommit) => {
       await updateService(tx, bot.id, { base_url: next.base_url, interface: next.interface });
       publishAfterCommit(services, onCommit, {
         realmId: realm.id,

@@ -12,9 +12,9 @@ import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { groupSettingValue, idsNamedBy, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { validateChannelDescription, validateChannelName } from './channels.js';
-import { usersWhoCanSee } from '../shapes/channels.js';
+import { formatStream, STREAM_POST_POLICY, streamPostPolicy, usersWhoCanSee } from '../shapes/channels.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { streamUpdateEvent } from '../events/types.js';
+import { streamUpdateEvent, type ConfabEvent } from '../events/types.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { renderChannelDescription } from './render_context.js';
@@ -37,6 +37,9 @@ export interface ChannelUpdate {
   folderId?: number | null;
   groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
 }
+
+/** Settings whose groups may see the channel (Zulip's stream_permission_group_settings_granting_metadata_access). */
+const METADATA_GRANTING: ReadonlySet<StreamGroupSetting> = new Set(['can_add_subscribers_group', 'can_administer_channel_group', 'can_subscribe_group']);
 
 /** Settings that only need metadata access to change (the founding document's exception). */
 const METADATA_ONLY: ReadonlySet<StreamGroupSetting> = new Set(['can_remove_subscribers_group']);
@@ -199,36 +202,107 @@ async function writeChannelUpdate(
   }
   const now = nowSeconds();
   const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
+  // The graph as it will be, with the anonymous groups the new values make (for the events' audiences and values).
+  const eventGraph: GroupGraph = { ...graph, groups: new Map(graph.groups), members: new Map(graph.members), subgroups: new Map(graph.subgroups) };
   for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
     const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
+    if (!graph.groups.has(id) && typeof update.new !== 'number') {
+      const template = graph.groups.get(graph.systemIds['role:nobody'])!;
+      eventGraph.groups.set(id, { ...template, id, named: false, is_system_group: false, name: '', description: '' });
+      eventGraph.members.set(id, new Set(update.new.direct_members));
+      eventGraph.subgroups.set(id, [...update.new.direct_subgroups]);
+    }
     if (id !== stream[key]) groupChanges[key] = id;
   }
   const all = { ...changes, ...groupChanges };
   await updateStream(tx, stream.id, all);
   if (defaultChange) await setDefaultStream(tx, realm.id, stream.id, u.isDefaultStream!);
   const after: Stream = { ...stream, ...all };
-  // Events go to everyone who could see the channel before or after the change.
+  // Zulip's update_stream_backend applies the changes one by one, each with its events, in this
+  // order; each goes to those who can see the channel at that step. Events before the rename (and
+  // the rename's own) carry the old name, later ones the new.
   const subs = new Set(subscribers);
-  const audience = [...new Set([...usersWhoCanSee(graph, users.values(), stream, subs), ...usersWhoCanSee(graph, users.values(), after, subs)])];
-  const emit = (property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: streamUpdateEvent(after, property, value, extra) });
-  if (changes.name !== undefined) emit('name', changes.name);
-  if (changes.description !== undefined) emit('description', changes.description, { rendered_description: changes.rendered_description });
+  const activeSubscribers = subscribers.filter((id) => users.get(id)?.is_active);
+  const see = (s: Stream) => usersWhoCanSee(eventGraph, users.values(), s, subs);
+  const publish = (userIds: number[], event: ConfabEvent) => {
+    if (userIds.length) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
+  };
+  /** Those who now see the channel and could not before get it whole, then its subscribers (peer_add). */
+  const announce = (userIds: number[], s: Stream) => {
+    publish(userIds, { type: 'stream', op: 'create', streams: [formatStream(s, eventGraph, activeSubscribers.length)] });
+    publish(userIds, { type: 'subscription', op: 'peer_add', stream_ids: [s.id], user_ids: [...activeSubscribers] });
+  };
+  let current: Stream = stream;
+  let audience = see(current);
+  const emit = (name: string, property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
+    publish(audience, streamUpdateEvent({ id: stream.id, name }, property, value, extra));
+  const oldName = stream.name;
   if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
-    emit('invite_only', after.invite_only, { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public });
-  }
-  if (changes.message_retention_days !== undefined) emit('message_retention_days', changes.message_retention_days);
-  if (changes.topics_policy !== undefined) emit('topics_policy', changes.topics_policy);
-  if (changes.folder_id !== undefined) emit('folder_id', changes.folder_id);
-  if (changes.is_archived === false) emit('is_archived', false);
-  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
-    if (groupChanges[key] !== undefined) emit(key, update.new);
+    // do_change_stream_permission: a private channel made public is announced (create, peer_add) to
+    // those who could not see it; the update goes to everyone else who can see it now.
+    current = { ...current, invite_only: after.invite_only, is_web_public: after.is_web_public, history_public_to_subscribers: after.history_public_to_subscribers };
+    const before = new Set(audience);
+    audience = see(current);
+    const gaining = stream.invite_only && !current.invite_only ? audience.filter((id) => !before.has(id)) : [];
+    announce(gaining, current);
+    const announced = new Set(gaining);
+    publish(
+      audience.filter((id) => !announced.has(id)),
+      streamUpdateEvent({ id: stream.id, name: oldName }, 'invite_only', current.invite_only, {
+        history_public_to_subscribers: current.history_public_to_subscribers,
+        is_web_public: current.is_web_public,
+      }),
+    );
   }
   if (defaultChange) {
     const ids = await defaultStreamIds(tx, realm.id);
     // Like Zulip, only non-guests hear about the default channels.
     const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: ids } });
+    publish(nonGuests, { type: 'default_streams', default_streams: ids });
+  }
+  if (changes.message_retention_days !== undefined) emit(oldName, 'message_retention_days', changes.message_retention_days);
+  if (changes.is_archived === false) {
+    // do_unarchive_stream: the update, then the channel whole (for_unarchiving) for clients that did not list it while archived.
+    emit(oldName, 'is_archived', false);
+    if (audience.length) {
+      const event: ConfabEvent = { type: 'stream', op: 'create', streams: [formatStream({ ...current, is_archived: false }, eventGraph, activeSubscribers.length)] };
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, channelArchiving: true });
+    }
+  }
+  if (changes.topics_policy !== undefined) emit(oldName, 'topics_policy', changes.topics_policy);
+  if (changes.description !== undefined) emit(oldName, 'description', changes.description, { rendered_description: changes.rendered_description });
+  // do_rename_stream: `name` is the channel's old name, `value` the new one.
+  if (changes.name !== undefined) emit(oldName, 'name', changes.name);
+  current = { ...after, ...Object.fromEntries(STREAM_GROUP_SETTINGS.map((key) => [key, stream[key]])) };
+  if (changes.folder_id !== undefined) emit(after.name, 'folder_id', changes.folder_id);
+  for (const key of Object.keys(u.groupSettings) as StreamGroupSetting[]) {
+    const id = groupChanges[key];
+    if (id === undefined) continue;
+    // do_change_stream_group_based_setting: the value as stored (an anonymous value naming one group is that group).
+    const event = streamUpdateEvent({ id: stream.id, name: after.name }, key, groupSettingValue(eventGraph, id));
+    const previous = current;
+    current = { ...current, [key]: id };
+    if (METADATA_GRANTING.has(key)) {
+      // Who gains sight of the channel gets it whole; who loses it, a delete; the rest the update.
+      const before = new Set(audience);
+      audience = see(current);
+      const seeing = new Set(audience);
+      const gaining = audience.filter((x) => !before.has(x));
+      publish(audience.filter((x) => before.has(x)), event);
+      announce(gaining, current);
+      publish([...before].filter((x) => !seeing.has(x)), { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] });
+    } else {
+      publish(audience, event);
+    }
+    if (key === 'can_send_message_group') {
+      // The legacy stream_post_policy (and is_announcement_only) events, when the derived value changes.
+      const oldPolicy = streamPostPolicy(eventGraph, previous.can_send_message_group);
+      const newPolicy = streamPostPolicy(eventGraph, id);
+      if (oldPolicy !== newPolicy) {
+        emit(after.name, 'stream_post_policy', newPolicy);
+        emit(after.name, 'is_announcement_only', newPolicy === STREAM_POST_POLICY.admins);
+      }
+    }
   }
   onCommit(() => services.cache.invalidateGroups(realm.id));
 }
@@ -248,13 +322,27 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
-    await setDefaultStream(tx, realm.id, stream.id, false);
+    // maybe_set_moderation_or_announcement_channels_none: realm settings naming the channel are unset (-1), in one update_dict event.
     await unsetChannelSettings(services, tx, onCommit, realm.id, stream.id, [...users.values()].filter((u) => u.is_active).map((u) => u.id));
+    const wasDefault = (await defaultStreamIds(tx, realm.id)).includes(stream.id);
+    if (wasDefault) {
+      // do_deactivate_stream removes a default channel with do_remove_default_stream, whose event non-guests get.
+      await setDefaultStream(tx, realm.id, stream.id, false);
+      const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
+      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: await defaultStreamIds(tx, realm.id) } });
+    }
     const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
       userIds: audience,
       event: streamUpdateEvent(stream, 'is_archived', true),
+    });
+    // send_stream_deletion_event(for_archiving=True): clients that do not list archived channels drop it.
+    publishAfterCommit(services, onCommit, {
+      realmId: realm.id,
+      userIds: audience,
+      event: { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] },
+      channelArchiving: true,
     });
   });
 }

@@ -10,7 +10,11 @@ import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import type { Executor } from '../store/db.js';
 import { deleteMessagesByIds, messagesSentBy } from '../store/messages.js';
-import { deleteMessageEvent } from '../events/types.js';
+import { deleteMessageEvent, type ConfabEvent } from '../events/types.js';
+import { userSettingsOf } from '../lib/user_settings.js';
+import type { GroupGraph } from '../store/cache.js';
+import { activeUserSubscriberIds, allSubscriptionsOf, getStreamsByIds } from '../store/channels.js';
+import { usersWhoCanSee } from '../shapes/channels.js';
 
 export interface DeactivationActions {
   delete_profile?: boolean;
@@ -85,7 +89,9 @@ export async function writeDeactivation(
 ): Promise<void> {
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   const admins = [...users.values()].filter((u) => u.is_active && isRealmAdmin(u)).map((u) => u.id);
+  const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
+    const gone = new Set<number>();
     // The user's bots go first, then the user; the deletion actions apply to bots first too.
     for (const account of accounts) {
       if (actions.delete_public_channel_messages || actions.delete_private_channel_messages || actions.delete_direct_messages) {
@@ -100,12 +106,17 @@ export async function writeDeactivation(
         fields.avatar_version = account.avatar_version + 1;
       }
       await updateUser(tx, account.id, fields);
+      gone.add(account.id);
+      // send_events_for_user_deactivation: those who see the account's channels' subscribers see it go
+      // (peer_remove, its subscriptions stay), then everyone hears it is no longer active.
+      for (const e of await peerEventsFor(tx, graph, users, gone, account.id, 'peer_remove', true)) publishAfterCommit(services, onCommit, { realmId: realm.id, ...e });
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, is_active: false } } });
       if (fields.full_name) {
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: account.id, full_name: fields.full_name } } });
       }
       if (account.is_bot) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'remove', bot: { user_id: account.id, full_name: account.full_name } } });
+        // do_deactivate_user: realm_bot/update with is_active (realm_bot/remove is no longer sent since feature level 222).
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...new Set([owner.id, ...admins])], event: { type: 'realm_bot', op: 'update', bot: { user_id: account.id, is_active: false } } });
       }
     }
     onCommit(() => {
@@ -114,6 +125,41 @@ export async function writeDeactivation(
       for (const account of accounts) for (const q of services.queues.queuesOf(account.id)) services.queues.delete(q);
     });
   });
+}
+
+/**
+ * The peer events for an account just deactivated (peer_remove, Zulip's send_peer_remove_events)
+ * or reactivated (peer_add): for each channel it is subscribed to, those who may see the channel's
+ * subscribers, other than the account and those already deactivated; channels with the same
+ * audience share one event.
+ */
+async function peerEventsFor(
+  tx: Executor,
+  graph: GroupGraph,
+  users: ReadonlyMap<number, User>,
+  gone: ReadonlySet<number>,
+  accountId: number,
+  op: 'peer_add' | 'peer_remove',
+  includeArchived: boolean,
+): Promise<Array<{ userIds: number[]; event: ConfabEvent }>> {
+  const streamIds = (await allSubscriptionsOf(tx, accountId)).filter((s) => s.active).map((s) => s.stream_id);
+  if (streamIds.length === 0) return [];
+  const realmId = users.get(accountId)!.realm_id;
+  const streams = (await getStreamsByIds(tx, realmId, streamIds)).filter((s) => includeArchived || !s.is_archived);
+  const subscribers = await activeUserSubscriberIds(tx, streamIds);
+  const stillActive = [...users.values()].filter((u) => !gone.has(u.id));
+  const batches = new Map<string, { streamIds: number[]; peers: number[] }>();
+  for (const stream of streams) {
+    const peers = usersWhoCanSee(graph, stillActive, stream, new Set(subscribers.get(stream.id) ?? [])).filter((id) => id !== accountId);
+    if (peers.length === 0) continue;
+    const key = peers.join(',');
+    const batch = batches.get(key) ?? batches.set(key, { streamIds: [], peers }).get(key)!;
+    batch.streamIds.push(stream.id);
+  }
+  return [...batches.values()].map((b) => ({
+    userIds: b.peers,
+    event: { type: 'subscription', op, stream_ids: b.streamIds.sort((x, y) => x - y), user_ids: [accountId] },
+  }));
 }
 
 /**
@@ -137,9 +183,30 @@ export async function reactivateUser(services: Services, caller: User, realm: Re
   }
   if (target.is_active) throw new BadRequest('User is already active');
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateUser(tx, target.id, { is_active: true });
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...audience, target.id], event: { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } } });
+    const everyone = [...audience, target.id];
+    const publish = (userIds: number[], event: ConfabEvent) => {
+      if (userIds.length) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
+    };
+    // do_reactivate_user's events, in its order.
+    publish(everyone, { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } });
+    const humanAdmins = [...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id);
+    if (!target.is_bot) {
+      publish(humanAdmins, { type: 'realm_export_consent', user_id: target.id, consented: !!userSettingsOf(target.settings).allow_private_data_export });
+    } else {
+      const owners = new Set(humanAdmins);
+      if (target.bot_owner_id !== null && users.get(target.bot_owner_id)?.is_active) owners.add(target.bot_owner_id);
+      publish([...owners], { type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: true } });
+    }
+    // Its channels' audiences see it back (peer_add, for channels not archived).
+    const now = new Map(users);
+    now.set(target.id, { ...target, is_active: true });
+    for (const e of await peerEventsFor(tx, graph, now, new Set(), target.id, 'peer_add', false)) publish(e.userIds, e.event);
+    // And its groups get it back (do_send_user_group_members_update_event for each named group it is directly in).
+    const groupIds = [...graph.members.entries()].filter(([id, members]) => members.has(target.id) && graph.groups.get(id)?.named).map(([id]) => id).sort((a, b) => a - b);
+    for (const groupId of groupIds) publish(everyone, { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [target.id] });
     onCommit(() => services.cache.invalidateUsers(realm.id));
   });
 }

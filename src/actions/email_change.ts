@@ -12,7 +12,8 @@ import { composeEmail } from '../lib/email_templates.js';
 import { queueAndSend } from './email.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
-import { isEmailAddress } from './users.js';
+import { audienceFor, isEmailAddress } from './users.js';
+import { canSeeDeliveryEmail, EMAIL_VISIBILITY, emailVisibilityOf, formatUser } from '../shapes/users.js';
 import { UniqueConflict } from '../store/conflicts.js';
 
 /** A confirmation link is good for a day, as Zulip's are. */
@@ -69,9 +70,20 @@ export async function confirmEmailChange(services: Services, key: string): Promi
     if (await getUserByEmail(tx, user.realm_id, row.new_email)) return undefined;
     await updateUser(tx, user.id, { email: row.new_email });
     await markEmailChangeUsed(tx, row.id);
-    const audience = await activeUserIds(tx, user.realm_id);
-    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: row.new_email } } });
-    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: row.new_email } } });
+    const after: User = { ...user, email: row.new_email };
+    const realm = await services.cache.realm(user.realm_id);
+    const audience = realm ? (await audienceFor(services, realm, user)).map((u) => u.id) : await activeUserIds(tx, user.realm_id);
+    const viewers = [...(await services.cache.users(user.realm_id)).values()].filter((u) => u.is_active);
+    const publish = (userIds: number[], person: Record<string, unknown>) => {
+      if (userIds.length) publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds, event: { type: 'realm_user', op: 'update', person: { user_id: user.id, ...person } } });
+    };
+    // do_change_user_delivery_email: the new address to those who may see it, then (Confab's avatars
+    // being Gravatars of the address) notify_avatar_url_change, then the new API address to everyone
+    // only when the address is the public one (email_address_is_realm_public).
+    publish([...new Set([user.id, ...viewers.filter((v) => canSeeDeliveryEmail(v, after)).map((v) => v.id)])], { delivery_email: row.new_email });
+    const url = formatUser(after, services.emailDomains, { clientGravatar: false }).avatar_url;
+    publish(audience, { avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: after.avatar_version });
+    if (emailVisibilityOf(after) === EMAIL_VISIBILITY.everyone) publish(await activeUserIds(tx, user.realm_id), { new_email: row.new_email });
     onCommit(() => services.cache.invalidateUsers(user.realm_id));
     return row.new_email;
   }).catch(raced);

@@ -9,7 +9,7 @@ import { BadRequest, AdminRequired } from '../errors.js';
 import { hashPassword, passwordStrongEnough, verifyPassword } from '../lib/secrets.js';
 import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { apiEmail, canSeeDeliveryEmail } from '../shapes/users.js';
+import { apiEmail, canSeeDeliveryEmail, formatUser } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { checkUniqueName, validateFullName } from './users.js';
 import { legacySettingEvents } from '../events/types.js';
@@ -133,6 +133,12 @@ export async function updateSettings(services: Services, caller: User, realm: Re
       });
       if (timezoneChanged) changed.push(['timezone', timezone]);
       if (changed.some(([k, v]) => k === 'enable_drafts_synchronization' && v === false)) await deleteAllDrafts(tx, target.id);
+      const publishPerson = (userIds: number[], person: Record<string, unknown>) => {
+        if (userIds.length) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, ...person } } });
+      };
+      // Zulip's json_change_settings: the name first, then each setting (do_change_user_setting, its
+      // events together), the time zone last.
+      if (fullName !== undefined && fullName !== target.full_name) publishPerson(audience, { full_name: fullName });
       for (const [property, value] of changed) {
         const event: UserSettingsEvent = { type: 'user_settings', op: 'update', property, value, ...(property === 'default_language' ? { language_name: String(value) } : {}) };
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
@@ -145,24 +151,21 @@ export async function updateSettings(services: Services, caller: User, realm: Re
         if (property === 'allow_private_data_export') {
           publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: admins, event: { type: 'realm_export_consent', user_id: target.id, consented: !!value } });
         }
-      }
-      if (timezoneChanged) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(target, services.emailDomains), timezone } } });
-      }
-      if (changed.some(([k]) => k === 'email_address_visibility')) {
-        // Everyone learns the new API address; those whose access to the real one changed, that.
-        const after = { ...target, settings: stored } as User;
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, email: apiEmail(after, services.emailDomains) } } });
-        for (const viewer of activeUsers) {
-          const could = canSeeDeliveryEmail(viewer, target);
-          const can = canSeeDeliveryEmail(viewer, after);
-          if (could === can) continue;
-          const person = { user_id: target.id, delivery_email: can ? target.email : null };
-          publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [viewer.id], event: { type: 'realm_user', op: 'update', person } });
+        if (property === 'timezone') publishPerson(audience, { email: apiEmail({ ...target, settings: stored } as User, services.emailDomains), timezone });
+        if (property === 'email_address_visibility') {
+          // send_delivery_email_update_events: one event to those who may now see the real address,
+          // one (null) to those who no longer may; then, only when the API address changes (to or
+          // from "everyone"), new_email to everyone and the avatar URL (notify_avatar_url_change).
+          const after = { ...target, settings: stored } as User;
+          const others = activeUsers.filter((v) => v.id !== target.id);
+          publishPerson(others.filter((v) => !canSeeDeliveryEmail(v, target) && canSeeDeliveryEmail(v, after)).map((v) => v.id), { delivery_email: target.email });
+          publishPerson(others.filter((v) => canSeeDeliveryEmail(v, target) && !canSeeDeliveryEmail(v, after)).map((v) => v.id), { delivery_email: null });
+          if (apiEmail(after, services.emailDomains) !== apiEmail(target, services.emailDomains)) {
+            publishPerson(audience, { new_email: apiEmail(after, services.emailDomains) });
+            const url = formatUser(after, services.emailDomains, { clientGravatar: false }).avatar_url;
+            publishPerson(audience, { avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: after.avatar_version });
+          }
         }
-      }
-      if (fullName !== undefined && fullName !== target.full_name) {
-        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } } });
       }
     }
     onCommit(() => services.cache.invalidateUsers(realm.id));

@@ -78,8 +78,16 @@ async function markRead(services: Services, user: User, only: { streamId?: numbe
   });
 }
 
+/**
+ * Zulip's do_mark_all_as_read: the event names no messages but says `all`, and is sent even when
+ * nothing was unread (clients clear their unread state from it).
+ */
 export async function markAllAsRead(services: Services, user: User): Promise<void> {
-  await markRead(services, user, {});
+  await services.database.transaction(async (tx, onCommit) => {
+    const ids = await unreadMessageIds(tx, services.database.dialect, user.id, {});
+    await setReadFlag(tx, user.id, ids);
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { ...readFlagsEvent([]), all: true } });
+  });
 }
 
 /** The channel, if the user may read its messages (Zulip's access_stream_by_id): else "Invalid channel ID". */

@@ -90,19 +90,37 @@ export async function prepareUnsubscribe(
       await deactivateSubscriptions(tx, stream.id, leaving);
       removedBy.set(stream.id, leaving);
     }
-    // After the commit: each leaver hears of it, the rest of the channel's audience sees them go,
-    // and a leaver who no longer may see a private channel is told it is gone for them.
+    // After the commit, as Zulip's send_subscription_remove_events: each leaver gets one remove event
+    // naming every channel they left, then a delete for the private ones they may no longer see;
+    // then the rest of each channel's audience sees them go (peer_remove, one event for channels
+    // with the same leavers and the same audience).
     const publish = (userIds: number[], event: ConfabEvent) => publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
+    const viewersOf = new Map<number, number[]>();
+    for (const stream of streams) {
+      const leaving = removedBy.get(stream.id) ?? [];
+      const remaining = new Set((before.get(stream.id) ?? []).filter((id) => !leaving.includes(id)));
+      viewersOf.set(stream.id, usersWhoCanSee(graph, users, stream, remaining));
+    }
+    for (const target of targets) {
+      const left = streams.filter((s) => removedBy.get(s.id)?.includes(target.id));
+      if (left.length === 0) continue;
+      publish([target.id], { type: 'subscription', op: 'remove', subscriptions: left.map((s) => ({ stream_id: s.id, name: s.name })) });
+      const gone = left.filter((s) => !viewersOf.get(s.id)!.includes(target.id));
+      if (gone.length) publish([target.id], { type: 'stream', op: 'delete', streams: gone.map((s) => ({ stream_id: s.id })), stream_ids: gone.map((s) => s.id) });
+    }
+    const batches = new Map<string, { streamIds: number[]; userIds: number[]; peers: number[] }>();
     for (const stream of streams) {
       const leaving = removedBy.get(stream.id) ?? [];
       if (leaving.length === 0) continue;
-      const remaining = new Set((before.get(stream.id) ?? []).filter((id) => !leaving.includes(id)));
-      for (const id of leaving) publish([id], { type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] });
-      const viewers = usersWhoCanSee(graph, users, stream, remaining);
-      const peers = viewers.filter((id) => !leaving.includes(id));
-      publish(peers, { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: leaving });
-      const lostSight = leaving.filter((id) => !viewers.includes(id));
-      publish(lostSight, { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] });
+      const peers = viewersOf.get(stream.id)!.filter((id) => !leaving.includes(id));
+      if (peers.length === 0) continue;
+      const userIds = [...leaving].sort((a, b) => a - b);
+      const key = `${userIds.join(',')}|${peers.join(',')}`;
+      const batch = batches.get(key) ?? batches.set(key, { streamIds: [], userIds, peers }).get(key)!;
+      batch.streamIds.push(stream.id);
+    }
+    for (const b of batches.values()) {
+      publish(b.peers, { type: 'subscription', op: 'peer_remove', stream_ids: b.streamIds.sort((x, y) => x - y), user_ids: b.userIds });
     }
     return { removed, not_removed: notRemoved };
   };

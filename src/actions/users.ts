@@ -16,10 +16,12 @@ import { requireMemberOrAdmin, requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { canSeeDeliveryEmail, formatUser, apiEmail } from '../shapes/users.js';
 import { botDomain } from '../shapes/realm.js';
-import { isRealmAdmin } from '../access/channel_access.js';
+import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { subscribeNewAccountToDefaults } from './subscription_writes.js';
 import { realmUserDefaultOverrides } from '../store/realm_user_defaults.js';
-import { subscriptionEvents } from '../shapes/channels.js';
+import { formatStream, subscriptionEvents } from '../shapes/channels.js';
+import { activeUserSubscriberIds, listRealmStreams, type Stream } from '../store/channels.js';
+import type { ConfabEvent } from '../events/types.js';
 import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';
 import { onConflict } from '../store/conflicts.js';
 
@@ -241,6 +243,7 @@ export async function updateUserByAdmin(
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
   const everyone = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   const botAudience = [...new Set([...[...users.values()].filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.id), ...(target.bot_owner_id ? [target.bot_owner_id] : [])])];
+  const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     if (fullName !== undefined && fullName !== target.full_name) {
       await updateUser(tx, target.id, { full_name: fullName });
@@ -255,10 +258,56 @@ export async function updateUserByAdmin(
       const moves = await setSystemGroupMembership(tx, realm.id, target.id, role, fullMember);
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, role } } });
       publishSystemGroupMoves(services, onCommit, realm.id, target.id, moves, everyone);
+      for (const e of await roleChannelEvents(tx, graph, realm.id, target, role, moves)) {
+        publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event: e });
+      }
     }
     if (extra) await extra(tx, onCommit);
     onCommit(() => afterUserChange(services, realm.id));
   });
+}
+
+/**
+ * Zulip's send_stream_events_for_role_update: the channels (not archived) the user may see after a
+ * role change and could not before come whole in one stream/create, each followed by a peer_add of
+ * its subscribers; those it no longer may see go in one stream/delete.
+ */
+async function roleChannelEvents(
+  tx: Executor,
+  graph: GroupGraph,
+  realmId: number,
+  target: User,
+  role: number,
+  moves: { removed: number[]; added: number[] },
+): Promise<ConfabEvent[]> {
+  const streams = (await listRealmStreams(tx, realmId)).filter((s) => !s.is_archived);
+  if (streams.length === 0) return [];
+  const subscribers = await activeUserSubscriberIds(tx, streams.map((s) => s.id));
+  // The graph as it is after the move between system groups.
+  const members = new Map(graph.members);
+  for (const id of moves.removed) members.set(id, new Set([...(members.get(id) ?? [])].filter((u) => u !== target.id)));
+  for (const id of moves.added) members.set(id, new Set([...(members.get(id) ?? []), target.id]));
+  const afterGraph: GroupGraph = { ...graph, members };
+  const after: User = { ...target, role };
+  const gained: Stream[] = [];
+  const lost: Stream[] = [];
+  for (const stream of streams) {
+    const subscribed = (subscribers.get(stream.id) ?? []).includes(target.id);
+    const before = channelAccess(graph, target, stream, subscribed).metadata;
+    const now = channelAccess(afterGraph, after, stream, subscribed).metadata;
+    if (now && !before) gained.push(stream);
+    if (before && !now) lost.push(stream);
+  }
+  const out: ConfabEvent[] = [];
+  if (gained.length) {
+    out.push({ type: 'stream', op: 'create', streams: gained.map((s) => formatStream(s, afterGraph, subscribers.get(s.id)?.length ?? 0)) });
+    for (const s of gained) {
+      const ids = subscribers.get(s.id) ?? [];
+      if (ids.length) out.push({ type: 'subscription', op: 'peer_add', stream_ids: [s.id], user_ids: [...ids] });
+    }
+  }
+  if (lost.length) out.push({ type: 'stream', op: 'delete', streams: lost.map((s) => ({ stream_id: s.id })), stream_ids: lost.map((s) => s.id) });
+  return out;
 }
 
 /** An outgoing-webhook bot's entry in `services` (Zulip's shape; embedded bots are not supported). */

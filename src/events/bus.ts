@@ -20,6 +20,12 @@ export interface BusEvent {
   rawContent?: string;
   /** For user_group events: the group was deactivated before this change (clients without include_deactivated_groups skip it). */
   deactivatedGroup?: boolean;
+  /**
+   * For the stream/delete of an archived channel and the stream/create of an unarchived one
+   * (Zulip's for_archiving / for_unarchiving): queues with archived_channels keep seeing the
+   * channel, so they skip it.
+   */
+  channelArchiving?: boolean;
 }
 
 export type BusHandler = (e: BusEvent) => void;

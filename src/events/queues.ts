@@ -30,6 +30,8 @@ export interface QueueOptions {
    * event and changes to deactivated groups are not sent.
    */
   includeDeactivatedGroups?: boolean;
+  /** The archived_channels capability: archiving a channel is not a stream/delete for it (nor unarchiving a create). */
+  archivedChannels?: boolean;
   /** The linkifier_url_template capability: without it, no realm_linkifiers events. */
   linkifierUrlTemplate?: boolean;
   /** The register request's narrow: only matching message events are queued. */
@@ -286,6 +288,7 @@ export class QueueManager {
       // Clients that asked for user_topic by name get no legacy muted_topics events (Zulip 6.0+).
       if (type === 'muted_topics' && q.opts.eventTypes?.includes('user_topic')) continue;
       if (type === 'realm_linkifiers' && q.opts.linkifierUrlTemplate === false) continue;
+      if (e.channelArchiving && q.opts.archivedChannels) continue;
       if (event.type === 'user_group' && q.opts.includeDeactivatedGroups === false) {
         if (event.op === 'update') {
           const data = event.data as { deactivated?: boolean };

@@ -20,9 +20,9 @@ import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import type { ConfabEvent } from '../events/types.js';
 
 /** Zulip's legacy stream_post_policy, derived from can_send_message_group for old clients. */
-const STREAM_POST_POLICY = { everyone: 1, admins: 2, restrictNewMembers: 3, moderators: 4 } as const;
+export const STREAM_POST_POLICY = { everyone: 1, admins: 2, restrictNewMembers: 3, moderators: 4 } as const;
 
-function streamPostPolicy(graph: GroupGraph, groupId: number): number {
+export function streamPostPolicy(graph: GroupGraph, groupId: number): number {
   const group = graph.groups.get(groupId);
   if (!group || !group.is_system_group) return STREAM_POST_POLICY.everyone;
   if (group.name === 'role:administrators') return STREAM_POST_POLICY.admins;

@@ -51,6 +51,7 @@ export function registerEventRoutes(r: Router): void {
       bulkMessageDeletion: capabilities.bulk_message_deletion === true,
       linkifierUrlTemplate: capabilities.linkifier_url_template === true,
       includeDeactivatedGroups: capabilities.include_deactivated_groups === true,
+      archivedChannels: capabilities.archived_channels === true,
       ...(narrow.length ? { narrow } : {}),
     });
     try {
