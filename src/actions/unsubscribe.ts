@@ -7,7 +7,7 @@ import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, NotAllowed } from '../errors.js';
 import { validateChannelName } from './channels.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
-import { usersWhoCanSee } from '../shapes/channels.js';
+import { peerEventBatches, usersWhoCanSee } from '../shapes/channels.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import type { ConfabEvent } from '../events/types.js';
@@ -108,19 +108,8 @@ export async function prepareUnsubscribe(
       const gone = left.filter((s) => !viewersOf.get(s.id)!.includes(target.id));
       if (gone.length) publish([target.id], { type: 'stream', op: 'delete', streams: gone.map((s) => ({ stream_id: s.id })), stream_ids: gone.map((s) => s.id) });
     }
-    const batches = new Map<string, { streamIds: number[]; userIds: number[]; peers: number[] }>();
-    for (const stream of streams) {
-      const leaving = removedBy.get(stream.id) ?? [];
-      if (leaving.length === 0) continue;
-      const peers = viewersOf.get(stream.id)!.filter((id) => !leaving.includes(id));
-      if (peers.length === 0) continue;
-      const userIds = [...leaving].sort((a, b) => a - b);
-      const key = `${userIds.join(',')}|${peers.join(',')}`;
-      const batch = batches.get(key) ?? batches.set(key, { streamIds: [], userIds, peers }).get(key)!;
-      batch.streamIds.push(stream.id);
-    }
-    for (const b of batches.values()) {
-      publish(b.peers, { type: 'subscription', op: 'peer_remove', stream_ids: b.streamIds.sort((x, y) => x - y), user_ids: b.userIds });
+    for (const b of peerEventBatches(streams, (id) => removedBy.get(id), viewersOf)) {
+      publish(b.peers, { type: 'subscription', op: 'peer_remove', stream_ids: b.streamIds, user_ids: b.userIds });
     }
     return { removed, not_removed: notRemoved };
   };

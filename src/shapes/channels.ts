@@ -309,20 +309,31 @@ export function subscriptionEvents(
   }
   for (const [userId, subscriptions] of perUser) publish([userId], { type: 'subscription', op: 'add', subscriptions });
 
-  // Channels with the same new subscribers and the same audience share one peer_add event.
-  const batches = new Map<string, { streamIds: number[]; userIds: number[]; peers: number[] }>();
-  for (const stream of r.targets) {
-    const fresh = r.added.get(stream.id) ?? new Set<number>();
-    if (!fresh.size) continue;
-    const peers = viewersOf.get(stream.id)!.filter((id) => !fresh.has(id));
-    if (!peers.length) continue;
-    const userIds = [...fresh].sort((a, b) => a - b);
-    const key = `${userIds.join(',')}|${peers.join(',')}`;
-    const batch = batches.get(key) ?? batches.set(key, { streamIds: [], userIds, peers }).get(key)!;
-    batch.streamIds.push(stream.id);
-  }
-  for (const b of batches.values()) {
-    publish(b.peers, { type: 'subscription', op: 'peer_add', stream_ids: b.streamIds.sort((x, y) => x - y), user_ids: b.userIds });
+  for (const b of peerEventBatches(r.targets, (id) => r.added.get(id), viewersOf)) {
+    publish(b.peers, { type: 'subscription', op: 'peer_add', stream_ids: b.streamIds, user_ids: b.userIds });
   }
   return out;
+}
+
+/**
+ * The peer_add or peer_remove events of a change to several channels' members: channels with the
+ * same members joining (or leaving) and the same audience (those who see the channel, the
+ * changed members aside) share one event, as Zulip batches them. Ids sorted.
+ */
+export function peerEventBatches(
+  streams: ReadonlyArray<{ id: number }>,
+  changedOf: (streamId: number) => Iterable<number> | undefined,
+  viewersOf: ReadonlyMap<number, number[]>,
+): Array<{ streamIds: number[]; userIds: number[]; peers: number[] }> {
+  const batches = new Map<string, { streamIds: number[]; userIds: number[]; peers: number[] }>();
+  for (const stream of streams) {
+    const changed = new Set(changedOf(stream.id) ?? []);
+    if (!changed.size) continue;
+    const peers = viewersOf.get(stream.id)!.filter((id) => !changed.has(id));
+    if (!peers.length) continue;
+    const userIds = [...changed].sort((a, b) => a - b);
+    const key = `${userIds.join(',')}|${peers.join(',')}`;
+    (batches.get(key) ?? batches.set(key, { streamIds: [], userIds, peers }).get(key)!).streamIds.push(stream.id);
+  }
+  return [...batches.values()].map((b) => ({ ...b, streamIds: b.streamIds.sort((x, y) => x - y) }));
 }
