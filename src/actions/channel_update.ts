@@ -21,6 +21,19 @@ import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 import { unsetChannelSettings } from './realm_settings.js';
+import { notificationBot } from './notification_bot.js';
+import {
+  archivedMarkdown,
+  descriptionChangedMarkdown,
+  permissionChangedMarkdown,
+  postChannelEventNotice,
+  prepareNotice,
+  renamedMarkdown,
+  retentionChangedMarkdown,
+  topicsPolicyChangedMarkdown,
+  unarchivedMarkdown,
+  type PreparedNotice,
+} from './channel_event_notices.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -58,6 +71,35 @@ interface UpdateContext {
 interface UpdatePlan {
   changes: Partial<Stream>;
   defaultChange: boolean;
+  /** is_private, is_web_public or history_public_to_subscribers named: Zulip's do_change_stream_permission runs, changed or not. */
+  permissionNamed: boolean;
+}
+
+/** The Notification Bot's notices this update posts in the channel's events topic, prepared before its transaction. */
+interface UpdateNotices {
+  bot: User;
+  permission?: PreparedNotice;
+  retention?: PreparedNotice;
+  unarchived?: PreparedNotice;
+  topicsPolicy?: PreparedNotice;
+  description?: PreparedNotice;
+  rename?: PreparedNotice;
+}
+
+/** Zulip's texts for what the plan changes, each rendered with what its text links and mentions. */
+async function prepareUpdateNotices(services: Services, caller: User, realm: Realm, stream: Stream, { changes, permissionNamed }: UpdatePlan): Promise<UpdateNotices> {
+  const bot = await notificationBot(services, realm.id);
+  const prepare = (markdown: string) => prepareNotice(services, realm, bot, markdown);
+  const notices: UpdateNotices = { bot };
+  if (permissionNamed) notices.permission = await prepare(permissionChangedMarkdown(caller, stream, { ...stream, ...changes }));
+  if (changes.message_retention_days !== undefined) {
+    notices.retention = await prepare(retentionChangedMarkdown(caller, stream.message_retention_days, changes.message_retention_days, realm.settings.message_retention_days));
+  }
+  if (changes.is_archived === false) notices.unarchived = await prepare(unarchivedMarkdown(stream.name));
+  if (changes.topics_policy !== undefined) notices.topicsPolicy = await prepare(topicsPolicyChangedMarkdown(caller, stream.topics_policy, changes.topics_policy));
+  if (changes.description !== undefined) notices.description = await prepare(descriptionChangedMarkdown(caller, stream.description, changes.description));
+  if (changes.name !== undefined) notices.rename = await prepare(renamedMarkdown(caller, stream.name, changes.name));
+  return notices;
 }
 
 export async function updateChannel(services: Services, caller: User, realm: Realm, streamId: number, u: ChannelUpdate): Promise<void> {
@@ -65,10 +107,11 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   const plan = await planChannelUpdate(services, caller, realm, context, u);
   // Members a new group-setting value names that the cache lacks (made elsewhere a moment ago) are read.
   const users = await services.cache.usersIncluding(realm.id, idsNamedBy(Object.values(u.groupSettings).map((update) => update?.new)).userIds);
+  const notices = await prepareUpdateNotices(services, caller, realm, context.stream, plan);
   const renamedTo = plan.changes.name;
   // Another rename to the same name may commit first: the index refuses this one, as the check in the plan would have.
   await onConflict(
-    services.database.transaction((tx, onCommit) => writeChannelUpdate(services, tx, onCommit, realm, users, context, plan, u)),
+    services.database.transaction((tx, onCommit) => writeChannelUpdate(services, tx, onCommit, realm, users, context, plan, u, notices)),
     () => (renamedTo !== undefined ? new BadRequest(`Channel '${renamedTo}' already exists`) : undefined),
   );
 }
@@ -127,7 +170,8 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   planPrivacy(caller, realm, context, u, changes, defaults.has(stream.id));
   if (u.messageRetentionDays !== undefined) {
     if (caller.role !== ROLE.owner) throw new OwnerRequired();
-    if (u.messageRetentionDays !== stream.message_retention_days) changes.message_retention_days = u.messageRetentionDays;
+    // Zulip's do_change_stream_message_retention_days runs (event and notice) even for the same value.
+    changes.message_retention_days = u.messageRetentionDays;
   }
   if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
     if (u.topicsPolicy === 'empty_topic_only' && (await channelHasNamedTopic(db, stream.id))) {
@@ -149,7 +193,8 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   }
   const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
   if (defaultChange && !isRealmAdmin(caller)) throw new AdminRequired();
-  return { changes, defaultChange };
+  const permissionNamed = u.isPrivate !== undefined || u.isWebPublic !== undefined || u.historyPublicToSubscribers !== undefined;
+  return { changes, defaultChange, permissionNamed };
 }
 
 /**
@@ -192,8 +237,9 @@ async function writeChannelUpdate(
   realm: Realm,
   users: Map<number, User>,
   { stream, graph, subscribers }: UpdateContext,
-  { changes, defaultChange }: UpdatePlan,
+  { changes, defaultChange, permissionNamed }: UpdatePlan,
   u: ChannelUpdate,
+  notices: UpdateNotices,
 ): Promise<void> {
   // Renames racing each other were planned against the old name; the first to commit wins, and
   // the others, now renaming the channel to what it is called, get the sequential answer.
@@ -237,7 +283,12 @@ async function writeChannelUpdate(
   const emit = (name: string, property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
     publish(audience, streamUpdateEvent({ id: stream.id, name }, property, value, extra));
   const oldName = stream.name;
-  if (changes.invite_only !== undefined || changes.is_web_public !== undefined || changes.history_public_to_subscribers !== undefined) {
+  // The channel as each step leaves it: each step's notice follows its events, in the channel as it is then.
+  let state: Stream = stream;
+  const notice = async (n: PreparedNotice | undefined) => {
+    if (n) await postChannelEventNotice(services, tx, onCommit, { bot: notices.bot, realm, users, stream: state, notice: n });
+  };
+  if (permissionNamed) {
     // do_change_stream_permission: a private channel made public is announced (create, peer_add) to
     // those who could not see it; the update goes to everyone else who can see it now.
     current = { ...current, invite_only: after.invite_only, is_web_public: after.is_web_public, history_public_to_subscribers: after.history_public_to_subscribers };
@@ -253,6 +304,8 @@ async function writeChannelUpdate(
         is_web_public: current.is_web_public,
       }),
     );
+    state = { ...state, invite_only: current.invite_only, is_web_public: current.is_web_public, history_public_to_subscribers: current.history_public_to_subscribers };
+    await notice(notices.permission);
   }
   if (defaultChange) {
     const ids = await defaultStreamIds(tx, realm.id);
@@ -260,7 +313,11 @@ async function writeChannelUpdate(
     const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
     publish(nonGuests, { type: 'default_streams', default_streams: ids });
   }
-  if (changes.message_retention_days !== undefined) emit(oldName, 'message_retention_days', changes.message_retention_days);
+  if (changes.message_retention_days !== undefined) {
+    emit(oldName, 'message_retention_days', changes.message_retention_days);
+    state = { ...state, message_retention_days: changes.message_retention_days };
+    await notice(notices.retention);
+  }
   if (changes.is_archived === false) {
     // do_unarchive_stream: the update, then the channel whole (for_unarchiving) for clients that did not list it while archived.
     emit(oldName, 'is_archived', false);
@@ -268,11 +325,26 @@ async function writeChannelUpdate(
       const event: ConfabEvent = { type: 'stream', op: 'create', streams: [formatStream({ ...current, is_archived: false }, eventGraph, activeSubscribers.length)] };
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, channelArchiving: true });
     }
+    state = { ...state, is_archived: false };
+    await notice(notices.unarchived);
   }
-  if (changes.topics_policy !== undefined) emit(oldName, 'topics_policy', changes.topics_policy);
-  if (changes.description !== undefined) emit(oldName, 'description', changes.description, { rendered_description: changes.rendered_description });
+  if (changes.topics_policy !== undefined) {
+    emit(oldName, 'topics_policy', changes.topics_policy);
+    state = { ...state, topics_policy: changes.topics_policy };
+    // do_set_stream_property sends its notice without archived_channel_notice: to an archived channel Zulip's send fails (logged), and nothing is posted.
+    if (!state.is_archived) await notice(notices.topicsPolicy);
+  }
+  if (changes.description !== undefined) {
+    emit(oldName, 'description', changes.description, { rendered_description: changes.rendered_description });
+    state = { ...state, description: changes.description, rendered_description: changes.rendered_description! };
+    await notice(notices.description);
+  }
   // do_rename_stream: `name` is the channel's old name, `value` the new one.
-  if (changes.name !== undefined) emit(oldName, 'name', changes.name);
+  if (changes.name !== undefined) {
+    emit(oldName, 'name', changes.name);
+    state = { ...state, name: changes.name };
+    await notice(notices.rename);
+  }
   current = { ...after, ...Object.fromEntries(STREAM_GROUP_SETTINGS.map((key) => [key, stream[key]])) };
   if (changes.folder_id !== undefined) emit(after.name, 'folder_id', changes.folder_id);
   for (const key of Object.keys(u.groupSettings) as StreamGroupSetting[]) {
@@ -320,6 +392,8 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   }
   if (stream.is_archived) throw new BadRequest('Channel is already deactivated');
   const users = await services.cache.users(realm.id);
+  const bot = await notificationBot(services, realm.id);
+  const archivedNotice = await prepareNotice(services, realm, bot, archivedMarkdown(stream.name));
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
     // maybe_set_moderation_or_announcement_channels_none: realm settings naming the channel are unset (-1), in one update_dict event.
@@ -344,6 +418,8 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
       event: { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] },
       channelArchiving: true,
     });
+    // do_deactivate_stream's notice (archived_channel_notice), read for everyone (limit_unread_user_ids=set()).
+    await postChannelEventNotice(services, tx, onCommit, { bot, realm, users, stream: { ...stream, is_archived: true }, notice: archivedNotice, allRead: true });
   });
 }
 

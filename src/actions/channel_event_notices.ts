@@ -1,0 +1,119 @@
+// The Notification Bot's messages about a change to a channel, posted in the channel's own
+// "channel events" topic as Zulip's zerver/actions/streams.py sends them (maybe_send_channel_events_notice):
+// a rename, a new description, new access permissions, a new retention period, a new topics
+// policy, archiving and unarchiving. Each is written in the change's transaction, after the
+// change's events, so its message event follows them after the commit.
+import type { Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
+import type { Services } from '../services.js';
+import type { Realm } from '../store/realms.js';
+import type { User } from '../store/users.js';
+import type { Stream } from '../store/channels.js';
+import type { OnCommit } from '../events/publish.js';
+import { renderMarkdown } from '../markdown/render.js';
+import { normalizeContent, EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
+import { postChannelNotification, silentMention } from './notification_bot.js';
+import { channelEventsTopic, channelPolicyName } from './subscription_notices.js';
+import { messageRenderContext } from './render_context.js';
+
+type Policy = Pick<Stream, 'invite_only' | 'is_web_public' | 'history_public_to_subscribers'>;
+
+/** "@_**Name|id** renamed channel **old** to **new**." */
+export function renamedMarkdown(actor: User, oldName: string, newName: string): string {
+  return `${silentMention(actor).md} renamed channel **${oldName}** to **${newName}**.`;
+}
+
+/** send_change_stream_description_notification: both descriptions quoted, an empty one as *No description.* */
+export function descriptionChangedMarkdown(actor: User, oldDescription: string, newDescription: string): string {
+  const shown = (d: string) => (d === '' ? '*No description.*' : d);
+  return (
+    `${silentMention(actor).md} changed the description for this channel.\n\n` +
+    `* **Old description:**\n\`\`\`\` quote\n${shown(oldDescription)}\n\`\`\`\`\n` +
+    `* **New description:**\n\`\`\`\` quote\n${shown(newDescription)}\n\`\`\`\``
+  );
+}
+
+/** send_change_stream_permission_notification (sent even when the policy stays the same). */
+export function permissionChangedMarkdown(actor: User, before: Policy, after: Policy): string {
+  return `${silentMention(actor).md} changed the [access permissions](/help/channel-permissions) for this channel from **${channelPolicyName(before)}** to **${channelPolicyName(after)}**.`;
+}
+
+/** send_change_stream_message_retention_days_notification; null is the organization's default, -1 forever. */
+export function retentionChangedMarkdown(actor: User, oldValue: number | null, newValue: number | null, realmDefault: number): string {
+  const oldDays = oldValue ?? realmDefault;
+  const newDays = newValue ?? realmDefault;
+  let oldPeriod: string;
+  let newPeriod: string;
+  let summary: string;
+  if (oldDays === -1) {
+    oldPeriod = 'Forever';
+    newPeriod = `${newDays} days`;
+    summary = `Messages in this channel will now be automatically deleted ${newDays} days after they are sent.`;
+  } else if (newDays === -1) {
+    oldPeriod = `${oldDays} days`;
+    newPeriod = 'Forever';
+    summary = 'Messages in this channel will now be retained forever.';
+  } else {
+    oldPeriod = `${oldDays} days`;
+    newPeriod = `${newDays} days`;
+    summary = `Messages in this channel will now be automatically deleted ${newDays} days after they are sent.`;
+  }
+  return (
+    `${silentMention(actor).md} has changed the [message retention period](/help/message-retention-policy) for this channel:\n` +
+    `* **Old retention period**: ${oldPeriod}\n` +
+    `* **New retention period**: ${newPeriod}\n\n` +
+    summary
+  );
+}
+
+/** do_set_stream_property's names for the topics policies. */
+const TOPICS_POLICY_NAMES: Readonly<Record<string, string>> = {
+  inherit: 'Automatic',
+  allow_empty_topic: `*${EMPTY_TOPIC_DISPLAY_NAME}* topic allowed`,
+  disable_empty_topic: `No *${EMPTY_TOPIC_DISPLAY_NAME}* topic`,
+  empty_topic_only: `Only *${EMPTY_TOPIC_DISPLAY_NAME}* topic allowed`,
+};
+
+export function topicsPolicyChangedMarkdown(actor: User, oldPolicy: string, newPolicy: string): string {
+  return `${silentMention(actor).md} changed the "Allow posting to the *${EMPTY_TOPIC_DISPLAY_NAME}* topic?" setting from **${TOPICS_POLICY_NAMES[oldPolicy] ?? oldPolicy}** to **${TOPICS_POLICY_NAMES[newPolicy] ?? newPolicy}**.`;
+}
+
+export const archivedMarkdown = (name: string): string => `Channel #**${name}** has been archived.`;
+export const unarchivedMarkdown = (name: string): string => `Channel #**${name}** has been unarchived.`;
+
+/** A notice's text with what rendering it needs, read before the transaction. */
+export interface PreparedNotice {
+  content: string;
+  ctx: Awaited<ReturnType<typeof messageRenderContext>>;
+}
+
+export async function prepareNotice(services: Services, realm: Realm, bot: User, markdown: string): Promise<PreparedNotice> {
+  const content = normalizeContent(markdown);
+  return { content, ctx: await messageRenderContext(services, realm, bot, content) };
+}
+
+/**
+ * Posts a prepared notice to the channel's events topic (the empty topic where the channel allows
+ * only that) inside the caller's transaction, rendered as any message (a description's mentions
+ * count). `stream` is the channel as it is at that step of the change. Unread for every subscriber,
+ * the one who made the change too, unless `allRead` (archiving: limit_unread_user_ids=set()).
+ */
+export async function postChannelEventNotice(
+  services: Services,
+  tx: Transaction<DB>,
+  onCommit: OnCommit,
+  o: { bot: User; realm: Realm; users: Map<number, User>; stream: Stream; notice: PreparedNotice; allRead?: boolean },
+): Promise<void> {
+  // Zulip's realm setting send_channel_events_messages, which Confab reports as always on.
+  const rendered = renderMarkdown(o.notice.content, o.notice.ctx);
+  await postChannelNotification(services, tx, onCommit, {
+    bot: o.bot,
+    realm: o.realm,
+    users: o.users,
+    stream: o.stream,
+    topic: channelEventsTopic(o.stream),
+    body: { content: o.notice.content, html: rendered.html },
+    readFor: () => !!o.allRead,
+    mentions: { rendered, graph: o.notice.ctx.graph },
+  });
+}
