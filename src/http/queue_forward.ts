@@ -46,7 +46,7 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
   // A request that already carries the header is never forwarded again, whatever its value: two
   // processes can never bounce one between them.
   if (!cluster || request.headers[FORWARDED_HEADER] !== undefined) return false;
-  const home = await cluster.homeOf(queueId);
+  let home = await cluster.homeOf(queueId);
   if (!home) return false;
   if (cluster.relayingStopped && request.method === 'GET') {
     answerEmpty(reply, queueId);
@@ -69,7 +69,18 @@ export async function forwardToQueueHome(services: Services, queueId: string, re
   const timer = setTimeout(() => abort.abort(), (services.config.heartbeatSeconds + 15) * 1000);
   cluster.relaying.add(abort);
   try {
-    const res = await fetch(`${home.url}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
+    let res: Response;
+    try {
+      res = await fetch(`${home.url}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
+    } catch (err) {
+      // The home may have just handed its queues to another process and stopped, after we read
+      // where the queue lives: read it once more, and ask the new home if there is one.
+      const moved = abort.signal.aborted ? undefined : await cluster.homeOf(queueId);
+      if (!moved || moved.token === home.token) throw err;
+      home = moved;
+      headers[FORWARDED_HEADER] = home.token;
+      res = await fetch(`${home.url}${path}?${fields.toString()}`, { method: request.method, headers, signal: abort.signal });
+    }
     const text = await res.text();
     if (!reply.raw.destroyed) {
       reply.code(res.status).type(res.headers.get('content-type') ?? 'application/json; charset=utf-8').send(text);
