@@ -7,7 +7,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { OnCommit } from '../events/publish.js';
 import { FLAG_BITS } from '../store/messages.js';
-import { renderMarkdown, type Rendered } from '../markdown/render.js';
+import { mentionFree, renderMarkdown, type Rendered } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
 import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from './messages.js';
 import { normalizeContent } from '../lib/message_text.js';
@@ -25,10 +25,21 @@ export interface RenderedBody {
 
 /** Renders a bot's markdown (reads outside any transaction: call it before opening one). */
 export async function renderBotMessage(services: Services, realm: Realm, bot: User, markdown: string): Promise<RenderedBody> {
-  const content = normalizeContent(markdown);
-  const ctx = await messageRenderContext(services, realm, bot, content);
+  const { content, ctx } = await prepareBotMessage(services, realm, bot, markdown);
   const rendered = renderMarkdown(content, ctx);
   return { content, html: rendered.html, rendered };
+}
+
+/** A bot's message before it is rendered: its text and what rendering it needs. */
+export interface PreparedBotMessage {
+  content: string;
+  ctx: Awaited<ReturnType<typeof messageRenderContext>>;
+}
+
+/** The reads a bot's message needs (before a transaction), for rendering it later, inside one. */
+export async function prepareBotMessage(services: Services, realm: Realm, bot: User, markdown: string): Promise<PreparedBotMessage> {
+  const content = normalizeContent(markdown);
+  return { content, ctx: await messageRenderContext(services, realm, bot, content) };
 }
 
 /** A direct message from a bot to one user, inside the caller's transaction; unread for the user. */
@@ -70,7 +81,7 @@ function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>
     sender: o.bot,
     realm: o.realm,
     content: o.body.content,
-    rendered: { ...o.body.rendered, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false },
+    rendered: mentionFree(o.body.rendered.html),
     stream: undefined,
     topic: '',
     dmParticipants: participants,

@@ -11,10 +11,10 @@ import type { User } from '../store/users.js';
 import type { Stream } from '../store/channels.js';
 import type { OnCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
-import { normalizeContent, EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { postChannelNotification, silentMention } from './notification_bot.js';
 import { channelEventsTopic, channelPolicyName } from './subscription_notices.js';
-import { messageRenderContext } from './render_context.js';
+import type { PreparedBotMessage } from './bot_messages.js';
 
 type Policy = Pick<Stream, 'invite_only' | 'is_web_public' | 'history_public_to_subscribers'>;
 
@@ -81,17 +81,6 @@ export function topicsPolicyChangedMarkdown(actor: User, oldPolicy: string, newP
 export const archivedMarkdown = (name: string): string => `Channel #**${name}** has been archived.`;
 export const unarchivedMarkdown = (name: string): string => `Channel #**${name}** has been unarchived.`;
 
-/** A notice's text with what rendering it needs, read before the transaction. */
-export interface PreparedNotice {
-  content: string;
-  ctx: Awaited<ReturnType<typeof messageRenderContext>>;
-}
-
-export async function prepareNotice(services: Services, realm: Realm, bot: User, markdown: string): Promise<PreparedNotice> {
-  const content = normalizeContent(markdown);
-  return { content, ctx: await messageRenderContext(services, realm, bot, content) };
-}
-
 /**
  * Posts a prepared notice to the channel's events topic (the empty topic where the channel allows
  * only that) inside the caller's transaction, rendered as any message (a description's mentions
@@ -102,7 +91,7 @@ export async function postChannelEventNotice(
   services: Services,
   tx: Transaction<DB>,
   onCommit: OnCommit,
-  o: { bot: User; realm: Realm; users: Map<number, User>; stream: Stream; notice: PreparedNotice; allRead?: boolean },
+  o: { bot: User; realm: Realm; users: Map<number, User>; stream: Stream; notice: PreparedBotMessage; allRead?: boolean },
 ): Promise<void> {
   // Zulip's realm setting send_channel_events_messages, which Confab reports as always on.
   const rendered = renderMarkdown(o.notice.content, o.notice.ctx);

@@ -22,17 +22,16 @@ import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 import { unsetChannelSettings } from './realm_settings.js';
 import { notificationBot } from './notification_bot.js';
+import { prepareBotMessage, type PreparedBotMessage } from './bot_messages.js';
 import {
   archivedMarkdown,
   descriptionChangedMarkdown,
   permissionChangedMarkdown,
   postChannelEventNotice,
-  prepareNotice,
   renamedMarkdown,
   retentionChangedMarkdown,
   topicsPolicyChangedMarkdown,
   unarchivedMarkdown,
-  type PreparedNotice,
 } from './channel_event_notices.js';
 
 export interface ChannelUpdate {
@@ -78,18 +77,18 @@ interface UpdatePlan {
 /** The Notification Bot's notices this update posts in the channel's events topic, prepared before its transaction. */
 interface UpdateNotices {
   bot: User;
-  permission?: PreparedNotice;
-  retention?: PreparedNotice;
-  unarchived?: PreparedNotice;
-  topicsPolicy?: PreparedNotice;
-  description?: PreparedNotice;
-  rename?: PreparedNotice;
+  permission?: PreparedBotMessage;
+  retention?: PreparedBotMessage;
+  unarchived?: PreparedBotMessage;
+  topicsPolicy?: PreparedBotMessage;
+  description?: PreparedBotMessage;
+  rename?: PreparedBotMessage;
 }
 
 /** Zulip's texts for what the plan changes, each rendered with what its text links and mentions. */
 async function prepareUpdateNotices(services: Services, caller: User, realm: Realm, stream: Stream, { changes, permissionNamed }: UpdatePlan): Promise<UpdateNotices> {
   const bot = await notificationBot(services, realm.id);
-  const prepare = (markdown: string) => prepareNotice(services, realm, bot, markdown);
+  const prepare = (markdown: string) => prepareBotMessage(services, realm, bot, markdown);
   const notices: UpdateNotices = { bot };
   if (permissionNamed) notices.permission = await prepare(permissionChangedMarkdown(caller, stream, { ...stream, ...changes }));
   if (changes.message_retention_days !== undefined) {
@@ -285,7 +284,7 @@ async function writeChannelUpdate(
   const oldName = stream.name;
   // The channel as each step leaves it: each step's notice follows its events, in the channel as it is then.
   let state: Stream = stream;
-  const notice = async (n: PreparedNotice | undefined) => {
+  const notice = async (n: PreparedBotMessage | undefined) => {
     if (n) await postChannelEventNotice(services, tx, onCommit, { bot: notices.bot, realm, users, stream: state, notice: n });
   };
   if (permissionNamed) {
@@ -393,7 +392,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
   if (stream.is_archived) throw new BadRequest('Channel is already deactivated');
   const users = await services.cache.users(realm.id);
   const bot = await notificationBot(services, realm.id);
-  const archivedNotice = await prepareNotice(services, realm, bot, archivedMarkdown(stream.name));
+  const archivedNotice = await prepareBotMessage(services, realm, bot, archivedMarkdown(stream.name));
   await services.database.transaction(async (tx, onCommit) => {
     await updateStream(tx, stream.id, { is_archived: true });
     // maybe_set_moderation_or_announcement_channels_none: realm settings naming the channel are unset (-1), in one update_dict event.

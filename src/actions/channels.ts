@@ -30,7 +30,8 @@ import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { writeSubscriptions } from './subscription_writes.js';
-import { newSubscriptionMessagesSent, postSubscriptionNotices, prepareChannelCreatedMessages, type PreparedChannelCreated } from './subscription_notices.js';
+import { newSubscriptionMessagesSent, postSubscriptionNotices, prepareChannelCreatedMessages } from './subscription_notices.js';
+import type { PreparedBotMessage } from './bot_messages.js';
 import { notificationBot } from './notification_bot.js';
 import { updateRealmSettings } from './realm_settings.js';
 import type { Transaction } from 'kysely';
@@ -276,7 +277,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     ? await prepareChannelCreatedMessages(services, realm, bot, caller, toCreate.map((spec) => ({
       name: spec.name, description: spec.description ?? '', invite_only: o.inviteOnly, is_web_public: o.isWebPublic, history_public_to_subscribers: history,
     })))
-    : new Map<string, PreparedChannelCreated>();
+    : new Map<string, PreparedBotMessage>();
   const now = nowSeconds();
   const write = async (tx: Transaction<DB>, onCommit: OnCommit): Promise<SubscriptionOutcome> => {
     const overlay = overlayGraph(graph);

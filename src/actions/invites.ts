@@ -35,6 +35,7 @@ import { defaultStreamsForNewUser } from './default_streams.js';
 import { audienceFor, checkUniqueName, insertAccount, publishUserAdded, validateEmail, validateFullName } from './users.js';
 import { requireMemberOrAdmin } from '../access/roles.js';
 import { notificationBot, silentMention } from './notification_bot.js';
+import { mentionFree } from '../markdown/render.js';
 import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } from './bot_messages.js';
 import { onConflict } from '../store/conflicts.js';
 
@@ -448,7 +449,7 @@ export async function acceptInvite(
         realm,
         users: everyone,
         recipient: notify,
-        body: { ...body, rendered: { html: body.html, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false } },
+        body: { ...body, rendered: mentionFree(body.html) },
       });
     }
     if (welcomer && welcomeBody) await postDirectFromBot(services, tx, onCommit, { bot: welcomer, realm, users: everyone, recipient: user, body: welcomeBody });

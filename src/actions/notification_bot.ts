@@ -15,13 +15,13 @@ import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
 import { FLAG_BITS, setFirstMessageIdIfUnset } from '../store/messages.js';
 import { groupMembersRecursive, type GroupGraph } from '../store/cache.js';
-import type { Rendered } from '../markdown/render.js';
+import { mentionFree, type Rendered } from '../markdown/render.js';
 import { alertWordsFor } from '../store/alert_words.js';
 import { containsAlertWord } from './alert_words.js';
 import type { OnCommit } from '../events/publish.js';
 import { insertAccount } from './users.js';
 import { insertRealmWithGroups } from './realms.js';
-import { writeMessage } from './messages.js';
+import { WILDCARD_MENTION_THRESHOLD, writeMessage } from './messages.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { realmUrl } from '../shapes/realm.js';
 
@@ -137,9 +137,6 @@ export function paragraph(pieces: Piece[]): { content: string; html: string } {
   return { content: pieces.map((p) => p.md).join(''), html: `<p>${pieces.map((p) => p.html).join('')}</p>` };
 }
 
-/** Above this many subscribers a channel wildcard mention needs permission (Zulip's WILDCARD_MENTION_THRESHOLD). */
-const WILDCARD_MENTION_THRESHOLD = 15;
-
 /**
  * Who a system bot's rendered channel message mentions, as Zulip's check_message and
  * do_send_messages work it out for any sender: users by name, and the members of each group
@@ -185,7 +182,7 @@ export async function postChannelNotification(
   const subs = await subscriberIds(tx, o.stream.id);
   const everyone = new Set(subs.filter((id) => o.users.get(id)?.is_active));
   const users = o.users.has(o.bot.id) ? o.users : new Map([...o.users, [o.bot.id, o.bot]]);
-  const rendered: Rendered = o.mentions?.rendered ?? { html: o.body.html, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false };
+  const rendered: Rendered = o.mentions?.rendered ?? mentionFree(o.body.html);
   let mentioned = new Set<number>();
   const alerted = new Set<number>();
   if (o.mentions) {

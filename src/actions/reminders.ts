@@ -14,7 +14,7 @@ import { dmGroupMembers, FLAG_BITS } from '../store/messages.js';
 import { deleteScheduled, getPendingScheduled, insertScheduled, listPendingScheduled, type ScheduledMessage } from '../store/scheduled.js';
 import { BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { renderMarkdown } from '../markdown/render.js';
+import { mentionFree, renderMarkdown } from '../markdown/render.js';
 import { realmUrl } from '../shapes/realm.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { accessibleMessage } from '../queries/message_access.js';
@@ -171,7 +171,7 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
     sender: bot,
     realm,
     content: m.content,
-    rendered: { html: m.rendered_content, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false },
+    rendered: mentionFree(m.rendered_content),
     stream: undefined,
     topic: '',
     dmParticipants: participants,

@@ -16,10 +16,9 @@ import type { GroupGraph } from '../store/cache.js';
 import { channelNarrow } from '../lib/narrow_urls.js';
 import { channelLinkHtml } from '../markdown/channel_links.js';
 import { paragraph, postChannelNotification, silentMention, text, type Piece } from './notification_bot.js';
-import { postDirectsFromBot, type RenderedBody } from './bot_messages.js';
-import { linkChannelsMadeSince, messageRenderContext } from './render_context.js';
-import { renderMarkdown } from '../markdown/render.js';
-import { normalizeContent } from '../lib/message_text.js';
+import { postDirectsFromBot, prepareBotMessage, type PreparedBotMessage, type RenderedBody } from './bot_messages.js';
+import { linkChannelsMadeSince } from './render_context.js';
+import { mentionFree, renderMarkdown } from '../markdown/render.js';
 
 /**
  * Zulip's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES (POST /register's max_bulk_new_subscription_messages):
@@ -53,12 +52,6 @@ export function channelCreatedMarkdown(actor: User, channel: ChannelPolicy & { d
   return `**${channelPolicyName(channel)}** channel created by ${silentMention(actor).md}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
 }
 
-/** A channel-created message before the channel exists: its text and what rendering it needs. */
-export interface PreparedChannelCreated {
-  content: string;
-  ctx: Awaited<ReturnType<typeof messageRenderContext>>;
-}
-
 /**
  * The channel-created messages' texts and render contexts, keyed by channel name (reads: call it
  * before the transaction). They are rendered in the transaction once the channels exist
@@ -71,17 +64,14 @@ export async function prepareChannelCreatedMessages(
   bot: User,
   actor: User,
   channels: ReadonlyArray<ChannelPolicy & { name: string; description: string }>,
-): Promise<Map<string, PreparedChannelCreated>> {
-  const out = new Map<string, PreparedChannelCreated>();
-  for (const c of channels) {
-    const content = normalizeContent(channelCreatedMarkdown(actor, c));
-    out.set(c.name, { content, ctx: await messageRenderContext(services, realm, bot, content) });
-  }
+): Promise<Map<string, PreparedBotMessage>> {
+  const out = new Map<string, PreparedBotMessage>();
+  for (const c of channels) out.set(c.name, await prepareBotMessage(services, realm, bot, channelCreatedMarkdown(actor, c)));
   return out;
 }
 
 /** Renders a prepared channel-created message once the request's channels exist. */
-export function renderChannelCreated(bot: User, prepared: PreparedChannelCreated, created: readonly Stream[]): RenderedBody {
+export function renderChannelCreated(bot: User, prepared: PreparedBotMessage, created: readonly Stream[]): RenderedBody {
   const rendered = renderMarkdown(prepared.content, linkChannelsMadeSince(prepared.ctx, bot, prepared.content, created));
   return { content: prepared.content, html: rendered.html, rendered };
 }
@@ -150,7 +140,7 @@ export interface SubscriptionNotices {
   sendDirectMessages: boolean;
   announce: boolean;
   /** The channel-created message of each created channel, by name (none for a channel left out of the map). */
-  createdMessages: ReadonlyMap<string, PreparedChannelCreated>;
+  createdMessages: ReadonlyMap<string, PreparedBotMessage>;
   /** The group graph the messages were rendered with: whom their group mentions reach. */
   graph: GroupGraph;
 }
@@ -195,7 +185,7 @@ async function postSubscribedYouMessages(services: Services, tx: Transaction<DB>
     // Nobody is told of subscribing themselves; bots are never told.
     if (!recipient || recipient.id === n.actor.id || recipient.is_bot) continue;
     const body = subscribedYouBody(n.actor, streams);
-    items.push({ recipient, body: { ...body, rendered: plainRendered(body.html) } });
+    items.push({ recipient, body: { ...body, rendered: mentionFree(body.html) } });
   }
   // Written together: up to 100 of them, in a few queries.
   await postDirectsFromBot(services, tx, onCommit, { bot: n.bot, realm: n.realm, users: n.users, items });
@@ -220,6 +210,3 @@ async function postNewChannelsAnnouncement(services: Services, tx: Transaction<D
   });
 }
 
-function plainRendered(html: string) {
-  return { html, mentionedUserIds: new Set<number>(), mentionedGroupIds: new Set<number>(), wildcard: null, streamWildcard: false, topicWildcard: false };
-}

@@ -49,6 +49,11 @@ export interface LinkableChannel {
 
 export type WildcardKind = 'stream' | 'topic' | null;
 
+/** A rendering that mentions nobody: a bot's text whose HTML is written, not parsed. */
+export function mentionFree(html: string): Rendered {
+  return { html, mentionedUserIds: new Set(), mentionedGroupIds: new Set(), wildcard: null, streamWildcard: false, topicWildcard: false };
+}
+
 export interface Rendered {
   html: string;
   /** Users mentioned by name (not silently). */

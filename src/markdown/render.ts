@@ -4,6 +4,7 @@
 import { getParser } from './parser.js';
 import type { MentionGroup, MentionUser, RenderContext, Rendered, RenderEnv } from './env.js';
 
+export { mentionFree } from './env.js';
 export type { LinkableChannel, LinkifierRule, MentionGroup, MentionUser, RenderContext, Rendered, WildcardKind } from './env.js';
 export { topicLinks } from './topic_links.js';
 
