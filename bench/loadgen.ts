@@ -4,7 +4,7 @@
 // silently inside every latency figure. Every phase has a deadline, and every child is killed
 // when the phase ends, however it ends.
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,18 +59,56 @@ export interface LoadResult {
   pollerCpu: number;
 }
 
-/** CPU seconds (user + system, all threads) a process has used so far (clock ticks are 1/100 s). */
-export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+/**
+ * The process and every live process below it: a server run with CONFAB_WORKERS is a cluster
+ * primary whose workers do the work, and their CPU counts as the server's.
+ */
+export function processTree(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      parentOf.set(Number(entry), Number(fields[1]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parentOf) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+function sumOver(pids: number[], read: (pid: number) => number): number {
+  let total = 0;
+  for (const p of pids) {
+    try {
+      total += read(p);
+    } catch {
+      // The process ended meanwhile: its CPU so far is lost to the figure, as it would be to ps.
+    }
+  }
+  return total;
 }
 
 /**
- * Seconds the process's main thread has waited on a run queue for a CPU so far (the second field
- * of schedstat): on a shared machine, time a server was ready to work and could not.
+ * CPU seconds (user + system, all threads) a process and its child processes (live ones) have
+ * used so far (clock ticks are 1/100 s).
+ */
+export function cpuSeconds(pid: number): number {
+  return sumOver(processTree(pid), (p) => {
+    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  });
+}
+
+/**
+ * Seconds the main threads of the process and its child processes have waited on a run queue
+ * for a CPU so far (the second field of schedstat): on a shared machine, time a server was ready
+ * to work and could not.
  */
 export function runQueueSeconds(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  return sumOver(processTree(pid), (p) => Number(readFileSync(`/proc/${p}/schedstat`, 'utf8').split(' ')[1]) / 1e9);
 }
 
 function percentile(sorted: number[], p: number): number {

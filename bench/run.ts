@@ -12,7 +12,7 @@ import pg from 'pg';
 import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
 import { seed, type Seeded } from './seed.js';
 import { renderFigures } from './render.js';
-import { cpuSeconds, generate, type LoadResult } from './loadgen.js';
+import { cpuSeconds, generate, processTree, type LoadResult } from './loadgen.js';
 import { cpuCost, type CpuCost } from './cpu_cost.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -26,6 +26,12 @@ const RATES = (process.env.CONFAB_BENCH_RATES || '100,1000').split(',').map(Numb
 const SENDERS = Number(process.env.CONFAB_BENCH_SENDERS || 32);
 /** Comma-separated subset of figures: rss,me,send,get,register,render,web,scale (default: all); `send` includes the rates, `rate` is the rates alone. */
 const ONLY = new Set((process.env.CONFAB_BENCH_ONLY || 'rss,me,cpu,send,get,register,render,web,scale').split(','));
+/**
+ * Server processes (CONFAB_WORKERS for the server: node:cluster workers behind one port, joined
+ * through the cluster primary); 1 is the default single process. Its CPU and RSS figures count
+ * the primary and every worker.
+ */
+const WORKERS = Number(process.env.CONFAB_BENCH_WORKERS || 1);
 /** Extra node flags for the server process, e.g. --cpu-prof to profile it. */
 const SERVER_NODE_FLAGS = (process.env.CONFAB_BENCH_SERVER_FLAGS || '').split(' ').filter(Boolean);
 
@@ -40,9 +46,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Resident memory of a process and its child processes (a cluster's primary and workers). */
 function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  let kb = 0;
+  for (const p of processTree(pid)) {
+    const status = readFileSync(`/proc/${p}/status`, 'utf8');
+    kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
   return kb / 1024;
 }
 
@@ -152,7 +162,7 @@ async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
 }
 
 async function main() {
-  process.stdout.write(`Confab benchmark on ${usePostgres ? 'PostgreSQL' : 'SQLite'} (${SECONDS} s per load figure)\n`);
+  process.stdout.write(`Confab benchmark on ${usePostgres ? 'PostgreSQL' : 'SQLite'} (${SECONDS} s per load figure${WORKERS > 1 ? `; ${WORKERS} server worker processes` : ''})\n`);
 
   // Floors, measured first on the idle machine.
   const floorServer = await startProcess([join(root, 'dist/bench/floor_server.js')], {}, /listening (\d+)/);
@@ -188,7 +198,7 @@ async function main() {
 
   const server = await startProcess(
     [...SERVER_NODE_FLAGS, join(root, 'bin/confab.js'), 'serve'],
-    { CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off' },
+    { CONFAB_DATABASE_URL: databaseUrl, CONFAB_PORT: '0', CONFAB_HOST: '127.0.0.1', CONFAB_RATE_LIMITS: 'off', ...(WORKERS > 1 ? { CONFAB_WORKERS: String(WORKERS) } : {}) },
     /listening on (http:\/\/[^\s]+)/,
   );
   const base = server.match[1]!;
