@@ -21,6 +21,7 @@ import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 import { unsetChannelSettings } from './realm_settings.js';
+import { publishDefaultStreams } from './default_streams.js';
 import { notificationBot } from './notification_bot.js';
 import { prepareBotMessage, type PreparedBotMessage } from './bot_messages.js';
 import {
@@ -306,12 +307,7 @@ async function writeChannelUpdate(
     state = { ...state, invite_only: current.invite_only, is_web_public: current.is_web_public, history_public_to_subscribers: current.history_public_to_subscribers };
     await notice(notices.permission);
   }
-  if (defaultChange) {
-    const ids = await defaultStreamIds(tx, realm.id);
-    // Like Zulip, only non-guests hear about the default channels.
-    const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
-    publish(nonGuests, { type: 'default_streams', default_streams: ids });
-  }
+  if (defaultChange) await publishDefaultStreams(services, tx, onCommit, realm.id, users.values());
   if (changes.message_retention_days !== undefined) {
     emit(oldName, 'message_retention_days', changes.message_retention_days);
     state = { ...state, message_retention_days: changes.message_retention_days };
@@ -401,8 +397,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
     if (wasDefault) {
       // do_deactivate_stream removes a default channel with do_remove_default_stream, whose event non-guests get.
       await setDefaultStream(tx, realm.id, stream.id, false);
-      const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: await defaultStreamIds(tx, realm.id) } });
+      await publishDefaultStreams(services, tx, onCommit, realm.id, users.values());
     }
     const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
     publishAfterCommit(services, onCommit, {
