@@ -21,7 +21,8 @@ import { containsAlertWord } from './alert_words.js';
 import type { OnCommit } from '../events/publish.js';
 import { insertAccount } from './users.js';
 import { insertRealmWithGroups } from './realms.js';
-import { WILDCARD_MENTION_THRESHOLD, writeMessage } from './messages.js';
+import { WILDCARD_MENTION_THRESHOLD } from './messages.js';
+import { writeMessage } from './message_write.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { realmUrl } from '../shapes/realm.js';
 
