@@ -3,11 +3,11 @@
 // queues after it (commitMessage, in message_write.ts).
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import { BOT_TYPE, type User } from '../store/users.js';
+import type { User } from '../store/users.js';
 import { getStream, getStreamByName, STREAM_GROUP_SETTINGS, subscriberIds, type Stream } from '../store/channels.js';
 import { userAtAddress } from '../queries/user_lookup.js';
 import { FLAG_BITS, dmGroupHasMessages, findDmGroup, topicParticipants } from '../store/messages.js';
-import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
+import { isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
 import { renderMarkdown, type Rendered } from '../markdown/render.js';
 import { mutersOf } from '../store/muted_users.js';
@@ -17,8 +17,7 @@ import { channelAccess } from '../access/channel_access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
 import { outgoingWebhookTriggers } from './outgoing_webhook_triggers.js';
-import { containsAlertWord } from './alert_words.js';
-import { alertWordsFor } from '../store/alert_words.js';
+import { addMentionedGenericBots, alertedUserIds, mentionedUserIds } from './message_mentions.js';
 import { commitMessage, type PreparedMessage } from './message_write.js';
 
 export type SendTarget =
@@ -169,9 +168,7 @@ export function checkGroupMentionPermission(graph: GroupGraph, sender: User, ren
 /** The users a message mentions: by name, or as members of mentioned groups the sender may mention. */
 function mentionedUsers(graph: GroupGraph, sender: User, rendered: Rendered): Set<number> {
   checkGroupMentionPermission(graph, sender, rendered);
-  const out = new Set(rendered.mentionedUserIds);
-  for (const groupId of rendered.mentionedGroupIds) for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
-  return out;
+  return mentionedUserIds(graph, rendered);
 }
 
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
@@ -220,20 +217,13 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   }
   const everyone = new Set(recipientUserIds);
   everyone.add(sender.id);
-  // Generic bots that are mentioned receive the message, as in Zulip.
-  for (const id of mentioned) {
-    const u = users.get(id);
-    if (u?.is_active && u.is_bot && u.bot_type === BOT_TYPE.generic) everyone.add(id);
-  }
+  addMentionedGenericBots(everyone, mentioned, users);
   const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
 
   // Messages from a user someone muted arrive read for them.
   const muters = await mutersOf(services.database.db, sender.id);
   // Recipients whose alert words the message contains get has_alert_word (never for one's own message).
-  const alerted = new Set<number>();
-  for (const [userId, words] of await alertWordsFor(services.database.db, [...everyone].filter((id) => id !== sender.id))) {
-    if (words.some((w) => containsAlertWord(content, w))) alerted.add(userId);
-  }
+  const alerted = await alertedUserIds(services.database.db, content, everyone, sender.id);
   const flagsOf = (userId: number): number => {
     let flags = 0;
     if ((userId === sender.id && readBySender) || muters.has(userId)) flags |= FLAG_BITS.read;
