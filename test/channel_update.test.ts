@@ -253,6 +253,19 @@ test('archiving: stream/delete for clients without archived_channels, not for th
   assert.deepEqual(await events(aware), ['update/is_archived', 'update/is_archived']);
 });
 
+test('unarchiving and a retention change in one request: the channel whole (stream/create) carries the new retention', async () => {
+  const id = await makeChannel(t.owner, 'back-with-retention');
+  assert.equal((await t.owner.delete(`/streams/${id}`)).status, 200);
+  const q = (await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'], client_capabilities: { archived_channels: false } })).body.queue_id;
+  assert.equal((await t.owner.patch(`/streams/${id}`, { is_archived: false, message_retention_days: '30' })).status, 200);
+  const evs = (await member.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  // update_stream_backend changes one Stream object: do_change_stream_message_retention_days runs
+  // before do_unarchive_stream, whose stream creation event describes the channel as it then is.
+  assert.deepEqual(evs.map((e: any) => `${e.op}/${e.property ?? ''}`), ['update/message_retention_days', 'update/is_archived', 'create/']);
+  assert.equal(evs[2].streams[0].message_retention_days, 30);
+  assert.equal(evs[2].streams[0].is_archived, false);
+});
+
 test("archiving the organization's announcement or moderation channel unsets that setting (Zulip's maybe_set_moderation_or_announcement_channels_none)", async () => {
   const id = await makeChannel(t.owner, 'announcements-here');
   const elsewhere = await makeChannel(t.owner, 'announcements-elsewhere');

@@ -2,6 +2,7 @@
 // fresh schema in the PostgreSQL named by CONFAB_TEST_DATABASE_URL), and an HTTP client that speaks
 // the API the way Zulip clients do and can record every exchange for the conformance checker.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,9 @@ function encode(params: Record<string, Value | undefined>): URLSearchParams {
 }
 
 export class Client {
+  /** The account's full name, as made (for the mentions a test expects); empty when not known. */
+  fullName = '';
+
   constructor(
     readonly baseUrl: string,
     readonly email: string,
@@ -111,6 +115,14 @@ export async function rawRequest(
   return { status: res.status, headers: res.headers, body };
 }
 
+export interface AccountOptions {
+  role?: RoleName;
+  name?: string;
+  email?: string;
+  realmId?: number;
+  password?: string;
+}
+
 export interface TestServer {
   url: string;
   /** The database URL another process can open to share this server's data. */
@@ -122,13 +134,14 @@ export interface TestServer {
    * Makes an account through the account-creating action, without the mail of a sign-up (fixture
    * setup; POST /users and the sign-up pages have their own tests); with `password`, one that can log in.
    */
-  createUser(opts?: { role?: RoleName; name?: string; email?: string; realmId?: number; password?: string }): Promise<Client>;
+  createUser(opts?: AccountOptions): Promise<Client>;
   /** Another organization on the same server, with its owner. */
   createOrg(name: string): Promise<{ realmId: number; owner: Client }>;
   close(): Promise<void>;
 }
 
 let counter = 0;
+const OWNER_NAME = 'Olivia Owner';
 
 export async function startTestServer(
   opts: {
@@ -195,9 +208,10 @@ export async function startTestServer(
     name: 'Test Org',
     ownerEmail: 'owner@example.com',
     ownerPassword: 'owner-password',
-    ownerName: 'Olivia Owner',
+    ownerName: OWNER_NAME,
   });
   const owner = new Client(server.url, org.email, org.api_key, org.user_id);
+  owner.fullName = OWNER_NAME;
 
   const createUser: TestServer['createUser'] = async (o = {}) => {
     const n = ++counter;
@@ -205,12 +219,13 @@ export async function startTestServer(
     const realmId = o.realmId ?? org.realm_id;
     const email = o.email ?? `user${n}-${o.role ?? 'member'}@example.com`;
     const passwordHash = o.password === undefined ? null : await hashPassword(o.password);
-    const created = await database.transaction((tx) =>
-      insertAccount(tx, { realmId, email, fullName: o.name ?? `User ${n}`, role, passwordHash, now: nowSeconds() }),
-    );
+    const fullName = o.name ?? `User ${n}`;
+    const created = await database.transaction((tx) => insertAccount(tx, { realmId, email, fullName, role, passwordHash, now: nowSeconds() }));
     cache.invalidateUsers(realmId);
     cache.invalidateGroups(realmId);
-    return new Client(server.url, created.email, created.api_key, created.id);
+    const client = new Client(server.url, created.email, created.api_key, created.id);
+    client.fullName = fullName;
+    return client;
   };
 
   let sharedUrl = databaseUrl;
@@ -237,6 +252,48 @@ export async function startTestServer(
       rmSync(outboxParent, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test file's usual set-up: a server started before its tests, with these accounts made in the
+ * order given, and closed after them. The object returned is the server, with each account's
+ * client under its key, filled in by the time the tests run.
+ */
+export function testServerFor<K extends string>(
+  accounts: Record<K, AccountOptions> & { [P in keyof TestServer]?: never },
+  opts?: Parameters<typeof startTestServer>[0],
+): TestServer & Record<K, Client> {
+  const t = {} as TestServer & Record<K, Client>;
+  before(async () => {
+    Object.assign(t, await startTestServer(opts));
+    for (const [key, o] of Object.entries(accounts) as Array<[K, AccountOptions]>) (t as Record<K, Client>)[key] = await t.createUser(o);
+  });
+  after(async () => {
+    await t.close();
+  });
+  return t;
+}
+
+/** The Notification Bot's address: the sender of Zulip's automated notices. */
+export const NOTIFICATION_BOT = 'notification-bot@zulip.com';
+
+/** A channel's id by its name, as `c` finds it; fails the test unless found. */
+export async function channelId(c: Client, name: string): Promise<number> {
+  const res = await c.get('/get_stream_id', { stream: name });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.stream_id as number;
+}
+
+/** The messages among queued events, each with the flags its event carries. */
+export function messagesIn(events: any[]): any[] {
+  return events.filter((e) => e.type === 'message').map((e) => ({ ...e.message, flags: e.flags }));
+}
+
+/** A message's stored Markdown, or (`applyMarkdown`) its HTML, as `c` reads it. */
+export async function messageContent(c: Client, id: number, applyMarkdown = false): Promise<string> {
+  const res = await c.get(`/messages/${id}`, { apply_markdown: applyMarkdown });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.message.content;
 }
 
 /** Sends a channel message and returns its id; fails the test unless the send succeeded. */

@@ -9,7 +9,7 @@ import type { OnCommit } from '../events/publish.js';
 import { FLAG_BITS } from '../store/messages.js';
 import { mentionFree, renderMarkdown, type Rendered } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
-import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from './messages.js';
+import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from './message_write.js';
 import { normalizeContent } from '../lib/message_text.js';
 import { systemBot, WELCOME_BOT_EMAIL } from './notification_bot.js';
 

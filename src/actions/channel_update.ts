@@ -1,28 +1,25 @@
 // PATCH /streams/{stream_id} and archiving (DELETE /streams/{stream_id}): who may change what,
 // every value checked, one transaction, a stream update event per changed property.
 import type { Services } from '../services.js';
-import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, lockedStreamName, setDefaultStream, STREAM_GROUP_SETTINGS, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, setDefaultStream, STREAM_GROUP_SETTINGS, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { groupSettingValue, idsNamedBy, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
-import { storeGroupSettingValue } from './group_settings.js';
 import { validateChannelDescription, validateChannelName } from './channels.js';
-import { formatStream, STREAM_POST_POLICY, streamPostPolicy, usersWhoCanSee } from '../shapes/channels.js';
-import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import { streamUpdateEvent, type ConfabEvent } from '../events/types.js';
-import type { Transaction } from 'kysely';
-import type { DB } from '../store/schema.js';
+import { usersWhoCanSee } from '../shapes/channels.js';
+import { publishAfterCommit } from '../events/publish.js';
+import { streamUpdateEvent } from '../events/types.js';
 import { renderChannelDescription } from './render_context.js';
 import { getChannelFolder } from '../store/channel_folders.js';
 import { onConflict } from '../store/conflicts.js';
 import { unsetChannelSettings } from './realm_settings.js';
+import { publishDefaultStreams } from './default_streams.js';
 import { notificationBot } from './notification_bot.js';
-import { prepareBotMessage, type PreparedBotMessage } from './bot_messages.js';
+import { prepareBotMessage } from './bot_messages.js';
 import {
   archivedMarkdown,
   descriptionChangedMarkdown,
@@ -33,6 +30,7 @@ import {
   topicsPolicyChangedMarkdown,
   unarchivedMarkdown,
 } from './channel_event_notices.js';
+import { writeChannelUpdate, type GroupSettingUpdate, type UpdateContext, type UpdateNotices, type UpdatePlan } from './channel_update_write.js';
 
 export interface ChannelUpdate {
   description?: string;
@@ -50,40 +48,8 @@ export interface ChannelUpdate {
   groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
 }
 
-/** Settings whose groups may see the channel (Zulip's stream_permission_group_settings_granting_metadata_access). */
-const METADATA_GRANTING: ReadonlySet<StreamGroupSetting> = new Set(['can_add_subscribers_group', 'can_administer_channel_group', 'can_subscribe_group']);
-
 /** Settings that only need metadata access to change (the founding document's exception). */
 const METADATA_ONLY: ReadonlySet<StreamGroupSetting> = new Set(['can_remove_subscribers_group']);
-
-type GroupSettingUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
-type GroupGraph = Awaited<ReturnType<Services['cache']['groupGraph']>>;
-
-/** What the checks found: the channel, its subscribers and the caller's view of it. */
-interface UpdateContext {
-  stream: Stream;
-  graph: GroupGraph;
-  subscribers: number[];
-}
-
-/** The planned change: new column values (group settings are stored at write time) and the default-channel flip. */
-interface UpdatePlan {
-  changes: Partial<Stream>;
-  defaultChange: boolean;
-  /** is_private, is_web_public or history_public_to_subscribers named: Zulip's do_change_stream_permission runs, changed or not. */
-  permissionNamed: boolean;
-}
-
-/** The Notification Bot's notices this update posts in the channel's events topic, prepared before its transaction. */
-interface UpdateNotices {
-  bot: User;
-  permission?: PreparedBotMessage;
-  retention?: PreparedBotMessage;
-  unarchived?: PreparedBotMessage;
-  topicsPolicy?: PreparedBotMessage;
-  description?: PreparedBotMessage;
-  rename?: PreparedBotMessage;
-}
 
 /** Zulip's texts for what the plan changes, each rendered with what its text links and mentions. */
 async function prepareUpdateNotices(services: Services, caller: User, realm: Realm, stream: Stream, { changes, permissionNamed }: UpdatePlan): Promise<UpdateNotices> {
@@ -110,7 +76,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   const renamedTo = plan.changes.name;
   // Another rename to the same name may commit first: the index refuses this one, as the check in the plan would have.
   await onConflict(
-    services.database.transaction((tx, onCommit) => writeChannelUpdate(services, tx, onCommit, realm, users, context, plan, u, notices)),
+    services.database.transaction((tx, onCommit) => writeChannelUpdate(services, tx, onCommit, realm, users, context, plan, u.groupSettings, u.isDefaultStream, notices)),
     () => (renamedTo !== undefined ? new BadRequest(`Channel '${renamedTo}' already exists`) : undefined),
   );
 }
@@ -228,156 +194,6 @@ function planPrivacy(caller: User, realm: Realm, { stream, graph }: UpdateContex
   if (history !== stream.history_public_to_subscribers) changes.history_public_to_subscribers = history;
 }
 
-/** Write: stores the group settings and the planned columns in the caller's transaction, events after commit. */
-async function writeChannelUpdate(
-  services: Services,
-  tx: Transaction<DB>,
-  onCommit: OnCommit,
-  realm: Realm,
-  users: Map<number, User>,
-  { stream, graph, subscribers }: UpdateContext,
-  { changes, defaultChange, permissionNamed }: UpdatePlan,
-  u: ChannelUpdate,
-  notices: UpdateNotices,
-): Promise<void> {
-  // Renames racing each other were planned against the old name; the first to commit wins, and
-  // the others, now renaming the channel to what it is called, get the sequential answer.
-  if (changes.name !== undefined && (await lockedStreamName(tx, services.database.dialect, stream.id)) === changes.name) {
-    throw new BadRequest('Channel already has that name.');
-  }
-  const now = nowSeconds();
-  const groupChanges: Partial<Record<StreamGroupSetting, number>> = {};
-  // The graph as it will be, with the anonymous groups the new values make (for the events' audiences and values).
-  const eventGraph: GroupGraph = { ...graph, groups: new Map(graph.groups), members: new Map(graph.members), subgroups: new Map(graph.subgroups) };
-  for (const [key, update] of Object.entries(u.groupSettings) as Array<[StreamGroupSetting, GroupSettingUpdate]>) {
-    const id = await storeGroupSettingValue(tx, graph, new Set(users.keys()), realm.id, update.new, key, now, { allowInternet: false });
-    if (!graph.groups.has(id) && typeof update.new !== 'number') {
-      const template = graph.groups.get(graph.systemIds['role:nobody'])!;
-      eventGraph.groups.set(id, { ...template, id, named: false, is_system_group: false, name: '', description: '' });
-      eventGraph.members.set(id, new Set(update.new.direct_members));
-      eventGraph.subgroups.set(id, [...update.new.direct_subgroups]);
-    }
-    if (id !== stream[key]) groupChanges[key] = id;
-  }
-  const all = { ...changes, ...groupChanges };
-  await updateStream(tx, stream.id, all);
-  if (defaultChange) await setDefaultStream(tx, realm.id, stream.id, u.isDefaultStream!);
-  const after: Stream = { ...stream, ...all };
-  // Zulip's update_stream_backend applies the changes one by one, each with its events, in this
-  // order; each goes to those who can see the channel at that step. Events before the rename (and
-  // the rename's own) carry the old name, later ones the new.
-  const subs = new Set(subscribers);
-  const activeSubscribers = subscribers.filter((id) => users.get(id)?.is_active);
-  const see = (s: Stream) => usersWhoCanSee(eventGraph, users.values(), s, subs);
-  const publish = (userIds: number[], event: ConfabEvent) => {
-    if (userIds.length) publishAfterCommit(services, onCommit, { realmId: realm.id, userIds, event });
-  };
-  /** Those who now see the channel and could not before get it whole, then its subscribers (peer_add). */
-  const announce = (userIds: number[], s: Stream) => {
-    publish(userIds, { type: 'stream', op: 'create', streams: [formatStream(s, eventGraph, activeSubscribers.length)] });
-    publish(userIds, { type: 'subscription', op: 'peer_add', stream_ids: [s.id], user_ids: [...activeSubscribers] });
-  };
-  let current: Stream = stream;
-  let audience = see(current);
-  const emit = (name: string, property: string, value: unknown, extra?: Parameters<typeof streamUpdateEvent>[3]) =>
-    publish(audience, streamUpdateEvent({ id: stream.id, name }, property, value, extra));
-  const oldName = stream.name;
-  // The channel as each step leaves it: each step's notice follows its events, in the channel as it is then.
-  let state: Stream = stream;
-  const notice = async (n: PreparedBotMessage | undefined) => {
-    if (n) await postChannelEventNotice(services, tx, onCommit, { bot: notices.bot, realm, users, stream: state, notice: n });
-  };
-  if (permissionNamed) {
-    // do_change_stream_permission: a private channel made public is announced (create, peer_add) to
-    // those who could not see it; the update goes to everyone else who can see it now.
-    current = { ...current, invite_only: after.invite_only, is_web_public: after.is_web_public, history_public_to_subscribers: after.history_public_to_subscribers };
-    const before = new Set(audience);
-    audience = see(current);
-    const gaining = stream.invite_only && !current.invite_only ? audience.filter((id) => !before.has(id)) : [];
-    announce(gaining, current);
-    const announced = new Set(gaining);
-    publish(
-      audience.filter((id) => !announced.has(id)),
-      streamUpdateEvent({ id: stream.id, name: oldName }, 'invite_only', current.invite_only, {
-        history_public_to_subscribers: current.history_public_to_subscribers,
-        is_web_public: current.is_web_public,
-      }),
-    );
-    state = { ...state, invite_only: current.invite_only, is_web_public: current.is_web_public, history_public_to_subscribers: current.history_public_to_subscribers };
-    await notice(notices.permission);
-  }
-  if (defaultChange) {
-    const ids = await defaultStreamIds(tx, realm.id);
-    // Like Zulip, only non-guests hear about the default channels.
-    const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
-    publish(nonGuests, { type: 'default_streams', default_streams: ids });
-  }
-  if (changes.message_retention_days !== undefined) {
-    emit(oldName, 'message_retention_days', changes.message_retention_days);
-    state = { ...state, message_retention_days: changes.message_retention_days };
-    await notice(notices.retention);
-  }
-  if (changes.is_archived === false) {
-    // do_unarchive_stream: the update, then the channel whole (for_unarchiving) for clients that did not list it while archived.
-    emit(oldName, 'is_archived', false);
-    if (audience.length) {
-      const event: ConfabEvent = { type: 'stream', op: 'create', streams: [formatStream({ ...current, is_archived: false }, eventGraph, activeSubscribers.length)] };
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event, channelArchiving: true });
-    }
-    state = { ...state, is_archived: false };
-    await notice(notices.unarchived);
-  }
-  if (changes.topics_policy !== undefined) {
-    emit(oldName, 'topics_policy', changes.topics_policy);
-    state = { ...state, topics_policy: changes.topics_policy };
-    // do_set_stream_property sends its notice without archived_channel_notice: to an archived channel Zulip's send fails (logged), and nothing is posted.
-    if (!state.is_archived) await notice(notices.topicsPolicy);
-  }
-  if (changes.description !== undefined) {
-    emit(oldName, 'description', changes.description, { rendered_description: changes.rendered_description });
-    state = { ...state, description: changes.description, rendered_description: changes.rendered_description! };
-    await notice(notices.description);
-  }
-  // do_rename_stream: `name` is the channel's old name, `value` the new one.
-  if (changes.name !== undefined) {
-    emit(oldName, 'name', changes.name);
-    state = { ...state, name: changes.name };
-    await notice(notices.rename);
-  }
-  current = { ...after, ...Object.fromEntries(STREAM_GROUP_SETTINGS.map((key) => [key, stream[key]])) };
-  if (changes.folder_id !== undefined) emit(after.name, 'folder_id', changes.folder_id);
-  for (const key of Object.keys(u.groupSettings) as StreamGroupSetting[]) {
-    const id = groupChanges[key];
-    if (id === undefined) continue;
-    // do_change_stream_group_based_setting: the value as stored (an anonymous value naming one group is that group).
-    const event = streamUpdateEvent({ id: stream.id, name: after.name }, key, groupSettingValue(eventGraph, id));
-    const previous = current;
-    current = { ...current, [key]: id };
-    if (METADATA_GRANTING.has(key)) {
-      // Who gains sight of the channel gets it whole; who loses it, a delete; the rest the update.
-      const before = new Set(audience);
-      audience = see(current);
-      const seeing = new Set(audience);
-      const gaining = audience.filter((x) => !before.has(x));
-      publish(audience.filter((x) => before.has(x)), event);
-      announce(gaining, current);
-      publish([...before].filter((x) => !seeing.has(x)), { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] });
-    } else {
-      publish(audience, event);
-    }
-    if (key === 'can_send_message_group') {
-      // The legacy stream_post_policy (and is_announcement_only) events, when the derived value changes.
-      const oldPolicy = streamPostPolicy(eventGraph, previous.can_send_message_group);
-      const newPolicy = streamPostPolicy(eventGraph, id);
-      if (oldPolicy !== newPolicy) {
-        emit(after.name, 'stream_post_policy', newPolicy);
-        emit(after.name, 'is_announcement_only', newPolicy === STREAM_POST_POLICY.admins);
-      }
-    }
-  }
-  onCommit(() => services.cache.invalidateGroups(realm.id));
-}
-
 /** DELETE /streams/{stream_id}: archives the channel (its messages stay readable). */
 export async function archiveChannel(services: Services, caller: User, realm: Realm, streamId: number): Promise<void> {
   const db = services.database.db;
@@ -401,8 +217,7 @@ export async function archiveChannel(services: Services, caller: User, realm: Re
     if (wasDefault) {
       // do_deactivate_stream removes a default channel with do_remove_default_stream, whose event non-guests get.
       await setDefaultStream(tx, realm.id, stream.id, false);
-      const nonGuests = [...users.values()].filter((x) => x.is_active && x.role !== ROLE.guest).map((x) => x.id);
-      publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: nonGuests, event: { type: 'default_streams', default_streams: await defaultStreamIds(tx, realm.id) } });
+      await publishDefaultStreams(services, tx, onCommit, realm.id, users.values());
     }
     const audience = usersWhoCanSee(graph, users.values(), stream, new Set(subscribers));
     publishAfterCommit(services, onCommit, {

@@ -12,14 +12,14 @@ import { requireRealmAdmin } from '../access/roles.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { FLAG_BITS, insertUserMessages, recentChannelMessageIds } from '../store/messages.js';
 
-/** Zulip tells the organization's active non-guest users about the set. */
-async function nonGuestAudience(services: Services, realmId: number): Promise<number[]> {
-  const users = await services.cache.users(realmId);
-  return [...users.values()].filter((u) => u.is_active && u.role !== ROLE.guest).map((u) => u.id);
-}
-
-function publishDefaults(services: Services, onCommit: OnCommit, realmId: number, audience: number[], ids: number[]): void {
-  publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'default_streams', default_streams: ids } });
+/**
+ * The default_streams event: the set as it stands in `tx`, for the organization's active
+ * non-guest users (Zulip tells only them). Adding, removing, making a channel default or not, and
+ * archiving a default channel all send it.
+ */
+export async function publishDefaultStreams(services: Services, tx: Executor, onCommit: OnCommit, realmId: number, users: Iterable<User>): Promise<void> {
+  const audience = [...users].filter((u) => u.is_active && u.role !== ROLE.guest).map((u) => u.id);
+  publishAfterCommit(services, onCommit, { realmId, userIds: audience, event: { type: 'default_streams', default_streams: await defaultStreamIds(tx, realmId) } });
 }
 
 /** POST /default_streams: administrators add a public channel they can read. */
@@ -33,12 +33,12 @@ export async function addDefaultStream(services: Services, caller: User, realm: 
     throw new InvalidStreamId();
   }
   if (stream.invite_only) throw new BadRequest('Private channels cannot be made default.');
-  const audience = await nonGuestAudience(services, realm.id);
+  const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     const before = await defaultStreamIds(tx, realm.id);
     if (before.includes(stream.id)) return;
     await setDefaultStream(tx, realm.id, stream.id, true);
-    publishDefaults(services, onCommit, realm.id, audience, await defaultStreamIds(tx, realm.id));
+    await publishDefaultStreams(services, tx, onCommit, realm.id, users.values());
   });
 }
 
@@ -49,10 +49,10 @@ export async function removeDefaultStream(services: Services, caller: User, real
   const stream = await getStream(db, realm.id, streamId);
   const graph = await services.cache.groupGraph(realm.id);
   if (!stream || !channelAccess(graph, caller, stream, await isSubscribed(db, caller.id, stream.id)).metadata) throw new InvalidStreamId();
-  const audience = await nonGuestAudience(services, realm.id);
+  const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await setDefaultStream(tx, realm.id, stream.id, false);
-    publishDefaults(services, onCommit, realm.id, audience, await defaultStreamIds(tx, realm.id));
+    await publishDefaultStreams(services, tx, onCommit, realm.id, users.values());
   });
 }
 

@@ -1,36 +1,24 @@
-// Sending a message: resolve and check the recipients, render, write the message and every
-// recipient's flags row in one transaction, then one event to every recipient's queues.
-import type { Transaction } from 'kysely';
-import type { DB } from '../store/schema.js';
+// Sending a message: resolve and check the recipients and render (prepareMessage), then write the
+// message and every recipient's flags row in one transaction, one event to every recipient's
+// queues after it (commitMessage, in message_write.ts).
 import type { Services } from '../services.js';
-import type { DeferredWrites } from '../store/db.js';
-import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import { BOT_TYPE, type User } from '../store/users.js';
-import { getStream, getStreamByName, STREAM_GROUP_SETTINGS, streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
+import type { User } from '../store/users.js';
+import { getStream, getStreamByName, STREAM_GROUP_SETTINGS, subscriberIds, type Stream } from '../store/channels.js';
 import { userAtAddress } from '../queries/user_lookup.js';
-import { contentFlags } from '../markdown/content_flags.js';
-import { FLAG_BITS, dmGroupHasMessages, findDmGroup, flagNames, getOrCreateDmGroup, getOrCreateDmGroups, insertMessage, insertMessages, insertUserMessages, setFirstMessageIdIfUnset, topicParticipants } from '../store/messages.js';
-import { groupMembersRecursive, isUserInGroup, type GroupGraph } from '../store/cache.js';
+import { FLAG_BITS, dmGroupHasMessages, findDmGroup, topicParticipants } from '../store/messages.js';
+import { isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
-import { renderMarkdown, type LinkifierRule, type Rendered } from '../markdown/render.js';
-import { setTopicPolicy, topicExists, topicPolicies, VISIBILITY } from '../store/user_topics.js';
+import { renderMarkdown, type Rendered } from '../markdown/render.js';
 import { mutersOf } from '../store/muted_users.js';
-import { containsAlertWord } from './alert_words.js';
-import { alertWordsFor } from '../store/alert_words.js';
 import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
-import { userSettingsOf } from '../lib/user_settings.js';
 import { channelAccess } from '../access/channel_access.js';
-import { publishAfterCommit, type ClientBusEvent, type OnCommit } from '../events/publish.js';
-import { queueMissedMessageNotices, queueMissedMessageNoticesOfMany } from './missed_messages.js';
-import { shapeMessage } from '../shapes/messages.js';
-import { insertSubmessage, submessageForClient } from '../store/submessages.js';
-import { pythonJsonDumps, widgetFor } from '../lib/widgets.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
-import { claimMessageAttachments } from './attachments.js';
-import { enqueueTriggered, outgoingWebhookTriggers, type WebhookTrigger } from './outgoing_webhook_triggers.js';
+import { outgoingWebhookTriggers } from './outgoing_webhook_triggers.js';
+import { addMentionedGenericBots, alertedUserIds, mentionedUserIds } from './message_mentions.js';
+import { commitMessage, type PreparedMessage } from './message_write.js';
 
 export type SendTarget =
   | { kind: 'stream'; streamId?: number; streamName?: string; topic: string | undefined }
@@ -180,30 +168,7 @@ export function checkGroupMentionPermission(graph: GroupGraph, sender: User, ren
 /** The users a message mentions: by name, or as members of mentioned groups the sender may mention. */
 function mentionedUsers(graph: GroupGraph, sender: User, rendered: Rendered): Set<number> {
   checkGroupMentionPermission(graph, sender, rendered);
-  const out = new Set(rendered.mentionedUserIds);
-  for (const groupId of rendered.mentionedGroupIds) for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
-  return out;
-}
-
-/** A message checked and rendered, ready to be written: what a send and a scheduled delivery share. */
-export interface PreparedMessage {
-  sender: User;
-  realm: Realm;
-  content: string;
-  rendered: Rendered;
-  stream: Stream | undefined;
-  topic: string;
-  /** Direct messages: every participant, the sender included. */
-  dmParticipants: number[];
-  /** Everyone who gets a flags row: recipients, the sender, and mentioned generic bots. */
-  everyone: Set<number>;
-  flagsOf: (userId: number) => number;
-  clientName: string;
-  /** The organization's users and linkifiers, as loaded for rendering. */
-  users: Map<number, User>;
-  linkifiers: readonly LinkifierRule[];
-  /** Outgoing-webhook bots this message triggers (queued in the message's transaction). */
-  webhookTriggers?: WebhookTrigger[];
+  return mentionedUserIds(graph, rendered);
 }
 
 /** Resolves and checks the recipients, normalises and renders the content; writes nothing. */
@@ -252,20 +217,13 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   }
   const everyone = new Set(recipientUserIds);
   everyone.add(sender.id);
-  // Generic bots that are mentioned receive the message, as in Zulip.
-  for (const id of mentioned) {
-    const u = users.get(id);
-    if (u?.is_active && u.is_bot && u.bot_type === BOT_TYPE.generic) everyone.add(id);
-  }
+  addMentionedGenericBots(everyone, mentioned, users);
   const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
 
   // Messages from a user someone muted arrive read for them.
   const muters = await mutersOf(services.database.db, sender.id);
   // Recipients whose alert words the message contains get has_alert_word (never for one's own message).
-  const alerted = new Set<number>();
-  for (const [userId, words] of await alertWordsFor(services.database.db, [...everyone].filter((id) => id !== sender.id))) {
-    if (words.some((w) => containsAlertWord(content, w))) alerted.add(userId);
-  }
+  const alerted = await alertedUserIds(services.database.db, content, everyone, sender.id);
   const flagsOf = (userId: number): number => {
     let flags = 0;
     if ((userId === sender.id && readBySender) || muters.has(userId)) flags |= FLAG_BITS.read;
@@ -282,236 +240,4 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
 export async function sendMessage(services: Services, sender: User, realm: Realm, req: SendRequest): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
   const prepared = await prepareMessage(services, sender, realm, req);
   return commitMessage(services, prepared, { queueId: req.queueId, localId: req.localId });
-}
-
-/**
- * Writes a prepared message and its flags rows in one transaction and publishes the event after
- * the commit. `alsoInTransaction` runs first in the same transaction (a scheduled delivery claims
- * its row there, so only one process ever sends it); `thenPublish` goes out at the same commit,
- * after the message's own events (a delivered reminder leaves its list), never a sync later.
- */
-export async function commitMessage(
-  services: Services,
-  m: PreparedMessage,
-  o: { queueId?: string; localId?: string; alsoInTransaction?: (tx: Transaction<DB>) => Promise<void>; thenPublish?: ClientBusEvent } = {},
-): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
-  return services.database.transaction(async (tx, onCommit, deferred) => {
-    if (o.alsoInTransaction) await o.alsoInTransaction(tx);
-    // Nothing after writeMessage here reads the flags rows back: they may wait for the commit.
-    const written = await writeMessage(services, tx, onCommit, m, { ...o, deferred });
-    if (o.thenPublish) publishAfterCommit(services, onCommit, o.thenPublish);
-    return written;
-  });
-}
-
-/** The writes of commitMessage, inside a transaction the caller holds (events after its commit). */
-export async function writeMessage(
-  services: Services,
-  tx: Transaction<DB>,
-  onCommit: OnCommit,
-  m: PreparedMessage,
-  o: { queueId?: string; localId?: string; automated?: boolean; deferred?: DeferredWrites } = {},
-): Promise<{ id: number; automatic_new_visibility_policy?: number }> {
-  const { sender, realm, stream, topic, content, rendered, dmParticipants, everyone, flagsOf } = m;
-  const now = nowSeconds();
-  const users = m.users;
-  {
-    // Automated messages (the Notification Bot's) change their sender's topic visibility never,
-    // but users they mention follow the topic by their setting, as for any message.
-    const visibility = stream ? await automaticVisibility(tx, m, !o.automated) : new Map<number, number>();
-    let recipientId: number;
-    let dmGroupId: number | null = null;
-    if (stream) {
-      recipientId = (await streamRecipientIds(tx, [stream.id])).get(stream.id)!;
-    } else {
-      const group = await getOrCreateDmGroup(tx, realm.id, dmParticipants);
-      recipientId = group.recipientId;
-      dmGroupId = group.id;
-    }
-    const row = {
-      realm_id: realm.id,
-      sender_id: sender.id,
-      recipient_type: stream ? 'stream' : 'direct',
-      recipient_id: recipientId,
-      stream_id: stream?.id ?? null,
-      dm_group_id: dmGroupId,
-      topic,
-      content,
-      rendered_content: rendered.html,
-      date_sent: now,
-      last_edit_time: null,
-      sending_client: m.clientName,
-      edit_history: null,
-      ...contentFlags(rendered.html),
-    };
-    const id = await insertMessage(tx, row);
-    if (m.webhookTriggers?.length) await enqueueTriggered(services, tx, onCommit, realm.id, id, m.webhookTriggers);
-    const perUser: Record<number, Record<string, unknown>> = {};
-    // Recipients with the same flags share one object (the queues serialize each object once).
-    const byFlags = new Map<number, Record<string, unknown>>();
-    const umRows = [...everyone].map((userId) => {
-      const flags = flagsOf(userId);
-      let extra = byFlags.get(flags);
-      if (!extra) byFlags.set(flags, (extra = { flags: flagNames(flags) }));
-      perUser[userId] = extra;
-      return { user_id: userId, message_id: id, flags };
-    });
-    if (o.deferred) o.deferred.userMessages(umRows);
-    else await insertUserMessages(tx, umRows);
-    if (stream && stream.first_message_id === null) await setFirstMessageIdIfUnset(tx, stream.id, id);
-    await queueMissedMessageNotices(services, tx, onCommit, m, id, now);
-    await claimMessageAttachments(services, tx, onCommit, { id, realmId: realm.id, sender, renderedHtml: rendered.html });
-    // A message starting with /poll or /todo is a widget: Zulip writes its definition as the
-    // message's first submessage, and the message event already carries it.
-    const widget = widgetFor(content);
-    const submessages: Record<string, unknown>[] = [];
-    if (widget) {
-      const sub = { message_id: id, sender_id: sender.id, msg_type: 'widget', content: pythonJsonDumps(widget) };
-      submessages.push(submessageForClient({ id: await insertSubmessage(tx, sub), ...sub }));
-    }
-
-    const message = shapeMessage(
-      { ...row, id },
-      realm,
-      users,
-      services.emailDomains,
-      new Map(stream ? [[stream.id, stream.name]] : []),
-      new Map(dmGroupId !== null ? [[dmGroupId, dmParticipants]] : []),
-      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },
-    );
-    message.submessages = submessages;
-    publishAfterCommit(services, onCommit, {
-      realmId: realm.id,
-      event: { type: 'message', message },
-      userIds: [...everyone],
-      perUser,
-      perQueue: o.queueId && o.localId ? { [o.queueId]: { local_message_id: o.localId } } : undefined,
-      publicStreamId: stream && !stream.invite_only ? stream.id : undefined,
-      rawContent: content,
-    });
-    for (const [userId, policy] of visibility) {
-      await setTopicPolicy(tx, userId, stream!.id, topic, policy, now);
-      publishAfterCommit(services, onCommit, {
-        realmId: realm.id,
-        userIds: [userId],
-        event: { type: 'user_topic', stream_id: stream!.id, topic_name: topic, last_updated: now, visibility_policy: policy },
-      });
-    }
-    const senderPolicy = visibility.get(sender.id);
-    return senderPolicy === undefined ? { id } : { id, automatic_new_visibility_policy: senderPolicy };
-  }
-}
-
-/**
- * writeMessage for many automated direct messages at once (the Notification Bot's notices of one
- * request), in a fixed number of queries whatever their number: the conversations resolved or
- * made together, the messages and their flags rows inserted together, the missed-message notices
- * written together; each message's event as writeMessage publishes it, in the order given. Only
- * for what such notices are: direct messages with no widget, no outgoing-webhook trigger (an uploaded file linked costs its queries).
- * Returns the ids, in the order given.
- */
-export async function writeAutomatedDirectMessages(services: Services, tx: Transaction<DB>, onCommit: OnCommit, ms: readonly PreparedMessage[]): Promise<number[]> {
-  if (ms.length === 0) return [];
-  const now = nowSeconds();
-  for (const m of ms) {
-    if (m.stream || m.webhookTriggers?.length || widgetFor(m.content)) throw new Error('writeAutomatedDirectMessages: a direct message with no widget or trigger only');
-  }
-  const groups = await getOrCreateDmGroups(tx, ms[0]!.realm.id, ms.map((m) => m.dmParticipants));
-  const planned = ms.map((m) => {
-    const group = groups.get([...new Set(m.dmParticipants)].sort((a, b) => a - b).join(','))!;
-    const row = {
-      realm_id: m.realm.id,
-      sender_id: m.sender.id,
-      recipient_type: 'direct',
-      recipient_id: group.recipientId,
-      stream_id: null,
-      dm_group_id: group.id,
-      topic: m.topic,
-      content: m.content,
-      rendered_content: m.rendered.html,
-      date_sent: now,
-      last_edit_time: null,
-      sending_client: m.clientName,
-      edit_history: null,
-      ...contentFlags(m.rendered.html),
-    };
-    return { m, row, groupId: group.id };
-  });
-  const ids = await insertMessages(tx, planned.map((p) => p.row));
-  const umRows: Array<{ user_id: number; message_id: number; flags: number }> = [];
-  const perUserOf = planned.map((p, i) => {
-    const perUser: Record<number, Record<string, unknown>> = {};
-    const byFlags = new Map<number, Record<string, unknown>>();
-    for (const userId of p.m.everyone) {
-      const flags = p.m.flagsOf(userId);
-      let extra = byFlags.get(flags);
-      if (!extra) byFlags.set(flags, (extra = { flags: flagNames(flags) }));
-      perUser[userId] = extra;
-      umRows.push({ user_id: userId, message_id: ids[i]!, flags });
-    }
-    return perUser;
-  });
-  await insertUserMessages(tx, umRows);
-  await queueMissedMessageNoticesOfMany(services, tx, onCommit, planned.map((p, i) => ({ m: p.m, messageId: ids[i]! })), now);
-  // No query for a message that links no uploaded file, as these do.
-  for (const [i, p] of planned.entries()) await claimMessageAttachments(services, tx, onCommit, { id: ids[i]!, realmId: p.m.realm.id, sender: p.m.sender, renderedHtml: p.m.rendered.html });
-  planned.forEach(({ m, row, groupId }, i) => {
-    const message = shapeMessage(
-      { ...row, id: ids[i]! },
-      m.realm,
-      m.users,
-      services.emailDomains,
-      new Map(),
-      new Map([[groupId, m.dmParticipants]]),
-      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, linkifiers: m.linkifiers },
-    );
-    message.submessages = [];
-    publishAfterCommit(services, onCommit, { realmId: m.realm.id, event: { type: 'message', message }, userIds: [...m.everyone], perUser: perUserOf[i]!, rawContent: m.content });
-  });
-  return ids;
-}
-
-// Zulip's automatically_follow_topics_policy / automatically_unmute_topics_in_muted_streams_policy values.
-const ON_PARTICIPATION = 1;
-const ON_SEND = 2;
-const ON_INITIATION = 3;
-const NEVER = 4;
-
-/**
- * The topic visibility changes a send makes by the users' automatic settings: the sender follows
- * (or, in a muted channel, unmutes) the topic when their policy says so, and mentioned users who
- * asked to follow topics they are mentioned in follow it. Returns the new policy by user.
- */
-async function automaticVisibility(tx: Transaction<DB>, m: PreparedMessage, forSender: boolean): Promise<Map<number, number>> {
-  const { sender, stream, topic, rendered } = m;
-  const out = new Map<number, number>();
-  if (!stream) return out;
-  if (!forSender && rendered.mentionedUserIds.size === 0) return out;
-  // Mentioned users who follow topics they are mentioned in.
-  const mentioned = [...rendered.mentionedUserIds].filter((id) => {
-    const user = id !== sender.id && m.everyone.has(id) ? m.users.get(id) : undefined;
-    return user !== undefined && userSettingsOf(user.settings).automatically_follow_topics_where_mentioned;
-  });
-  const settings = userSettingsOf(sender.settings);
-  const follow = forSender ? settings.automatically_follow_topics_policy : NEVER;
-  const unmute = forSender ? settings.automatically_unmute_topics_in_muted_streams_policy : NEVER;
-  // Whether the topic is new matters only to a policy that acts on initiation.
-  const isNew = (follow === ON_INITIATION || unmute === ON_INITIATION) && !(await topicExists(tx, stream.id, topic));
-  const triggers = (policy: number) => policy === ON_SEND || policy === ON_PARTICIPATION || (policy === ON_INITIATION && isNew);
-  const followNow = triggers(follow);
-  const unmuteNow = !followNow && triggers(unmute);
-  // Current policies, only of the users whose policy may change.
-  const ids = followNow || unmuteNow ? [sender.id, ...mentioned] : mentioned;
-  const current = ids.length ? await topicPolicies(tx, ids, stream.id, topic) : new Map<number, number>();
-  const senderNow = current.get(sender.id) ?? VISIBILITY.inherit;
-  if (followNow) {
-    if (senderNow !== VISIBILITY.followed) out.set(sender.id, VISIBILITY.followed);
-  } else if (unmuteNow && senderNow === VISIBILITY.inherit) {
-    const sub = (await subscriptionsOf(tx, sender.id, [stream.id])).get(stream.id);
-    if (sub?.active && sub.is_muted) out.set(sender.id, VISIBILITY.unmuted);
-  }
-  for (const id of mentioned) {
-    if (current.get(id) !== VISIBILITY.followed) out.set(id, VISIBILITY.followed);
-  }
-  return out;
 }

@@ -14,14 +14,14 @@ import { getRealmByStringId, SYSTEM_BOT_REALM } from '../store/realms.js';
 import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
 import { FLAG_BITS, setFirstMessageIdIfUnset } from '../store/messages.js';
-import { groupMembersRecursive, type GroupGraph } from '../store/cache.js';
+import type { GroupGraph } from '../store/cache.js';
 import { mentionFree, type Rendered } from '../markdown/render.js';
-import { alertWordsFor } from '../store/alert_words.js';
-import { containsAlertWord } from './alert_words.js';
+import { addMentionedGenericBots, alertedUserIds, mentionedUserIds } from './message_mentions.js';
 import type { OnCommit } from '../events/publish.js';
 import { insertAccount } from './users.js';
 import { insertRealmWithGroups } from './realms.js';
-import { WILDCARD_MENTION_THRESHOLD, writeMessage } from './messages.js';
+import { WILDCARD_MENTION_THRESHOLD } from './messages.js';
+import { writeMessage } from './message_write.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { realmUrl } from '../shapes/realm.js';
 
@@ -146,15 +146,12 @@ export function paragraph(pieces: Piece[]): { content: string; html: string } {
  * logs the error and sends nothing (undefined here).
  */
 export function botMessageMentions(graph: GroupGraph, rendered: Rendered, subscriberCount: number): Set<number> | undefined {
-  const out = new Set(rendered.mentionedUserIds);
   for (const groupId of rendered.mentionedGroupIds) {
     const group = graph.groups.get(groupId);
-    if (!group) continue;
-    if (group.can_mention_group !== null && group.can_mention_group !== graph.systemIds['role:everyone']) return undefined;
-    for (const id of groupMembersRecursive(graph, groupId)) out.add(id);
+    if (group && group.can_mention_group !== null && group.can_mention_group !== graph.systemIds['role:everyone']) return undefined;
   }
   if (rendered.streamWildcard && subscriberCount > WILDCARD_MENTION_THRESHOLD) return undefined;
-  return out;
+  return mentionedUserIds(graph, rendered);
 }
 
 /**
@@ -184,7 +181,7 @@ export async function postChannelNotification(
   const users = o.users.has(o.bot.id) ? o.users : new Map([...o.users, [o.bot.id, o.bot]]);
   const rendered: Rendered = o.mentions?.rendered ?? mentionFree(o.body.html);
   let mentioned = new Set<number>();
-  const alerted = new Set<number>();
+  let alerted = new Set<number>();
   if (o.mentions) {
     const found = botMessageMentions(o.mentions.graph, rendered, everyone.size);
     if (!found) {
@@ -192,14 +189,8 @@ export async function postChannelNotification(
       return undefined;
     }
     mentioned = found;
-    // Mentioned generic bots receive the message, as for any sender.
-    for (const id of mentioned) {
-      const u = users.get(id);
-      if (u?.is_active && u.is_bot && u.bot_type === BOT_TYPE.generic) everyone.add(id);
-    }
-    for (const [userId, words] of await alertWordsFor(tx, [...everyone])) {
-      if (words.some((w) => containsAlertWord(o.body.content, w))) alerted.add(userId);
-    }
+    addMentionedGenericBots(everyone, mentioned, users);
+    alerted = await alertedUserIds(tx, o.body.content, everyone, o.bot.id);
   }
   // Only the bot takes part in a topic it has just started: a topic wildcard flags nobody.
   const flagsOf = (userId: number): number => {

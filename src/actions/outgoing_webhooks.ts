@@ -21,7 +21,8 @@ import {
   type WebhookEvent,
 } from '../store/outgoing_webhooks.js';
 import { ApiError } from '../errors.js';
-import { prepareMessage, writeMessage, type PreparedMessage, type SendTarget } from './messages.js';
+import { prepareMessage, type SendTarget } from './messages.js';
+import { writeMessage, type PreparedMessage } from './message_write.js';
 import { shapeMessage } from '../shapes/messages.js';
 import { realmUrl } from '../shapes/realm.js';
 import { slackWebhookForm, zulipWebhookPayload } from '../shapes/outgoing_webhooks.js';

@@ -18,7 +18,7 @@ import { mentionFree, renderMarkdown } from '../markdown/render.js';
 import { realmUrl } from '../shapes/realm.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { accessibleMessage } from '../queries/message_access.js';
-import { commitMessage, type PreparedMessage } from './messages.js';
+import { commitMessage, type PreparedMessage } from './message_write.js';
 import { MAX_MESSAGE_LENGTH } from '../lib/message_text.js';
 import { notificationBot, silentMention, text, type Piece } from './notification_bot.js';
 import { topicNarrow } from '../lib/narrow_urls.js';

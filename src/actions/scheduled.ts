@@ -16,7 +16,8 @@ import {
   type ScheduledMessage,
 } from '../store/scheduled.js';
 import { BadRequest, ResourceNotFound } from '../errors.js';
-import { commitMessage, prepareMessage, type PreparedMessage, type SendTarget } from './messages.js';
+import { prepareMessage, type SendTarget } from './messages.js';
+import { commitMessage, type PreparedMessage } from './message_write.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 import { deliverReminder } from './reminders.js';

@@ -39,7 +39,8 @@ export function messageFromRow(r: Record<string, any>): MessageRow {
   };
 }
 
-function dmKey(userIds: Iterable<number>): string {
+/** A direct-message group's key: its participants' ids, each once, ascending, comma-joined. */
+export function dmKey(userIds: Iterable<number>): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
 }
 
