@@ -101,7 +101,12 @@ export async function reportMessage(services: Services, user: User, realm: Realm
   const body = await renderBotMessage(services, realm, bot, content);
   const topic = effectiveTopicsPolicy(channel, realm) === 'empty_topic_only' ? '' : `${senderRef.full_name} moderation`;
   const allUsers = await services.cache.users(realm.id);
+  // Zulip's send_message_report posts through internal_send_stream_message, which treats the report
+  // as any message: those the reporter's note or the quoted message mention (not the silent
+  // mentions of the header) get the mention flags, and a report with mentions the Notification Bot
+  // may not make is not sent (the request still succeeds there).
+  const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction((tx, onCommit) =>
-    postChannelNotification(services, tx, onCommit, { bot, realm, users: allUsers, stream: channel, topic, body, readFor: () => false }),
+    postChannelNotification(services, tx, onCommit, { bot, realm, users: allUsers, stream: channel, topic, body, readFor: () => false, mentions: { rendered: body.rendered, graph } }),
   );
 }
