@@ -1,6 +1,6 @@
 // An organization's allowed email domains (GET/POST/PATCH/DELETE /realm/domains) and
 // emails_restricted_to_domains, checked as Zulip's email_allowed_for_realm wherever an account is
-// made: POST /users, invitations, the sign-up form.
+// made or an address changed: POST /users, invitations, the sign-up form, PATCH /settings.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openQueue, queuedEvents, startTestServer, type Client, type TestServer } from './helpers.js';
@@ -94,6 +94,12 @@ test("emails_restricted_to_domains: POST /users, invitations and sign-up refuse 
   assert.match(plusForm.text, /Email addresses containing \+ are not allowed in this organization\./);
   const near = await signUp(link, { email: 'near@corp.example', full_name: 'Near By', password: 'near-password' });
   assert.equal(near.status, 200, near.text);
+
+  // validate_email_change_request: the same check for a new address, with validate_email_is_valid's texts.
+  const moving = await admin.patch('/settings', { email: 'ada@elsewhere.example' });
+  assert.deepEqual([moving.status, moving.body.code, moving.body.msg], [400, 'BAD_REQUEST', 'Outside your domain.']);
+  assert.equal((await admin.patch('/settings', { email: 'ada+x@corp.example' })).body.msg, 'Email addresses containing + are not allowed.');
+  assert.equal((await admin.patch('/settings', { email: 'ada@corp.example' })).status, 200);
 
   // do_remove_realm_domain: removing the last domain lifts the restriction, announced first.
   const q = await openQueue(admin, ['realm', 'realm_domains']);
