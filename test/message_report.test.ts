@@ -29,8 +29,12 @@ after(async () => {
 
 test('reporting needs a moderation request channel; validation of the report', async () => {
   const id = await sendMessage(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'You are all **terrible**.' });
+  // Zulip's report_message_backend (the report_type/description version): the missing explanation
+  // is found before reporting is found off.
   const off = await member.post(`/messages/${id}/report`, { report_type: 'harassment' });
-  assert.deepEqual([off.status, off.body.code, off.body.msg], [400, 'BAD_REQUEST', 'Moderation request channel must be specified to enable message reporting.']);
+  assert.deepEqual([off.status, off.body.code, off.body.msg], [400, 'BAD_REQUEST', 'Message reporting is not enabled in this organization.']);
+  const offNoReason = await member.post(`/messages/${id}/report`, { report_type: 'other' });
+  assert.deepEqual([offNoReason.status, offNoReason.body.msg], [400, 'An explanation is required.']);
   assert.equal((await t.owner.patch('/realm', { moderation_request_channel_id: streams.mods! })).status, 200);
 
   const missingType = await member.post(`/messages/${id}/report`, {});
