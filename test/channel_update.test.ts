@@ -117,14 +117,32 @@ test("privacy as Zulip's update_stream_backend: history follows a new privacy, d
   assert.equal((await t.owner.patch('/realm', { can_create_public_channel_group: JSON.stringify({ new: groups.get('role:members') }) })).status, 200);
 });
 
-test('an administrator must be subscribed to change a private channel; metadata access suffices to remove subscribers', async () => {
+test("an administrator must be subscribed to change a private channel's permissions; metadata access suffices to rename, describe, remove subscribers", async () => {
   const id = await makeChannel(t.owner, 'owners-room', { invite_only: true });
-  const unsubscribed = await admin.patch(`/streams/${id}`, { description: 'peeking' });
-  assert.equal(unsubscribed.status, 400);
+  // Zulip's update_stream_backend needs only metadata access (an organization administrator has
+  // it) for the name and the description; the owner, subscribed, hears of both.
+  const q = (await t.owner.post('/register', { event_types: ['stream'] })).body.queue_id;
+  const described = await admin.patch(`/streams/${id}`, { description: 'peeking' });
+  assert.deepEqual([described.status, described.body.result], [200, 'success']);
+  const renamed = await admin.patch(`/streams/${id}`, { new_name: 'admins-renamed-it' });
+  assert.deepEqual([renamed.status, renamed.body.result], [200, 'success']);
+  const evs = (await t.owner.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events;
+  assert.deepEqual(evs.filter((e: any) => e.type === 'stream').map((e: any) => [e.property, e.value]), [['description', 'peeking'], ['name', 'admins-renamed-it']]);
+  const seen = (await t.owner.get(`/streams/${id}`)).body.stream;
+  assert.deepEqual([seen.name, seen.description], ['admins-renamed-it', 'peeking']);
+  // Its permissions need content access: Zulip's 'Channel content access is required.'
+  const privacy = await admin.patch(`/streams/${id}`, { is_private: false });
+  assert.deepEqual([privacy.status, privacy.body.code, privacy.body.msg], [400, 'BAD_REQUEST', 'Channel content access is required.']);
+  const addGroup = await admin.patch(`/streams/${id}`, { can_add_subscribers_group: { new: groups.get('role:administrators') } });
+  assert.deepEqual([addGroup.status, addGroup.body.msg], [400, 'Channel content access is required.']);
   const removeGroup = await admin.patch(`/streams/${id}`, { can_remove_subscribers_group: { new: groups.get('role:administrators') } });
   assert.equal(removeGroup.status, 200);
-  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'owners-room' }], principals: [admin.userId] });
-  assert.equal((await admin.patch(`/streams/${id}`, { description: 'now I may' })).status, 200);
+  // A member who cannot see the channel is told it does not exist, as for a missing one.
+  const hidden = await member.patch(`/streams/${id}`, { description: 'x' });
+  assert.deepEqual([hidden.status, hidden.body.msg], [400, 'Invalid channel ID']);
+  assert.deepEqual((await member.patch('/streams/999999', { description: 'x' })).body.msg, 'Invalid channel ID');
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'admins-renamed-it' }], principals: [admin.userId] });
+  assert.equal((await admin.patch(`/streams/${id}`, { is_private: false })).status, 200);
 });
 
 test('group settings: {new, old}, stale old refused, both value forms, events carry the value', async () => {

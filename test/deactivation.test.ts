@@ -84,8 +84,12 @@ test('self-deactivation, the only user, and reactivation', async () => {
   const back = await admin.post(`/users/${leaver.userId}/reactivate`);
   assert.equal(back.status, 200);
   assert.equal((await leaver.get('/users/me')).status, 200);
+  // Zulip's reactivate_user_backend and do_reactivate_user do not refuse an active account.
+  const watch = await member.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] });
   const twice = await admin.post(`/users/${leaver.userId}/reactivate`);
-  assert.equal(twice.status, 400);
+  assert.deepEqual([twice.status, twice.body.result], [200, 'success']);
+  assert.equal((await leaver.get('/users/me')).status, 200);
+  assert.deepEqual((await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type === 'realm_user'), [], 'nothing changed, nothing announced');
 
   // As Zulip's deactivate_user_own_backend: the only active account is told so (is_last_owner
   // false, 'Cannot deactivate the only user.'); with a bot beside them, the only owner is.
@@ -169,6 +173,9 @@ test("deactivation and reactivation check access as Zulip's access_user_by_id(fo
   assert.equal((await member.delete(`/bots/${bot.body.user_id}`)).status, 200);
   assert.equal((await member.post(`/users/${bot.body.user_id}/reactivate`)).status, 200);
   assert.equal((await member.get(`/users/${bot.body.user_id}`)).body.user.is_active, true);
+  // An active bot's own name is taken by an active account: check_bot_name_available refuses it.
+  const activeBot = await member.post(`/users/${bot.body.user_id}/reactivate`);
+  assert.equal(activeBot.body.msg, 'There is already an active bot named "Echo Bot" in this organization. To reactivate this bot, you must rename or deactivate the other one first.');
   assert.equal((await member.delete(`/bots/${bot.body.user_id}`)).status, 200);
   assert.equal((await member.post('/bots', { full_name: 'Echo Bot', short_name: 'echo2' })).status, 200);
   const taken = await member.post(`/users/${bot.body.user_id}/reactivate`);

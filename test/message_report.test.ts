@@ -29,8 +29,12 @@ after(async () => {
 
 test('reporting needs a moderation request channel; validation of the report', async () => {
   const id = await sendMessage(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'You are all **terrible**.' });
+  // Zulip's report_message_backend (the report_type/description version): the missing explanation
+  // is found before reporting is found off.
   const off = await member.post(`/messages/${id}/report`, { report_type: 'harassment' });
-  assert.deepEqual([off.status, off.body.code, off.body.msg], [400, 'BAD_REQUEST', 'Moderation request channel must be specified to enable message reporting.']);
+  assert.deepEqual([off.status, off.body.code, off.body.msg], [400, 'BAD_REQUEST', 'Message reporting is not enabled in this organization.']);
+  const offNoReason = await member.post(`/messages/${id}/report`, { report_type: 'other' });
+  assert.deepEqual([offNoReason.status, offNoReason.body.msg], [400, 'An explanation is required.']);
   assert.equal((await t.owner.patch('/realm', { moderation_request_channel_id: streams.mods! })).status, 200);
 
   const missingType = await member.post(`/messages/${id}/report`, {});
@@ -77,6 +81,30 @@ test('a channel message report: the Notification Bot posts it to the moderation 
   const fetched = await t.owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: streams.mods }], apply_markdown: true });
   assert.match(fetched.body.messages[0].content, /<blockquote>/);
   assert.match(fetched.body.messages[0].content, /spoiler-block/);
+});
+
+test("a report's mentions flag those mentioned, as Zulip's internal_send_stream_message does; the header's silent mentions do not", async () => {
+  assert.equal((await t.owner.patch('/realm', { moderation_request_channel_id: streams.mods! })).status, 200);
+  const ownerName = (await t.owner.get('/users/me')).body.full_name;
+  const id = await sendMessage(reported, { type: 'stream', to: 'town square', topic: 'lunch', content: 'Hey @**Mia Member**, and @**all** of you!' });
+  const queues = new Map<Client, string>();
+  for (const c of [t.owner, member, reported]) queues.set(c, await openQueue(c, ['message']));
+  const res = await member.post(`/messages/${id}/report`, { report_type: 'harassment', description: `cc @**${ownerName}**` });
+  assert.deepEqual(res.body, { result: 'success', msg: '' });
+  const flagsOf = async (c: Client) => {
+    const evs = (await queuedEvents(c, queues.get(c)!)).filter((e) => e.type === 'message' && e.message.stream_id === streams.mods);
+    assert.equal(evs.length, 1);
+    return [...evs[0].flags].sort();
+  };
+  // The owner is mentioned in the note; Mia (the reporter) in the quoted message; everyone by its @**all**.
+  // (wildcard_mentioned is the legacy flag clients still get beside stream_wildcard_mentioned.)
+  const wildcard = ['stream_wildcard_mentioned', 'wildcard_mentioned'];
+  assert.deepEqual(await flagsOf(t.owner), ['mentioned', ...wildcard]);
+  assert.deepEqual(await flagsOf(member), ['mentioned', ...wildcard]);
+  assert.deepEqual(await flagsOf(reported), wildcard, "the reported user's silent mention flags nothing");
+  const unread = await t.owner.post('/register', { fetch_event_types: ['message', 'update_message_flags'] });
+  const report = (await t.owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: streams.mods }] })).body.messages[0];
+  assert.ok(unread.body.unread_msgs.mentions.includes(report.id), "the report is among the owner's unread mentions");
 });
 
 test('a direct message report names the recipient; fences inside the message are outgrown', async () => {

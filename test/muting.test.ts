@@ -61,6 +61,25 @@ test('muting errors: self, unknown, other organization, twice; unmuting', async 
   assert.equal((await ann.post(`/users/me/muted_users/${bot.body.user_id}`)).status, 200, 'bots can be muted');
 });
 
+test("muting as Zulip's mute_user (access_user_by_id_including_cross_realm): the system bots too; a hidden user is 'Insufficient permission'", async () => {
+  const notificationBot = (await ann.get(`/users/${encodeURIComponent('notification-bot@zulip.com')}`)).body.user.user_id;
+  assert.equal((await ann.post(`/users/me/muted_users/${notificationBot}`)).status, 200);
+  assert.ok((await ann.post('/register', { fetch_event_types: ['muted_users'] })).body.muted_users.some((m: any) => m.id === notificationBot));
+  assert.equal((await ann.delete(`/users/me/muted_users/${notificationBot}`)).status, 200);
+
+  // A guest outside can_access_all_users_group: someone they share no conversation with is hidden.
+  const guest = await t.createUser({ role: 'guest', name: 'Gil Guest' });
+  const stranger = await t.createUser({ name: 'Sid Stranger' });
+  const groups = Object.fromEntries((await t.owner.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groups['role:members'] } })).status, 200);
+  const hidden = await guest.post(`/users/me/muted_users/${stranger.userId}`);
+  assert.deepEqual(hidden.body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
+  assert.equal((await guest.delete(`/users/me/muted_users/${stranger.userId}`)).body.msg, 'Insufficient permission');
+  assert.equal((await guest.post('/users/me/muted_users/999999')).body.msg, 'No such user');
+  assert.deepEqual((await guest.post('/register', { fetch_event_types: ['muted_users'] })).body.muted_users, []);
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groups['role:everyone'] } })).status, 200);
+});
+
 test("unread counts in /register leave out muted topics, and wildcard mentions there", async () => {
   const bea = await t.createUser({ name: 'Bea Reader' });
   const cal = await t.createUser({ name: 'Cal Writer' });

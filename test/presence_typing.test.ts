@@ -82,17 +82,25 @@ test("presence and bots, and deactivated users, as Zulip's zerver/views/presence
   assert.equal((await t.ann.get(`/users/${gone.userId}/presence`)).body.msg, 'No such user');
 });
 
-test('presence and typing refusals carry the texts Zulip documents', async () => {
+test("presence and typing refusals carry Zulip's texts", async () => {
   const cat = await t.createUser({ name: 'Cat Silent' });
   // Zulip names the user as the request did, by ID or by email.
   const byId = await t.ann.get(`/users/${cat.userId}/presence`);
   assert.deepEqual([byId.status, byId.body.code, byId.body.msg], [400, 'BAD_REQUEST', `No presence data for ${cat.userId}`]);
   const byEmail = await t.ann.get(`/users/${encodeURIComponent(cat.email)}/presence`);
   assert.equal(byEmail.body.msg, `No presence data for ${cat.email}`);
-  // A channel notification without its channel or its topic: BAD_REQUEST with Zulip's texts.
-  const noChannel = await t.ann.post('/typing', { type: 'channel', op: 'start', topic: 't' });
-  assert.deepEqual([noChannel.status, noChannel.body.code, noChannel.body.msg], [400, 'BAD_REQUEST', 'Missing channel ID']);
+  // A channel notification without its channel or its topic: BAD_REQUEST with the texts of Zulip's
+  // send_notification_backend. The channel is stream_id alone: 'to' is ignored for both channel
+  // types (since feature level 215), and 'private' is no longer a type.
   const id = (await t.ann.get('/get_stream_id', { stream: 'typing-room' })).body.stream_id;
+  for (const type of ['channel', 'stream']) {
+    const noChannel = await t.ann.post('/typing', { type, op: 'start', topic: 't' });
+    assert.deepEqual([noChannel.status, noChannel.body.code, noChannel.body.msg], [400, 'BAD_REQUEST', "Missing 'stream_id' argument"], type);
+    const toOnly = await t.ann.post('/typing', { type, op: 'start', to: [id], topic: 't' });
+    assert.deepEqual([toOnly.status, toOnly.body.msg], [400, "Missing 'stream_id' argument"], `${type} with the channel in 'to'`);
+  }
+  const privateType = await t.ann.post('/typing', { type: 'private', op: 'start', to: [t.bob.userId] });
+  assert.deepEqual([privateType.status, privateType.body.code, privateType.body.msg], [400, 'BAD_REQUEST', 'Invalid type']);
   const noTopic = await t.ann.post('/typing', { type: 'stream', op: 'start', stream_id: id });
   assert.deepEqual([noTopic.status, noTopic.body.code, noTopic.body.msg], [400, 'BAD_REQUEST', 'Missing topic']);
   // Direct: a missing or empty list.

@@ -121,6 +121,8 @@ test('permissions: administrators only; owners only where Zulip says so', async 
   assert.equal((await owner.patch('/realm', { message_retention_days: 'unlimited' })).status, 200);
   assert.equal((await realmState(member)).realm_message_retention_days, -1);
   await owner.patch('/realm', { waiting_period_threshold: 0 });
+  // With no allowed domains, a restricted organization admits no new address (Zulip's email_allowed_for_realm).
+  await owner.patch('/realm', { emails_restricted_to_domains: false });
 });
 
 test('waiting_period_threshold moves members in and out of role:fullmembers', async () => {

@@ -87,10 +87,16 @@ test('full_name and password changes', async () => {
   assert.equal(blank.status, 400);
 
   // The owner has a password; change it and log in with the new one.
+  // Zulip's json_change_settings authenticates with old_password: a wrong or a missing one is
+  // 'Wrong password!', checked before the name; an old password alone changes nothing.
   const wrong = await t.owner.patch('/settings', { old_password: 'not it', new_password: 'new-owner-pass' });
-  assert.equal(wrong.status, 400);
+  assert.deepEqual([wrong.status, wrong.body.code, wrong.body.msg], [400, 'BAD_REQUEST', 'Wrong password!']);
   const onlyNew = await t.owner.patch('/settings', { new_password: 'new-owner-pass' });
-  assert.equal(onlyNew.status, 400);
+  assert.deepEqual([onlyNew.status, onlyNew.body.code, onlyNew.body.msg], [400, 'BAD_REQUEST', 'Wrong password!']);
+  const withBadName = await t.owner.patch('/settings', { full_name: ' ', old_password: 'not it', new_password: 'new-owner-pass' });
+  assert.deepEqual([withBadName.status, withBadName.body.msg], [400, 'Wrong password!'], 'the password is checked before the name');
+  const onlyOld = await t.owner.patch('/settings', { old_password: 'not it' });
+  assert.deepEqual([onlyOld.status, onlyOld.body.result], [200, 'success'], 'an old password alone is ignored');
   const weak = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'abc' });
   assert.deepEqual([weak.status, weak.body.msg], [400, 'New password is too weak!'], "json_change_settings' text");
   const ok = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'new-owner-pass' });

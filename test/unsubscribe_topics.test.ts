@@ -65,9 +65,25 @@ test('leaving: unknown channels and principals', async () => {
   assert.equal(badPrincipal.body.code, 'BAD_REQUEST');
   const noList = await ann.delete('/users/me/subscriptions', {});
   assert.equal(noList.body.code, 'REQUEST_VARIABLE_MISSING');
-  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true });
+});
+
+test("leaving a private channel one cannot see, as Zulip's remove_subscriptions_backend: a member is told not_removed, or 'Insufficient permission' for others; for a guest it is missing", async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true, principals: [t.owner.userId, bob.userId] });
+  // list_to_streams finds the channel whoever asks; leaving it oneself needs no right, and one is
+  // not subscribed. (Subscribing already tells a member that it exists: 'Unable to access channel'.)
   const hidden = await ann.delete('/users/me/subscriptions', { subscriptions: ['hidden'] });
-  assert.equal(hidden.body.msg, 'Channel(s) (hidden) do not exist', 'a private channel one cannot see is as missing');
+  assert.deepEqual([hidden.status, hidden.body.removed, hidden.body.not_removed], [200, [], ['hidden']]);
+  const bySelf = await ann.delete('/users/me/subscriptions', { subscriptions: ['hidden'], principals: [ann.userId] });
+  assert.deepEqual(bySelf.body.not_removed, ['hidden']);
+  assert.equal((await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }] })).body.msg, 'Unable to access channel (hidden).');
+  // Removing someone else needs can_remove_subscribers_from_stream, which needs access.
+  const others = await ann.delete('/users/me/subscriptions', { subscriptions: ['hidden'], principals: [bob.userId] });
+  assert.deepEqual([others.status, others.body.code, others.body.msg], [400, 'BAD_REQUEST', 'Insufficient permission']);
+  assert.ok((await bob.get('/users/me/subscriptions')).body.subscriptions.some((s: any) => s.name === 'hidden'), 'Bob stays');
+  // A guest may not subscribe, so nothing else tells them the name: the channel stays missing.
+  const guest = await t.createUser({ role: 'guest', name: 'Gia Guest' });
+  const byGuest = await guest.delete('/users/me/subscriptions', { subscriptions: ['hidden'] });
+  assert.deepEqual([byGuest.status, byGuest.body.msg], [400, 'Channel(s) (hidden) do not exist']);
 });
 
 test('removing others: administrators yes, members no, bot owners for their bots', async () => {

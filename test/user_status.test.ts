@@ -93,8 +93,15 @@ test('user status: a guest who may not see a user gets neither their status nor 
   const q = await openQueue(guest, ['user_status']);
   assert.equal((await t.bob.post('/users/me/status', { status_text: 'hidden from guests' })).status, 200);
   assert.deepEqual(await queuedEvents(guest, q), []);
+  // Zulip's get_status_backend (access_user_by_id): 'Insufficient permission' for a user one may
+  // not see (their id is in the guest's /register, as an "Unknown user"); a missing one is no such
+  // user; a hidden deactivated one is refused the same way, since the placeholder passes for active.
   const hidden = await guest.get(`/users/${t.bob.userId}/status`);
-  assert.deepEqual([hidden.status, hidden.body.msg], [400, 'No such user']);
+  assert.deepEqual([hidden.status, hidden.body.code, hidden.body.msg], [400, 'BAD_REQUEST', 'Insufficient permission']);
+  assert.equal((await guest.get('/users/999999/status')).body.msg, 'No such user');
+  const gone = await t.createUser({ name: 'Gone Hidden' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await guest.get(`/users/${gone.userId}/status`)).body.msg, 'Insufficient permission');
   const state = await guest.post('/register', { fetch_event_types: ['user_status'] });
   assert.equal(state.body.user_status[String(t.bob.userId)], undefined);
   assert.equal((await t.admin.get(`/users/${t.bob.userId}/status`)).body.status.status_text, 'hidden from guests');

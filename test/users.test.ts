@@ -297,7 +297,17 @@ test('guests outside can_access_all_users_group see only people they share a cha
   const ids = (await guest.get('/users')).body.members.map((u: any) => u.user_id);
   assert.ok(ids.includes(guest.userId) && ids.includes(friend.userId));
   assert.ok(!ids.includes(stranger.userId));
-  assert.deepEqual((await guest.get(`/users/${stranger.userId}`)).body, (await guest.get('/users/999999')).body);
+  // Zulip's get_members_backend (access_user_by_id_including_cross_realm, check_can_access_user):
+  // a user one may not see is 'Insufficient permission', a missing one 'No such user'. The id is no
+  // secret: it is in the guest's /register below, as an "Unknown user". By address it stays no such
+  // user (an address of a hidden user is nowhere in what the guest gets).
+  const hiddenById = await guest.get(`/users/${stranger.userId}`);
+  assert.deepEqual(hiddenById.body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
+  assert.deepEqual((await guest.get('/users/999999')).body, { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' });
+  assert.deepEqual((await guest.get(`/users/${encodeURIComponent(stranger.email)}`)).body.msg, 'No such user');
+  const goneStranger = await t.createUser({ name: 'Gone Stranger' });
+  assert.equal((await t.owner.delete(`/users/${goneStranger.userId}`)).status, 200);
+  assert.equal((await guest.get(`/users/${goneStranger.userId}`)).body.msg, 'Insufficient permission', 'deactivated and hidden');
   assert.equal((await guest.get(`/users/${friend.userId}`)).status, 200);
   assert.ok((await member.get('/users')).body.members.some((u: any) => u.user_id === stranger.userId), 'members still see everyone');
 

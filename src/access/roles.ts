@@ -1,11 +1,15 @@
-// Role checks that guard administrative endpoints (Zulip's require_realm_admin and
-// require_member_or_admin).
+// Role checks that guard administrative endpoints (Zulip's require_realm_admin,
+// require_realm_owner and require_member_or_admin).
 import { ROLE, type User } from '../store/users.js';
-import { AdminRequired, NotAllowed } from '../errors.js';
+import { AdminRequired, NotAllowed, OwnerRequired } from '../errors.js';
 import { isRealmAdmin } from './channel_access.js';
 
 export function requireRealmAdmin(caller: User): void {
   if (!isRealmAdmin(caller)) throw new AdminRequired();
+}
+
+export function requireRealmOwner(caller: User): void {
+  if (caller.role !== ROLE.owner) throw new OwnerRequired();
 }
 
 /** Zulip's require_member_or_admin: no guests, no bots. */

@@ -77,11 +77,17 @@ export async function legacyMuteTopic(
   await setUserTopic(services, user, realm, stream.id, topic, op === 'add' ? VISIBILITY.muted : VISIBILITY.inherit);
 }
 
-/** The target of a lookup about another user: an existing user the caller may see. */
+/**
+ * The target of a lookup about another user, as Zulip's access_user_by_id(for_admin=False): a
+ * missing user is 'No such user'; one the caller may not see is 'Insufficient permission'
+ * (check_can_access_user), which reveals nothing since every id is in the caller's /register as an
+ * "Unknown user", and is said before 'User is deactivated', which the placeholder would not tell.
+ */
 async function accessibleUser(services: Services, caller: User, realm: Realm, userId: number): Promise<User> {
   const target = await services.cache.user(realm.id, userId);
-  const visible = target ? await usersVisibleTo(services, caller, realm) : null;
-  if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
+  if (!target) throw new NoSuchUser();
+  const visible = await usersVisibleTo(services, caller, realm);
+  if (visible !== null && !visible.has(target.id)) throw new NotAllowed('Insufficient permission');
   if (!target.is_active) throw new BadRequest('User is deactivated');
   return target;
 }

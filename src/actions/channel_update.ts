@@ -94,17 +94,19 @@ async function checkChannelUpdate(services: Services, caller: User, realm: Realm
   if (!access.metadata) throw new InvalidStreamId();
   const canAdminister = isRealmAdmin(caller) || isUserInGroup(graph, caller.id, stream.can_administer_channel_group);
   if (!canAdminister) throw new NotAllowed('You do not have permission to administer this channel.');
-  // Changing a private channel's settings needs content access (an administrator must be subscribed),
-  // except for the settings the founding document lets metadata access change.
+  // Changing a private channel's permissions needs content access (an administrator must be
+  // subscribed), except for the settings the founding document lets metadata access change. Its
+  // name and description are not permissions: as Zulip's update_stream_backend, metadata access
+  // (an organization or channel administrator) may change them.
   const needsContent =
-    u.description !== undefined ||
-    u.newName !== undefined ||
     u.isPrivate !== undefined ||
     u.isWebPublic !== undefined ||
     u.historyPublicToSubscribers !== undefined ||
     u.topicsPolicy !== undefined ||
     Object.keys(u.groupSettings).some((k) => !METADATA_ONLY.has(k as StreamGroupSetting));
-  if (needsContent && !access.content) throw new NotAllowed('You do not have permission to administer this channel.');
+  // Zulip's text for the changes that need content access; the caller may administer the channel,
+  // so it sees the channel anyway.
+  if (needsContent && !access.content) throw new BadRequest('Channel content access is required.');
   return { stream, graph, subscribers };
 }
 

@@ -166,7 +166,8 @@ async function peerEventsFor(
  * POST /users/{id}/reactivate, as Zulip's reactivate_user_backend: the user is looked up first
  * (access_user_by_id with deactivated users and bots allowed), then the caller must be able to
  * administer them (an administrator, or the bot's owner); a bot also needs its owner's right to
- * create such a bot and a name no active account holds (check_bot_name_available).
+ * create such a bot and a name no active account holds (check_bot_name_available, which an
+ * active bot's own name fails).
  */
 export async function reactivateUser(services: Services, caller: User, realm: Realm, targetId: number): Promise<void> {
   const users = await services.cache.usersIncluding(realm.id, [targetId]);
@@ -181,7 +182,9 @@ export async function reactivateUser(services: Services, caller: User, realm: Re
       throw new BadRequest(`There is already an active bot named "${target.full_name}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`);
     }
   }
-  if (target.is_active) throw new BadRequest('User is already active');
+  // Zulip's do_reactivate_user does not refuse an active account: the request succeeds. Nothing
+  // changes, so nothing is written or announced (Zulip repeats the reactivation's events).
+  if (target.is_active) return;
   const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
   const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction(async (tx, onCommit) => {

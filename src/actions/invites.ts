@@ -37,6 +37,7 @@ import { requireMemberOrAdmin } from '../access/roles.js';
 import { notificationBot, silentMention } from './notification_bot.js';
 import { mentionFree } from '../markdown/render.js';
 import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } from './bot_messages.js';
+import { emailDomainsToCheck, emailRefusal } from './realm_domains.js';
 import { onConflict } from '../store/conflicts.js';
 
 /** Zulip's INVITATION_LINK_VALIDITY_MINUTES default: ten days. */
@@ -201,11 +202,18 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
   const good: string[] = [];
   const users = await services.cache.users(realm.id);
   const byEmail = new Map([...users.values()].map((u) => [u.email.toLowerCase(), u]));
+  const domains = await emailDomainsToCheck(services, realm);
   for (const email of emails) {
     try {
       validateEmail(email);
     } catch {
       invalid.push([email, 'Invalid address.', false]);
+      continue;
+    }
+    // Zulip's validate_email_is_valid, with the organization's email validator.
+    const refusal = emailRefusal(realm, domains, email);
+    if (refusal) {
+      invalid.push([email, refusal === 'domain' ? 'Outside your domain.' : 'Email addresses containing + are not allowed.', false]);
       continue;
     }
     const existing = byEmail.get(email.toLowerCase());
@@ -386,6 +394,11 @@ export async function acceptInvite(
   if (!found) throw new BadRequest('Invalid or expired invitation link.');
   const { invite, realm } = found;
   const email = validateEmail(invite.is_multiuse ? (form.email ?? '') : invite.email!);
+  // The organization's domains may have changed since the invitation: Zulip's sign-up form
+  // (HomepageForm.clean_email) checks email_allowed_for_realm again, with these texts.
+  const refusal = emailRefusal(realm, await emailDomainsToCheck(services, realm), email);
+  if (refusal === 'domain') throw new BadRequest(`Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
+  if (refusal === 'plus') throw new BadRequest('Email addresses containing + are not allowed in this organization.');
   const fullName = validateFullName(form.fullName);
   if (!passwordStrongEnough(form.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');
   const users = await services.cache.users(realm.id);

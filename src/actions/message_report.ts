@@ -58,10 +58,12 @@ function truncate(s: string, max: number, marker: string): string {
 export async function reportMessage(services: Services, user: User, realm: Realm, messageId: number, reportType: string, description: string): Promise<void> {
   if (!(reportType in REPORT_REASONS)) throw new BadRequest('Invalid report_type');
   if (description.length > MAX_REPORT_DESCRIPTION_LENGTH) throw new BadRequest(`description is too long (limit: ${MAX_REPORT_DESCRIPTION_LENGTH} characters)`);
+  // As Zulip's report_message_backend (zerver/views/message_report.py, with report_type and
+  // description): the explanation first, then whether reporting is on at all.
   if (reportType === 'other' && description.trim() === '') throw new BadRequest('An explanation is required.');
   const channelId = realm.settings.moderation_request_channel_id;
   const channel = channelId > 0 ? await getStream(services.database.db, realm.id, channelId) : undefined;
-  if (!channel || channel.is_archived) throw new BadRequest('Moderation request channel must be specified to enable message reporting.');
+  if (!channel || channel.is_archived) throw new BadRequest('Message reporting is not enabled in this organization.');
   const message = await accessibleMessage(services, user, messageId);
 
   const users = await services.cache.users(realm.id);
@@ -101,7 +103,12 @@ export async function reportMessage(services: Services, user: User, realm: Realm
   const body = await renderBotMessage(services, realm, bot, content);
   const topic = effectiveTopicsPolicy(channel, realm) === 'empty_topic_only' ? '' : `${senderRef.full_name} moderation`;
   const allUsers = await services.cache.users(realm.id);
+  // Zulip's send_message_report posts through internal_send_stream_message, which treats the report
+  // as any message: those the reporter's note or the quoted message mention (not the silent
+  // mentions of the header) get the mention flags, and a report with mentions the Notification Bot
+  // may not make is not sent (the request still succeeds there).
+  const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction((tx, onCommit) =>
-    postChannelNotification(services, tx, onCommit, { bot, realm, users: allUsers, stream: channel, topic, body, readFor: () => false }),
+    postChannelNotification(services, tx, onCommit, { bot, realm, users: allUsers, stream: channel, topic, body, readFor: () => false, mentions: { rendered: body.rendered, graph } }),
   );
 }

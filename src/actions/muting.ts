@@ -5,14 +5,25 @@ import type { User } from '../store/users.js';
 import { deleteMute, insertMute, isMuted, mutedUsersOf } from '../store/muted_users.js';
 import { setReadFlag } from '../store/messages.js';
 import { unreadMessageIds } from '../store/unreads.js';
-import { BadRequest, NoSuchUser } from '../errors.js';
+import { BadRequest, NoSuchUser, NotAllowed } from '../errors.js';
+import { usersVisibleTo } from './users.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { readFlagsEvent } from '../events/types.js';
 
+/**
+ * The user to mute or unmute, as Zulip's mute_user and unmute_user look them up
+ * (access_user_by_id_including_cross_realm with bots and deactivated users allowed, not for an
+ * administrator): the system bots count too; a user the caller may not see is 'Insufficient
+ * permission' (check_can_access_user), which tells nothing, since every id is in the caller's
+ * /register as an "Unknown user".
+ */
 async function target(services: Services, user: User, mutedId: number): Promise<User> {
   if (mutedId === user.id) throw new BadRequest('Cannot mute self');
-  const other = await services.cache.user(user.realm_id, mutedId);
+  const other = (await services.cache.user(user.realm_id, mutedId)) ?? (await services.cache.systemBots()).get(mutedId);
   if (!other) throw new NoSuchUser();
+  const realm = await services.cache.realm(user.realm_id);
+  const visible = realm && other.realm_id === user.realm_id ? await usersVisibleTo(services, user, realm) : null;
+  if (visible && !visible.has(other.id)) throw new NotAllowed('Insufficient permission');
   return other;
 }
 

@@ -25,6 +25,7 @@ import { listPendingReminders } from './reminders.js';
 import { listNavigationViews } from './navigation_views.js';
 import { listChannelFolders } from '../store/channel_folders.js';
 import { listPlaygrounds } from './playgrounds.js';
+import { listRealmDomains } from './realm_domains.js';
 import { alertWordsOf } from '../store/alert_words.js';
 import { linkifierForClient, listLinkifiers } from '../store/linkifiers.js';
 import { legacyPresences, modernPresences, newestPresenceUpdateId, presenceRows } from './presence.js';
@@ -239,7 +240,7 @@ async function statusAndTopicsState(c: StateContext): Promise<void> {
   if (want('tenor')) state.tenor_api_key = '';
   if (want('device')) state.devices = await devicesState(db, user.id);
   if (want('channel_folders')) state.channel_folders = await listChannelFolders(db, realm.id, true);
-  if (want('realm_domains')) state.realm_domains = [];
+  if (want('realm_domains')) state.realm_domains = await listRealmDomains(db, realm.id);
   if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(db, realm.id);
   // Zulip's rule since level 176: linkifiers (URL templates) only for clients declaring
   // linkifier_url_template, and the older realm_filters always empty, since such clients would

@@ -85,6 +85,15 @@ export async function updateSettings(services: Services, caller: User, realm: Re
     }
   }
   const targets = change.targetUsers ? await resolveTargets(services, realm, change.targetUsers) : [caller];
+  // As Zulip's json_change_settings, the password comes before the address and the name: a new
+  // password is checked against the old one by authenticating with it, so a missing old_password is
+  // the same 'Wrong password!' as a wrong one; an old_password without a new one changes nothing.
+  let passwordHash: string | undefined;
+  if (!bulk && change.newPassword !== undefined) {
+    if (change.oldPassword === undefined || !(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
+    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('New password is too weak!');
+    passwordHash = await hashPassword(change.newPassword);
+  }
   // As Zulip's json_change_settings: a name equal to the current one is no change (and is not
   // checked); with name changes disabled, a member's new name is ignored without an error ("they
   // can't do it through the UI"); otherwise check_change_full_name, unique names included.
@@ -92,17 +101,6 @@ export async function updateSettings(services: Services, caller: User, realm: Re
   if (!bulk && change.fullName !== undefined && change.fullName !== caller.full_name && !(realm.settings.name_changes_disabled && !isRealmAdmin(caller))) {
     fullName = validateFullName(change.fullName);
     checkUniqueName(realm, (await services.cache.users(realm.id)).values(), fullName, caller.id);
-  }
-  let passwordHash: string | undefined;
-  if (bulk) {
-    // Only settings change for others.
-  } else if (change.newPassword !== undefined) {
-    if (change.oldPassword === undefined) throw new BadRequest("Missing 'old_password' argument");
-    if (!(await verifyPassword(caller.password_hash, change.oldPassword))) throw new BadRequest('Wrong password!');
-    if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('New password is too weak!');
-    passwordHash = await hashPassword(change.newPassword);
-  } else if (change.oldPassword !== undefined) {
-    throw new BadRequest("Missing 'new_password' argument");
   }
   const activeUsers = [...(await services.cache.users(realm.id)).values()].filter((u) => u.is_active);
   const audience = activeUsers.map((u) => u.id);

@@ -1,7 +1,7 @@
 // DELETE /users/me/subscriptions: leaving channels, or removing others from them.
 import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
-import type { User } from '../store/users.js';
+import { ROLE, type User } from '../store/users.js';
 import { deactivateSubscriptions, getStreamByName, subscriberIdsByStream, type Stream } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
 import { BadRequest, NotAllowed } from '../errors.js';
@@ -18,9 +18,11 @@ import type { ConfabEvent } from '../events/types.js';
  * and users with access who are in the channel's can_remove_subscribers_group.
  */
 function mayRemove(caller: User, target: User, stream: Stream, callerHasAccess: boolean, inRemoveGroup: boolean): boolean {
-  if (isRealmAdmin(caller)) return true;
+  // Leaving is always allowed (Zulip checks no right when one unsubscribes only oneself); without
+  // access one is not subscribed, so it answers not_removed.
+  if (isRealmAdmin(caller) || target.id === caller.id) return true;
   if (!callerHasAccess) return false;
-  if (target.id === caller.id || (target.is_bot && target.bot_owner_id === caller.id)) return true;
+  if (target.is_bot && target.bot_owner_id === caller.id) return true;
   return inRemoveGroup;
 }
 
@@ -55,8 +57,12 @@ export async function prepareUnsubscribe(
   const graph = await services.cache.groupGraph(realm.id);
   const targets = principals ?? [caller];
   // As Zulip's list_to_streams: every name is checked (check_stream_name), the rights are checked
-  // on the channels that exist, and then the missing ones are named together. A channel the
-  // caller may not see is as missing as one that does not exist.
+  // on the channels that exist, and then the missing ones are named together. Zulip finds a private
+  // channel the caller may not see as it finds any other: leaving it oneself answers not_removed,
+  // removing others from it 'Insufficient permission' (can_remove_subscribers_from_stream). That
+  // tells a member only what subscribing already does ('Unable to access channel'); a guest, who
+  // may not subscribe, would learn a hidden channel's name from it, so for guests such a channel
+  // stays as missing as one that does not exist.
   const trimmed = names.map((name) => name.trim());
   for (const name of new Set(trimmed)) validateChannelName(name);
   const streams: Stream[] = [];
@@ -64,7 +70,8 @@ export async function prepareUnsubscribe(
   for (const name of trimmed) {
     const stream = await getStreamByName(db, realm.id, name);
     const subs = stream ? (await subscriberIdsByStream(db, [stream.id])).get(stream.id)! : [];
-    if (!stream || !channelAccess(graph, caller, stream, subs.includes(caller.id)).metadata) missing.push(name);
+    const hidden = stream !== undefined && caller.role === ROLE.guest && !channelAccess(graph, caller, stream, subs.includes(caller.id)).metadata;
+    if (!stream || hidden) missing.push(name);
     else if (!streams.some((s) => s.id === stream.id)) streams.push(stream);
   }
   const before = await subscriberIdsByStream(db, streams.map((s) => s.id));

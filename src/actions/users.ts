@@ -23,6 +23,7 @@ import { formatStream, subscriptionEvents } from '../shapes/channels.js';
 import { activeUserSubscriberIds, listRealmStreams, type Stream } from '../store/channels.js';
 import type { ConfabEvent } from '../events/types.js';
 import { INTERFACE, insertService, type BotService } from '../store/outgoing_webhooks.js';
+import { emailDomainsToCheck, emailRefusal } from './realm_domains.js';
 import { onConflict } from '../store/conflicts.js';
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
@@ -187,6 +188,10 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   checkUniqueName(realm, users.values(), fullName);
   const email = a.email.trim();
   if (!EMAIL_RE.test(email) || email.length > 254) throw new BadRequest('Bad name or username');
+  // As Zulip's create_user_backend: email_allowed_for_realm before the address is looked up.
+  const refusal = emailRefusal(realm, await emailDomainsToCheck(services, realm), email);
+  if (refusal === 'domain') throw new BadRequest(`Email '${email}' not allowed in this organization`);
+  if (refusal === 'plus') throw new BadRequest('Email addresses containing + are not allowed.');
   if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
   if (!passwordStrongEnough(a.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');
   const passwordHash = await hashPassword(a.password);

@@ -178,6 +178,9 @@ export type RealmEvent =
 export type RealmEmojiEvent = { type: 'realm_emoji'; op: 'update'; realm_emoji: Dict };
 export type RealmLinkifiersEvent = { type: 'realm_linkifiers'; realm_linkifiers: Dict[] };
 export type RealmPlaygroundsEvent = { type: 'realm_playgrounds'; realm_playgrounds: Dict[] };
+export type RealmDomainsEvent =
+  | { type: 'realm_domains'; op: 'add' | 'change'; realm_domain: { domain: string; allow_subdomains: boolean } }
+  | { type: 'realm_domains'; op: 'remove'; domain: string };
 export type RealmExportEvent = { type: 'realm_export'; exports: Dict[] };
 export type RealmExportConsentEvent = { type: 'realm_export_consent'; user_id: number; consented: boolean };
 export type RealmUserSettingsDefaultsEvent = { type: 'realm_user_settings_defaults'; op: 'update'; property: string; value: unknown };
@@ -221,6 +224,7 @@ export type ConfabEvent =
   | RealmEmojiEvent
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
+  | RealmDomainsEvent
   | RealmExportEvent
   | RealmExportConsentEvent
   | RealmUserSettingsDefaultsEvent

@@ -275,6 +275,13 @@ export interface RealmPlaygroundTable {
   url_template: string;
 }
 
+export interface RealmDomainTable {
+  id: Generated<number>;
+  realm_id: number;
+  domain: string;
+  allow_subdomains: boolean;
+}
+
 export interface LinkifierTable {
   id: Generated<number>;
   realm_id: number;
@@ -417,6 +424,7 @@ export interface DB {
   email_changes: EmailChangeTable;
   push_device_tokens: PushDeviceTokenTable;
   realm_playgrounds: RealmPlaygroundTable;
+  realm_domains: RealmDomainTable;
   linkifiers: LinkifierTable;
   user_presence: UserPresenceTable;
   alert_words: AlertWordTable;

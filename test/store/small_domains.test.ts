@@ -8,6 +8,7 @@ import { UniqueConflict } from '../../src/store/conflicts.js';
 import { createOrganization } from '../../src/actions/realms.js';
 import { deleteNavigationView, findNavigationView, insertNavigationView, listNavigationViewRows, updateNavigationViewRow } from '../../src/store/navigation_views.js';
 import { deletePlayground, insertPlayground, listPlaygrounds, playgroundExists } from '../../src/store/playgrounds.js';
+import { deleteRealmDomain, insertRealmDomain, listRealmDomains, setRealmDomainSubdomains } from '../../src/store/realm_domains.js';
 import { getPresence, lastPresenceUpdateId, presenceRows, writePresence } from '../../src/store/presence.js';
 import { getSystemGroupIds, groupNameTaken, insertNamedGroup, realmGroupGraph, removeGroupMembers, removeSubgroups, updateGroupRow } from '../../src/store/groups.js';
 import { realmUserDefaultOverrides, storeRealmUserDefaultOverrides } from '../../src/store/realm_user_defaults.js';
@@ -51,6 +52,23 @@ test('playgrounds: unique per organization, language and name; a delete only rea
   assert.deepEqual((await listPlaygrounds(database.db, realmId)).map((x) => x.id), [id, id2]);
   assert.equal(await database.transaction((tx) => deletePlayground(tx, realmId, id)), true);
   assert.deepEqual((await listPlaygrounds(database.db, other.realm_id)).map((x) => x.id), [otherId]);
+});
+
+test('realm domains: listed alphabetically, booleans as booleans; one row per organization and domain; changes stay in their organization', async () => {
+  const { database, realmId } = s;
+  await database.transaction((tx) => insertRealmDomain(tx, realmId, { domain: 'zeta.example', allow_subdomains: true }));
+  await database.transaction((tx) => insertRealmDomain(tx, realmId, { domain: 'alpha.example', allow_subdomains: false }));
+  await assert.rejects(database.transaction((tx) => insertRealmDomain(tx, realmId, { domain: 'alpha.example', allow_subdomains: true })), (e) => e instanceof UniqueConflict);
+  assert.deepEqual(await listRealmDomains(database.db, realmId), [
+    { domain: 'alpha.example', allow_subdomains: false },
+    { domain: 'zeta.example', allow_subdomains: true },
+  ]);
+  const other = await createOrganization(database, { name: 'Domains', ownerEmail: 'd@domains.example.com', ownerPassword: null, ownerName: 'D' });
+  assert.equal(await database.transaction((tx) => setRealmDomainSubdomains(tx, other.realm_id, 'alpha.example', true)), false);
+  assert.equal(await database.transaction((tx) => deleteRealmDomain(tx, other.realm_id, 'alpha.example')), false);
+  assert.equal(await database.transaction((tx) => setRealmDomainSubdomains(tx, realmId, 'alpha.example', true)), true);
+  assert.equal(await database.transaction((tx) => deleteRealmDomain(tx, realmId, 'zeta.example')), true);
+  assert.deepEqual(await listRealmDomains(database.db, realmId), [{ domain: 'alpha.example', allow_subdomains: true }]);
 });
 
 test('push tokens: registering a token again refreshes the one row; deletes say whether there was one', async () => {

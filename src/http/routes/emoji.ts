@@ -27,15 +27,18 @@ function statusChange(params: Params, withAway: boolean): StatusChange {
 
 /**
  * The user a /users/{user_id}/status path names, as Zulip's access_user_by_id(allow_bots=False):
- * a bot is 'No such user' and a deactivated user 'User is deactivated'. A user the caller may not
- * see is no such user too (Zulip says 'Insufficient permission'; here the absent and the hidden
- * answer alike).
+ * a bot is 'No such user' and a deactivated user 'User is deactivated'; a user the caller may not
+ * see is access_user_common's 'Insufficient permission' (check_can_access_user), which tells
+ * nothing new: every id is in the caller's /register, as an "Unknown user". That placeholder
+ * passes for active, so a hidden user is refused before being found deactivated (Zulip checks
+ * deactivation first, which would tell).
  */
 async function statusTarget(ctx: AuthedContext, id = pathInt(ctx, 'user_id', () => new NoSuchUser())): Promise<User> {
   const { services, user, realm } = ctx;
   const target = await services.cache.user(realm.id, id);
-  const visible = target ? await usersVisibleTo(services, user, realm) : null;
-  if (!target || (visible && !visible.has(target.id)) || target.is_bot) throw new NoSuchUser();
+  if (!target || target.is_bot) throw new NoSuchUser();
+  const visible = await usersVisibleTo(services, user, realm);
+  if (visible && !visible.has(target.id)) throw new NotAllowed('Insufficient permission');
   if (!target.is_active) throw new BadRequest('User is deactivated');
   return target;
 }

@@ -60,14 +60,16 @@ export function registerPresenceRoutes(r: Router): void {
     if (op !== 'start' && op !== 'stop') throw new BadRequest('Invalid op');
     const type = params.optStr('type') ?? 'direct';
     if (type === 'stream' || type === 'channel') {
-      const streamId = params.optInt('stream_id') ?? (params.optJson('to', check.intList) ?? [])[0];
-      // Zulip's documented refusals for a channel notification: both are BAD_REQUEST, not
-      // REQUEST_VARIABLE_MISSING, with these texts.
-      if (streamId === undefined) throw new BadRequest('Missing channel ID');
+      // As Zulip's send_notification_backend (since feature level 215): the channel is stream_id
+      // alone, 'to' is ignored for this type, and a missing one is a plain BAD_REQUEST with
+      // Zulip's text (its API documentation's example, 'Missing channel ID', is not what it says).
+      const streamId = params.optInt('stream_id');
+      if (streamId === undefined) throw new BadRequest("Missing 'stream_id' argument");
       const topic = params.optStr('topic');
       if (topic === undefined) throw new BadRequest('Missing topic');
       await sendTyping(services, user, realm, { kind: 'stream', streamId, topic, op });
-    } else if (type === 'direct' || type === 'private') {
+    } else if (type === 'direct') {
+      // 'private' is no longer a type here (Zulip stopped accepting it at feature level 215).
       // Zulip answers a missing list as BAD_REQUEST (not REQUEST_VARIABLE_MISSING).
       const to = params.optJson('to', check.intList);
       if (to === undefined) throw new BadRequest("Missing 'to' argument");

@@ -1,13 +1,14 @@
 // Organization settings (PATCH /realm), linkifiers, code playgrounds, and the user-group list (GET /user_groups).
 import type { Router } from '../router.js';
-import { pathInt } from '../router.js';
-import { BadRequest } from '../../errors.js';
+import { decodedPathPart, pathInt } from '../router.js';
+import { BadRequest, MissingArgument } from '../../errors.js';
+import { addRealmDomain, changeRealmDomain, listRealmDomains, removeRealmDomain } from '../../actions/realm_domains.js';
 import { addPlayground, removePlayground } from '../../actions/playgrounds.js';
 import { addLinkifier, removeLinkifier, reorderLinkifiers, updateLinkifier, type LinkifierInput } from '../../actions/linkifiers.js';
 import { linkifierForClient, listLinkifiers } from '../../store/linkifiers.js';
 import { check, type Params } from '../../lib/params.js';
 import { parseRealmUpdate, updateRealmSettings } from '../../actions/realm_settings.js';
-import { requireMemberOrAdmin, requireRealmAdmin } from '../../access/roles.js';
+import { requireMemberOrAdmin, requireRealmAdmin, requireRealmOwner } from '../../access/roles.js';
 import { userGroupsForClient } from '../../shapes/groups.js';
 
 /** An empty example_input or reverse_template means none (null), as Zulip reads them. */
@@ -30,6 +31,30 @@ export function registerRealmRoutes(r: Router): void {
     // Zulip refuses non-administrators before looking at any parameter.
     requireRealmAdmin(user);
     return updateRealmSettings(services, user, realm, parseRealmUpdate(params));
+  });
+
+  // Allowed email domains (Zulip's zerver/views/realm_domains.py): anyone may list them; the
+  // changes are @require_realm_owner, checked before any parameter.
+  r.get('/realm/domains', async ({ services, realm }) => ({ domains: await listRealmDomains(services.database.db, realm.id) }));
+  const allowSubdomains = (params: Params) => {
+    const v = params.optBool('allow_subdomains');
+    if (v === undefined) throw new MissingArgument('allow_subdomains');
+    return v;
+  };
+  r.post('/realm/domains', async ({ params, services, user, realm }) => {
+    requireRealmOwner(user);
+    const allow = allowSubdomains(params);
+    return addRealmDomain(services, user, realm, params.str('domain'), allow);
+  });
+  r.patch('/realm/domains/{domain}', async (ctx) => {
+    requireRealmOwner(ctx.user);
+    await changeRealmDomain(ctx.services, ctx.user, ctx.realm, decodedPathPart(ctx, 'domain'), allowSubdomains(ctx.params));
+    return {};
+  });
+  r.delete('/realm/domains/{domain}', async (ctx) => {
+    requireRealmOwner(ctx.user);
+    await removeRealmDomain(ctx.services, ctx.user, ctx.realm, decodedPathPart(ctx, 'domain'));
+    return {};
   });
 
   // Zulip's playground views are @require_realm_admin: the role is checked before any parameter.

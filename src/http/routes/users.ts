@@ -4,7 +4,7 @@ import type { AuthedContext, Router } from '../router.js';
 import { decodedPathPart, pathInt } from '../router.js';
 import { check } from '../../lib/params.js';
 import { userAtAddress } from '../../queries/user_lookup.js';
-import { NoSuchUser } from '../../errors.js';
+import { NoSuchUser, NotAllowed } from '../../errors.js';
 import { formatUser, userForClient, usersByAddress } from '../../shapes/users.js';
 import { createBot, createUserByApi, updateUserByAdmin, usersVisibleTo } from '../../actions/users.js';
 import { requireMemberOrAdmin, requireRealmAdmin } from '../../access/roles.js';
@@ -84,8 +84,16 @@ export function registerUserRoutes(r: Router): void {
       const bot = byAddress ?? bots.get(Number(path.user_id));
       if (bot?.is_active) return { user: userForClient(bot, user, services.emailDomains, { clientGravatar }) };
     }
-    const visible = target ? await usersVisibleTo(services, user, realm) : null;
-    if (!target || (visible !== null && !visible.has(target.id))) throw new NoSuchUser();
+    if (!target) throw new NoSuchUser();
+    const visible = await usersVisibleTo(services, user, realm);
+    if (visible !== null && !visible.has(target.id)) {
+      // Zulip's access_user_by_id_including_cross_realm (check_can_access_user) says 'Insufficient
+      // permission' for a user the caller may not see. By id that reveals nothing: every id is in
+      // the caller's /register already, as an "Unknown user". An address may not be known to the
+      // caller, so a hidden user looked up by one stays no such user.
+      if (/^\d+$/.test(path.user_id ?? '')) throw new NotAllowed('Insufficient permission');
+      throw new NoSuchUser();
+    }
     const profileData = includeCustomProfileFields ? (await realmProfileData(services, realm.id)).get(target.id) : undefined;
     return { user: userForClient(target, user, services.emailDomains, { clientGravatar, includeCustomProfileFields, profileData }) };
   });
