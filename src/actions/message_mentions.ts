@@ -26,9 +26,19 @@ export function addMentionedGenericBots(everyone: Set<number>, mentioned: Iterab
 
 /** The recipients whose alert words the content contains (has_alert_word), read in `db`; never the sender, for their own message. */
 export async function alertedUserIds(db: Executor, content: string, recipients: Iterable<number>, senderId: number): Promise<Set<number>> {
+  return alertedIn(await recipientsAlertWords(db, recipients, senderId), content);
+}
+
+/** The alert words of the recipients but the sender (one query), for matching several messages' contents. */
+export function recipientsAlertWords(db: Executor, recipients: Iterable<number>, senderId: number): Promise<Map<number, string[]>> {
+  return alertWordsFor(db, [...recipients].filter((id) => id !== senderId));
+}
+
+/** The users among `words`' whose alert words the content contains. */
+export function alertedIn(words: ReadonlyMap<number, readonly string[]>, content: string): Set<number> {
   const alerted = new Set<number>();
-  for (const [userId, words] of await alertWordsFor(db, [...recipients].filter((id) => id !== senderId))) {
-    if (words.some((w) => containsAlertWord(content, w))) alerted.add(userId);
+  for (const [userId, list] of words) {
+    if (list.some((w) => containsAlertWord(content, w))) alerted.add(userId);
   }
   return alerted;
 }
