@@ -42,3 +42,18 @@ export function alertedIn(words: ReadonlyMap<number, readonly string[]>, content
   }
   return alerted;
 }
+
+/**
+ * The recipients but the sender whose alert words the content contains, from the organization's
+ * words (the cache's alert_words_in_realm), walking whichever of the two is smaller.
+ */
+export function alertedRecipients(realmWords: ReadonlyMap<number, readonly string[]>, content: string, recipients: ReadonlySet<number>, senderId: number): Set<number> {
+  const alerted = new Set<number>();
+  const matches = (userId: number, list: readonly string[] | undefined) => userId !== senderId && list !== undefined && list.some((w) => containsAlertWord(content, w));
+  if (realmWords.size <= recipients.size) {
+    for (const [userId, list] of realmWords) if (recipients.has(userId) && matches(userId, list)) alerted.add(userId);
+  } else {
+    for (const userId of recipients) if (matches(userId, realmWords.get(userId))) alerted.add(userId);
+  }
+  return alerted;
+}
