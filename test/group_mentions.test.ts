@@ -1,7 +1,8 @@
 // Mentions of system groups and deactivated groups, as Zulip's UserGroupMentionPattern renders
 // them: every named group is found by name (MentionData), a system group shown by its display
 // name (get_user_group_mention_display_name: role:administrators as "Administrators"), and a
-// deactivated group's mention made silent.
+// deactivated group's mention made silent. A system group's can_mention_group is role:nobody
+// (default_for_system_groups), so check_user_group_mention_allowed refuses its non-silent mention.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Client, testServerFor, sendToChannel } from './helpers.js';
@@ -37,18 +38,24 @@ test('a silent mention of a system group renders with its display name and menti
   assert.ok(!flags.includes('mentioned'), JSON.stringify(flags));
 });
 
-test('a mention of a system group (anyone may mention one) shows "@Display name" and mentions its members through subgroups', async () => {
+test('a system group may be mentioned silently only: its can_mention_group is role:nobody, so a mention is refused to anyone; a preview shows "@Display name"', async () => {
   const admins = await groupId(t.owner, 'role:administrators');
   const internet = await groupId(t.owner, 'role:internet');
-  const id = await send(t.member, 'paging @*role:administrators* (and @_*role:internet*)');
-  const seen = await read(t.owner, id);
+  const nobody = await groupId(t.owner, 'role:nobody');
+  await send(t.member, 'first, a message of mine there');
+  const groups = (await t.owner.get('/user_groups')).body.user_groups.filter((g: any) => g.is_system_group);
+  assert.deepEqual(groups.map((g: any) => [g.name, g.can_mention_group]), groups.map((g: any) => [g.name, nobody]));
+  for (const c of [t.member, t.owner]) {
+    const res = await c.post('/messages', { type: 'stream', to: 'lobby', topic: 'groups', content: 'paging @*role:administrators*' });
+    assert.deepEqual([res.status, res.body.msg], [400, "You are not allowed to mention user group 'role:administrators'."]);
+  }
+  // Rendered (a preview checks no permission): the display name, as a mention.
+  const preview = await t.member.post('/messages/render', { content: 'paging @*role:administrators* (and @_*role:internet*)' });
+  assert.equal(preview.status, 200, JSON.stringify(preview.body));
   assert.equal(
-    seen.html,
+    preview.body.rendered,
     `<p>paging <span class="user-group-mention" data-user-group-id="${admins}">@Administrators</span> (and <span class="user-group-mention silent" data-user-group-id="${internet}">Everyone on the internet</span>)</p>`,
   );
-  // The owner is in role:administrators through role:owners.
-  assert.ok(seen.flags.includes('mentioned'), JSON.stringify(seen.flags));
-  assert.ok(!(await read(t.member, id)).flags.includes('mentioned'), 'the member is not an administrator');
 });
 
 test('a deactivated group: its mention renders silent and mentions nobody', async () => {

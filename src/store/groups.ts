@@ -75,7 +75,9 @@ export async function createSystemGroups(db: Executor, realmId: number, now: num
     subgroup_id: ids[sub as SystemGroupName],
   }));
   await db.insertInto('group_subgroups').values(subgroupRows).execute();
-  // Zulip's system groups are managed by the organization itself: every setting points at role:nobody.
+  // Zulip's system groups are managed by the organization itself: every setting points at
+  // role:nobody, can_mention_group too (default_for_system_groups), so only their silent
+  // mentions may be sent.
   const nobody = ids['role:nobody'];
   await db
     .updateTable('user_groups')
@@ -84,7 +86,7 @@ export async function createSystemGroups(db: Executor, realmId: number, now: num
       can_join_group: nobody,
       can_leave_group: nobody,
       can_manage_group: nobody,
-      can_mention_group: ids['role:everyone'],
+      can_mention_group: nobody,
       can_remove_members_group: nobody,
     })
     .where('realm_id', '=', realmId)

@@ -29,6 +29,7 @@ import { uniqueNames } from './migrations/v50_hardening.js';
 import { uniqueLinkifierPatterns } from './migrations/v51_linkifier_patterns.js';
 import { legacySystemBots } from './migrations/v30_system_bots.js';
 import { unreadStatistics } from './migrations/v90_planner_statistics.js';
+import { systemGroupMentions } from './migrations/v95_system_group_mentions.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -67,6 +68,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0083_push_queue': pushQueue(dialect),
     '0084_digest_sent': digestSent(dialect),
     '0090_unread_statistics': unreadStatistics(dialect),
+    '0095_system_group_mentions': systemGroupMentions(),
   };
 }
 
