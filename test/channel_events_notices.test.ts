@@ -187,3 +187,54 @@ test('no notice when nothing changes that Zulip would act on: the same topics po
   await patch(id, { topics_policy: 'inherit' });
   assert.equal((await topicMessages(t.member, id)).length, before);
 });
+
+/** A system group's id, as the owner lists groups. */
+async function systemGroupId(name: string): Promise<number> {
+  const res = await t.owner.get('/user_groups');
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.user_groups.find((g: any) => g.name === name).id;
+}
+
+test('posting permissions: who may post before and after, groups and users as silent mentions, after the setting\'s events', async () => {
+  const id = await makeChannel('podium');
+  const everyone = await systemGroupId('role:everyone');
+  const admins = await systemGroupId('role:administrators');
+  const moderators = await systemGroupId('role:moderators');
+  const stream = await t.owner.get(`/streams/${id}`);
+  assert.equal(stream.body.stream.can_send_message_group, everyone, 'a new channel lets everyone post');
+  const q = await openQueue(t.member, ['stream', 'message']);
+  await patch(id, { can_send_message_group: JSON.stringify({ new: admins }) });
+  let m = await lastNotice(t.member, id);
+  assert.equal(
+    m.content,
+    `${owner()} changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n* **Old**: @_*role:everyone*\n* **New**: @_*role:administrators*`,
+  );
+  assert.deepEqual(m.flags, []);
+  const events = (await queuedEvents(t.member, q)).filter((e) => e.type === 'stream' || e.type === 'message');
+  assert.deepEqual(
+    events.map((e) => (e.type === 'stream' ? `stream ${e.op} ${e.property}` : `message ${e.message.id}`)),
+    ['stream update can_send_message_group', 'stream update stream_post_policy', 'stream update is_announcement_only', `message ${m.id}`],
+  );
+  // Rendered with the system groups' display names.
+  const html = (await t.member.get(`/messages/${m.id}`)).body.message.content;
+  assert.equal(
+    html,
+    `<p><span class="user-mention silent" data-user-id="${t.owner.userId}">${t.owner.fullName}</span> changed the <a href="/help/channel-posting-policy">posting permissions</a> for this channel:</p>\n` +
+      `<ul>\n<li><strong>Old</strong>: <span class="user-group-mention silent" data-user-group-id="${everyone}">Everyone</span></li>\n` +
+      `<li><strong>New</strong>: <span class="user-group-mention silent" data-user-group-id="${admins}">Administrators</span></li>\n</ul>`,
+  );
+  // An anonymous value: its subgroups, then its members, each in id order.
+  await patch(id, { can_send_message_group: JSON.stringify({ new: { direct_members: [t.member.userId, t.owner.userId], direct_subgroups: [moderators] } }) });
+  m = await lastNotice(t.member, id);
+  const [first, second] = [t.owner, t.member].sort((a, b) => a.userId - b.userId);
+  assert.equal(
+    m.content,
+    `${owner()} changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n* **Old**: @_*role:administrators*\n` +
+      `* **New**: @_*role:moderators*, @_**${first!.fullName}|${first!.userId}**, @_**${second!.fullName}|${second!.userId}**`,
+  );
+  // The same named group again changes nothing and tells nobody.
+  await patch(id, { can_send_message_group: JSON.stringify({ new: admins }) });
+  const count = (await topicMessages(t.member, id)).length;
+  await patch(id, { can_send_message_group: JSON.stringify({ new: admins }) });
+  assert.equal((await topicMessages(t.member, id)).length, count);
+});

@@ -146,3 +146,30 @@ test('users and a channel group written without any invalidation are found by th
   assert.equal(garbage.status, 400);
   assert.equal(garbage.body.msg, 'No such user');
 });
+
+test('the cached muters and alert words of a send follow a change made through the other process', async () => {
+  // Few requests per account: the rate limit (8 a minute) counts across both processes.
+  const listener = await a.createUser({ name: 'Lena Listener' });
+  const talker = await a.createUser({ name: 'Theo Talker' });
+  const remoteTalker = on(talker, bUrl);
+  const dm = async () => {
+    const res = await remoteTalker.post('/messages', { type: 'direct', to: JSON.stringify([listener.userId]), content: 'a kestrel overhead' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return (await listener.get(`/messages/${res.body.id}`)).body.message.flags as string[];
+  };
+  /** Sends until the flags are as expected: the invalidation reaches the other process a moment after the commit. */
+  const until = async (expected: string[]) => {
+    let got: string[] = [];
+    for (let i = 0; i < 3 && got.join() !== expected.join(); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      got = await dm();
+    }
+    assert.deepEqual(got, expected);
+  };
+  // The other process reads (and caches) the talker's muters and the organization's alert words ...
+  assert.deepEqual(await dm(), []);
+  // ... then the listener mutes the talker, and adds an alert word, through this one.
+  assert.equal((await listener.post(`/users/me/muted_users/${talker.userId}`)).status, 200);
+  assert.equal((await listener.post('/users/me/alert_words', { alert_words: ['kestrel'] })).status, 200);
+  await until(['read', 'has_alert_word']);
+});

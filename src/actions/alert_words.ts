@@ -38,6 +38,8 @@ export async function addAlertWords(services: Services, user: User, words: strin
     const fresh = clean.filter((w) => !existing.has(w.toLowerCase()));
     await insertAlertWords(tx, user.realm_id, user.id, fresh);
     const all = await alertWordsOf(tx, user.id);
+    // The organization's cached words (what sends match against) change with this commit.
+    onCommit(() => services.cache.invalidateAlertWords(user.realm_id));
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
     return all;
   }));
@@ -48,6 +50,8 @@ export async function removeAlertWords(services: Services, user: User, words: st
   return services.database.transaction(async (tx, onCommit) => {
     await deleteAlertWords(tx, user.id, lower);
     const all = await alertWordsOf(tx, user.id);
+    // The organization's cached words (what sends match against) change with this commit.
+    onCommit(() => services.cache.invalidateAlertWords(user.realm_id));
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'alert_words', alert_words: all } });
     return all;
   });

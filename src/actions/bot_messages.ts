@@ -12,6 +12,7 @@ import { messageRenderContext } from './render_context.js';
 import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from './message_write.js';
 import { normalizeContent } from '../lib/message_text.js';
 import { systemBot, WELCOME_BOT_EMAIL } from './notification_bot.js';
+import { alertedIn, recipientsAlertWords } from './message_mentions.js';
 
 export function welcomeBot(services: Services, _realmId?: number): Promise<User> {
   return systemBot(services, WELCOME_BOT_EMAIL);
@@ -42,14 +43,19 @@ export async function prepareBotMessage(services: Services, realm: Realm, bot: U
   return { content, ctx: await messageRenderContext(services, realm, bot, content) };
 }
 
-/** A direct message from a bot to one user, inside the caller's transaction; unread for the user. */
+/**
+ * A direct message from a bot to one user, inside the caller's transaction; unread for the user,
+ * with has_alert_word when it contains one of their alert words (Zulip's internal sends render
+ * with the organization's alert words, as every message does).
+ */
 export async function postDirectFromBot(
   services: Services,
   tx: Transaction<DB>,
   onCommit: OnCommit,
   o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody },
 ): Promise<number> {
-  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o), { automated: true });
+  const words = await recipientsAlertWords(tx, [o.recipient.id], o.bot.id);
+  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o, alertedIn(words, o.body.content)), { automated: true });
   return id;
 }
 
@@ -66,10 +72,14 @@ export async function postDirectsFromBot(
 ): Promise<number[]> {
   const users = new Map(o.users);
   users.set(o.bot.id, o.bot);
-  return writeAutomatedDirectMessages(services, tx, onCommit, o.items.map((it) => botDirectMessage({ bot: o.bot, realm: o.realm, users, recipient: it.recipient, body: it.body })));
+  // Every recipient's alert words in one query, matched against their own message.
+  const words = await recipientsAlertWords(tx, o.items.map((it) => it.recipient.id), o.bot.id);
+  return writeAutomatedDirectMessages(services, tx, onCommit, o.items.map((it) =>
+    botDirectMessage({ bot: o.bot, realm: o.realm, users, recipient: it.recipient, body: it.body }, alertedIn(words, it.body.content)),
+  ));
 }
 
-function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody }): PreparedMessage {
+function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody }, alerted: ReadonlySet<number>): PreparedMessage {
   let users = o.users;
   if (users.get(o.bot.id) !== o.bot || users.get(o.recipient.id) !== o.recipient) {
     users = new Map(o.users);
@@ -86,7 +96,7 @@ function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>
     topic: '',
     dmParticipants: participants,
     everyone: new Set(participants),
-    flagsOf: (userId) => (userId === o.bot.id ? FLAG_BITS.read : 0),
+    flagsOf: (userId) => (userId === o.bot.id ? FLAG_BITS.read : alerted.has(userId) ? FLAG_BITS.has_alert_word : 0),
     clientName: 'Internal',
     users,
     linkifiers: [],

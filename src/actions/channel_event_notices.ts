@@ -15,6 +15,8 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { postChannelNotification, silentMention } from './notification_bot.js';
 import { channelEventsTopic, channelPolicyName } from './subscription_notices.js';
 import type { PreparedBotMessage } from './bot_messages.js';
+import type { GroupGraph } from '../store/cache.js';
+import type { GroupSettingValue } from '../access/group_settings.js';
 
 type Policy = Pick<Stream, 'invite_only' | 'is_web_public' | 'history_public_to_subscribers'>;
 
@@ -76,6 +78,35 @@ const TOPICS_POLICY_NAMES: Readonly<Record<string, string>> = {
 
 export function topicsPolicyChangedMarkdown(actor: User, oldPolicy: string, newPolicy: string): string {
   return `${silentMention(actor).md} changed the "Allow posting to the *${EMPTY_TOPIC_DISPLAY_NAME}* topic?" setting from **${TOPICS_POLICY_NAMES[oldPolicy] ?? oldPolicy}** to **${TOPICS_POLICY_NAMES[newPolicy] ?? newPolicy}**.`;
+}
+
+/**
+ * Zulip's get_users_string_with_permission: a named group as its silent mention; an anonymous
+ * value as its subgroups' silent mentions, then its members', each in id order, joined by ", ".
+ * `value` is as stored (storeGroupSettingValue's reading: one subgroup alone is that group, none
+ * at all role:nobody).
+ */
+export function groupSettingDescription(graph: GroupGraph, users: Map<number, User>, value: GroupSettingValue): string {
+  const group = (id: number) => `@_*${graph.groups.get(id)?.name ?? id}*`;
+  if (typeof value === 'number') return group(value);
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return group(value.direct_subgroups[0]!);
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return group(graph.systemIds['role:nobody']);
+  const groups = [...value.direct_subgroups].sort((a, b) => a - b).map(group);
+  const members = [...value.direct_members]
+    .sort((a, b) => a - b)
+    .map((id) => users.get(id))
+    .filter((u): u is User => u !== undefined)
+    .map((u) => silentMention(u).md);
+  return [...groups, ...members].join(', ');
+}
+
+/** send_stream_posting_permission_update_notification: who may post, before and after (can_send_message_group). */
+export function postingPermissionChangedMarkdown(actor: User, oldDescription: string, newDescription: string): string {
+  return (
+    `${silentMention(actor).md} changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n` +
+    `* **Old**: ${oldDescription}\n` +
+    `* **New**: ${newDescription}`
+  );
 }
 
 export const archivedMarkdown = (name: string): string => `Channel #**${name}** has been archived.`;

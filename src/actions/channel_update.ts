@@ -23,8 +23,10 @@ import { prepareBotMessage } from './bot_messages.js';
 import {
   archivedMarkdown,
   descriptionChangedMarkdown,
+  groupSettingDescription,
   permissionChangedMarkdown,
   postChannelEventNotice,
+  postingPermissionChangedMarkdown,
   renamedMarkdown,
   retentionChangedMarkdown,
   topicsPolicyChangedMarkdown,
@@ -52,7 +54,15 @@ export interface ChannelUpdate {
 const METADATA_ONLY: ReadonlySet<StreamGroupSetting> = new Set(['can_remove_subscribers_group']);
 
 /** Zulip's texts for what the plan changes, each rendered with what its text links and mentions. */
-async function prepareUpdateNotices(services: Services, caller: User, realm: Realm, stream: Stream, { changes, permissionNamed }: UpdatePlan): Promise<UpdateNotices> {
+async function prepareUpdateNotices(
+  services: Services,
+  caller: User,
+  realm: Realm,
+  { stream, graph }: UpdateContext,
+  { changes, permissionNamed }: UpdatePlan,
+  u: ChannelUpdate,
+  users: Map<number, User>,
+): Promise<UpdateNotices> {
   const bot = await notificationBot(services, realm.id);
   const prepare = (markdown: string) => prepareBotMessage(services, realm, bot, markdown);
   const notices: UpdateNotices = { bot };
@@ -64,6 +74,11 @@ async function prepareUpdateNotices(services: Services, caller: User, realm: Rea
   if (changes.topics_policy !== undefined) notices.topicsPolicy = await prepare(topicsPolicyChangedMarkdown(caller, stream.topics_policy, changes.topics_policy));
   if (changes.description !== undefined) notices.description = await prepare(descriptionChangedMarkdown(caller, stream.description, changes.description));
   if (changes.name !== undefined) notices.rename = await prepare(renamedMarkdown(caller, stream.name, changes.name));
+  const posting = u.groupSettings.can_send_message_group;
+  if (posting) {
+    const before = groupSettingDescription(graph, users, groupSettingValue(graph, stream.can_send_message_group));
+    notices.postingPermission = await prepare(postingPermissionChangedMarkdown(caller, before, groupSettingDescription(graph, users, posting.new)));
+  }
   return notices;
 }
 
@@ -72,7 +87,7 @@ export async function updateChannel(services: Services, caller: User, realm: Rea
   const plan = await planChannelUpdate(services, caller, realm, context, u);
   // Members a new group-setting value names that the cache lacks (made elsewhere a moment ago) are read.
   const users = await services.cache.usersIncluding(realm.id, idsNamedBy(Object.values(u.groupSettings).map((update) => update?.new)).userIds);
-  const notices = await prepareUpdateNotices(services, caller, realm, context.stream, plan);
+  const notices = await prepareUpdateNotices(services, caller, realm, context, plan, u, users);
   const renamedTo = plan.changes.name;
   // Another rename to the same name may commit first: the index refuses this one, as the check in the plan would have.
   await onConflict(

@@ -45,6 +45,8 @@ export interface UpdateNotices {
   topicsPolicy?: PreparedBotMessage;
   description?: PreparedBotMessage;
   rename?: PreparedBotMessage;
+  /** can_send_message_group's notice, posted when its step runs (the stored value changes). */
+  postingPermission?: PreparedBotMessage;
 }
 
 /** Settings whose groups may see the channel (Zulip's stream_permission_group_settings_granting_metadata_access). */
@@ -113,7 +115,7 @@ export async function writeChannelUpdate(
     emit(s, 'folder_id', changes.folder_id);
     s.state = { ...s.state, folder_id: changes.folder_id };
   }
-  groupSettingSteps(s, Object.keys(groupSettings) as StreamGroupSetting[], stored.groupChanges);
+  await groupSettingSteps(s, Object.keys(groupSettings) as StreamGroupSetting[], stored.groupChanges);
   onCommit(() => services.cache.invalidateGroups(realm.id));
 }
 
@@ -224,7 +226,7 @@ async function propertySteps(s: Steps, changes: Partial<Stream>): Promise<void> 
 }
 
 /** do_change_stream_group_based_setting for each setting named, in the order named. */
-function groupSettingSteps(s: Steps, keys: StreamGroupSetting[], groupChanges: Partial<Record<StreamGroupSetting, number>>): void {
+async function groupSettingSteps(s: Steps, keys: StreamGroupSetting[], groupChanges: Partial<Record<StreamGroupSetting, number>>): Promise<void> {
   for (const key of keys) {
     const id = groupChanges[key];
     if (id === undefined) continue;
@@ -251,6 +253,8 @@ function groupSettingSteps(s: Steps, keys: StreamGroupSetting[], groupChanges: P
         emit(s, 'stream_post_policy', newPolicy);
         emit(s, 'is_announcement_only', newPolicy === STREAM_POST_POLICY.admins);
       }
+      // Then who may post, before and after. An archived channel takes no message (Zulip's send fails, logged).
+      if (!s.state.is_archived) await notice(s, s.notices.postingPermission);
     }
   }
 }

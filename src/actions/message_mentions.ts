@@ -26,9 +26,34 @@ export function addMentionedGenericBots(everyone: Set<number>, mentioned: Iterab
 
 /** The recipients whose alert words the content contains (has_alert_word), read in `db`; never the sender, for their own message. */
 export async function alertedUserIds(db: Executor, content: string, recipients: Iterable<number>, senderId: number): Promise<Set<number>> {
+  return alertedIn(await recipientsAlertWords(db, recipients, senderId), content);
+}
+
+/** The alert words of the recipients but the sender (one query), for matching several messages' contents. */
+export function recipientsAlertWords(db: Executor, recipients: Iterable<number>, senderId: number): Promise<Map<number, string[]>> {
+  return alertWordsFor(db, [...recipients].filter((id) => id !== senderId));
+}
+
+/** The users among `words`' whose alert words the content contains. */
+export function alertedIn(words: ReadonlyMap<number, readonly string[]>, content: string): Set<number> {
   const alerted = new Set<number>();
-  for (const [userId, words] of await alertWordsFor(db, [...recipients].filter((id) => id !== senderId))) {
-    if (words.some((w) => containsAlertWord(content, w))) alerted.add(userId);
+  for (const [userId, list] of words) {
+    if (list.some((w) => containsAlertWord(content, w))) alerted.add(userId);
+  }
+  return alerted;
+}
+
+/**
+ * The recipients but the sender whose alert words the content contains, from the organization's
+ * words (the cache's alert_words_in_realm), walking whichever of the two is smaller.
+ */
+export function alertedRecipients(realmWords: ReadonlyMap<number, readonly string[]>, content: string, recipients: ReadonlySet<number>, senderId: number): Set<number> {
+  const alerted = new Set<number>();
+  const matches = (userId: number, list: readonly string[] | undefined) => userId !== senderId && list !== undefined && list.some((w) => containsAlertWord(content, w));
+  if (realmWords.size <= recipients.size) {
+    for (const [userId, list] of realmWords) if (recipients.has(userId) && matches(userId, list)) alerted.add(userId);
+  } else {
+    for (const userId of recipients) if (matches(userId, realmWords.get(userId))) alerted.add(userId);
   }
   return alerted;
 }

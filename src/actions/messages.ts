@@ -10,14 +10,13 @@ import { FLAG_BITS, dmGroupHasMessages, findDmGroup, topicParticipants } from '.
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
 import { renderMarkdown, type Rendered } from '../markdown/render.js';
-import { mutersOf } from '../store/muted_users.js';
 import { usersVisibleTo } from './users.js';
 import { messageRenderContext } from './render_context.js';
 import { channelAccess } from '../access/channel_access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { apiEmail, usersByAddress } from '../shapes/users.js';
 import { outgoingWebhookTriggers } from './outgoing_webhook_triggers.js';
-import { addMentionedGenericBots, alertedUserIds, mentionedUserIds } from './message_mentions.js';
+import { addMentionedGenericBots, alertedRecipients, mentionedUserIds } from './message_mentions.js';
 import { commitMessage, type PreparedMessage } from './message_write.js';
 
 export type SendTarget =
@@ -220,10 +219,11 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
   addMentionedGenericBots(everyone, mentioned, users);
   const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
 
-  // Messages from a user someone muted arrive read for them.
-  const muters = await mutersOf(services.database.db, sender.id);
+  // Messages from a user someone muted arrive read for them. Both reads are cached, as Zulip
+  // caches get_muting_users and alert_words_in_realm: the muting and alert-word actions invalidate them.
+  const muters = await services.cache.muters(sender.id);
   // Recipients whose alert words the message contains get has_alert_word (never for one's own message).
-  const alerted = await alertedUserIds(services.database.db, content, everyone, sender.id);
+  const alerted = alertedRecipients(await services.cache.alertWords(realm.id), content, everyone, sender.id);
   const flagsOf = (userId: number): number => {
     let flags = 0;
     if ((userId === sender.id && readBySender) || muters.has(userId)) flags |= FLAG_BITS.read;

@@ -37,6 +37,8 @@ export async function muteUser(services: Services, user: User, mutedId: number):
     const ids = await unreadMessageIds(tx, services.database.dialect, user.id, { senderId: mutedId });
     await setReadFlag(tx, user.id, ids);
     const list = await mutedUsersOf(tx, user.id);
+    // The muted user's messages now arrive read for this user: their cached muters change.
+    onCommit(() => services.cache.invalidateMuters(user.realm_id, mutedId));
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });
     if (ids.length) {
       publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: readFlagsEvent(ids) });
@@ -50,6 +52,7 @@ export async function unmuteUser(services: Services, user: User, mutedId: number
     if (!(await isMuted(tx, user.id, mutedId))) throw new BadRequest('User is not muted');
     await deleteMute(tx, user.id, mutedId);
     const list = await mutedUsersOf(tx, user.id);
+    onCommit(() => services.cache.invalidateMuters(user.realm_id, mutedId));
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'muted_users', muted_users: list } });
   });
 }

@@ -157,6 +157,7 @@ export function botMessageMentions(graph: GroupGraph, rendered: Rendered, subscr
 /**
  * Posts a Notification Bot message to a channel topic inside the caller's transaction: every
  * active subscriber receives it; it arrives read for `readFor` (the acting user, typically).
+ * Subscribers whose alert words it contains get has_alert_word, whatever its text.
  * With `mentions` (a message whose text others wrote, rendered with its mentions), the mentioned
  * get the flags any message gives them, and what follows from those (unread mentions, missed-message
  * notices, following the topic); a message Zulip would refuse to send is not written (undefined).
@@ -181,7 +182,6 @@ export async function postChannelNotification(
   const users = o.users.has(o.bot.id) ? o.users : new Map([...o.users, [o.bot.id, o.bot]]);
   const rendered: Rendered = o.mentions?.rendered ?? mentionFree(o.body.html);
   let mentioned = new Set<number>();
-  let alerted = new Set<number>();
   if (o.mentions) {
     const found = botMessageMentions(o.mentions.graph, rendered, everyone.size);
     if (!found) {
@@ -190,8 +190,10 @@ export async function postChannelNotification(
     }
     mentioned = found;
     addMentionedGenericBots(everyone, mentioned, users);
-    alerted = await alertedUserIds(tx, o.body.content, everyone, o.bot.id);
   }
+  // Zulip's internal sends render with the organization's alert words like any message
+  // (render_incoming_message): a recipient whose word the notice contains is alerted.
+  const alerted = await alertedUserIds(tx, o.body.content, everyone, o.bot.id);
   // Only the bot takes part in a topic it has just started: a topic wildcard flags nobody.
   const flagsOf = (userId: number): number => {
     let flags = o.readFor(userId) ? FLAG_BITS.read : 0;

@@ -19,6 +19,7 @@ import { realmUrl } from '../shapes/realm.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { accessibleMessage } from '../queries/message_access.js';
 import { commitMessage, type PreparedMessage } from './message_write.js';
+import { alertedUserIds } from './message_mentions.js';
 import { MAX_MESSAGE_LENGTH } from '../lib/message_text.js';
 import { notificationBot, silentMention, text, type Piece } from './notification_bot.js';
 import { topicNarrow } from '../lib/narrow_urls.js';
@@ -167,6 +168,9 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
   // The bot is shared by every organization, so it joins the map the message is shaped with.
   const users = new Map([...(await services.cache.users(realm.id)), [bot.id, bot]]);
   const participants = [...new Set([bot.id, user.id])].sort((a, b) => a - b);
+  // Sent as any message is (Zulip's send_scheduled_message goes through check_message): an alert
+  // word of the user's in the reminder flags it.
+  const alerted = await alertedUserIds(services.database.db, m.content, [user.id], bot.id);
   const prepared: PreparedMessage = {
     sender: bot,
     realm,
@@ -176,7 +180,7 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
     topic: '',
     dmParticipants: participants,
     everyone: new Set(participants),
-    flagsOf: (id) => (id === bot.id ? FLAG_BITS.read : 0),
+    flagsOf: (id) => (id === bot.id ? FLAG_BITS.read : alerted.has(id) ? FLAG_BITS.has_alert_word : 0),
     clientName: m.sending_client,
     users,
     linkifiers: [],

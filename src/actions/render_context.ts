@@ -6,6 +6,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import type { GroupGraph } from '../store/cache.js';
+import { groupDisplayName } from '../store/groups.js';
 import { renderMarkdown, type LinkableChannel, type MentionGroup, type RenderContext } from '../markdown/render.js';
 import { parseChannelLink } from '../markdown/channel_links.js';
 import { getStreamsByNames, subscriptionsOf, type Stream } from '../store/channels.js';
@@ -15,9 +16,13 @@ import { emojiSourceUrl } from './realm_emoji.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { realmUrl } from '../shapes/realm.js';
 
-/** Groups a message may mention by name: named, user-made and active. */
+/**
+ * Groups a message may name: every named group, as Zulip's MentionData finds them by name,
+ * system groups included (@*role:administrators* shows "@Administrators"); a deactivated one's
+ * mention renders silent.
+ */
 export function mentionableGroups(graph: GroupGraph): MentionGroup[] {
-  return [...graph.groups.values()].filter((g) => g.named && !g.is_system_group && !g.deactivated).map((g) => ({ id: g.id, name: g.name }));
+  return [...graph.groups.values()].filter((g) => g.named).map((g) => ({ id: g.id, name: g.name, display: groupDisplayName(g), deactivated: g.deactivated }));
 }
 
 /** A message links at most this many channels and topics; later ones stay as typed. */

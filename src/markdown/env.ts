@@ -8,10 +8,15 @@ export interface MentionUser {
   is_active: boolean;
 }
 
-/** A user group that may be mentioned (named, not a system group, not deactivated). */
+/** A named user group a message may name (system groups and deactivated ones too). */
 export interface MentionGroup {
   id: number;
+  /** What @*name* matches (case-insensitively). */
   name: string;
+  /** What the mention shows: a system group's display name, else the name. */
+  display?: string;
+  /** A deactivated group's mention renders silent and mentions nobody, as in Zulip. */
+  deactivated?: boolean;
 }
 
 export interface LinkifierRule {

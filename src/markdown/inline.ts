@@ -86,8 +86,10 @@ export function mentionRule(state: StateInline, silent: boolean): boolean {
     end = found.end + 1;
     const group = env.groupsByName.get(found.name.toLowerCase());
     if (group) {
-      html = `<span class="user-group-mention${silentClass}" data-user-group-id="${group.id}">${prefix}${escapeHtml(group.name)}</span>`;
-      if (!isSilent && !silent) env.mentionedGroups.add(group.id);
+      // Zulip's UserGroupMentionPattern: a deactivated group's mention is silent.
+      const quiet = isSilent || group.deactivated === true;
+      html = `<span class="user-group-mention${quiet ? ' silent' : ''}" data-user-group-id="${group.id}">${quiet ? '' : '@'}${escapeHtml(group.display ?? group.name)}</span>`;
+      if (!quiet && !silent) env.mentionedGroups.add(group.id);
     }
   }
   if (html === null) return false;

@@ -22,7 +22,12 @@ export function renderMarkdown(content: string, ctx: RenderContext = {}): Render
       if (list) list.push(u);
       else byName.set(key, [u]);
     }
-    for (const g of ctx.groups ?? []) groupsByName.set(g.name.toLowerCase(), g);
+    for (const g of ctx.groups ?? []) {
+      // A deactivated group may share its name with an active one: the active one is meant.
+      const key = g.name.toLowerCase();
+      if (g.deactivated && groupsByName.has(key)) continue;
+      groupsByName.set(key, g);
+    }
   }
   const env: RenderEnv = {
     linkifiers: ctx.linkifiers ?? [],

@@ -18,6 +18,18 @@ export async function alertWordsFor(db: Executor, userIds: readonly number[]): P
   return out;
 }
 
+/**
+ * Every alert word of the organization's users, by user (Zulip's alert_words_in_realm): what the
+ * cache keeps for matching each message sent there. Deactivated users' words are kept too (they
+ * receive nothing, so nothing matches for them), which spares a reload at every deactivation.
+ */
+export async function realmAlertWords(db: Executor, realmId: number): Promise<Map<number, string[]>> {
+  const rows = await db.selectFrom('alert_words').select(['user_id', 'word']).where('realm_id', '=', realmId).orderBy('id').execute();
+  const out = new Map<number, string[]>();
+  for (const r of rows) (out.get(r.user_id) ?? out.set(r.user_id, []).get(r.user_id)!).push(r.word);
+  return out;
+}
+
 /** Adds words; one the user already has (in any case) fails with a UniqueConflict. */
 export async function insertAlertWords(db: Executor, realmId: number, userId: number, words: readonly string[]): Promise<void> {
   if (words.length) await db.insertInto('alert_words').values(words.map((word) => ({ realm_id: realmId, user_id: userId, word }))).execute();

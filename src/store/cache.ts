@@ -1,6 +1,8 @@
 // In-memory caches where Zulip keeps one: organizations, their users (the "realm user dicts"),
-// users by email for authentication, the user-group graph for permission checks, and the
-// linkifiers and custom emoji every rendered message consults.
+// users by email for authentication, the user-group graph for permission checks, the
+// linkifiers and custom emoji every rendered message consults, and what every send reads about
+// its people: the organization's alert words (alert_words_in_realm) and who muted the sender
+// (get_muting_users).
 // Actions call the invalidate* methods after a commit that changes what a cache holds.
 //
 // With several processes the others hear of an invalidation through Redis a moment after the
@@ -17,6 +19,8 @@ import { maxMessageIdOf } from './unreads.js';
 import { listLinkifiers } from './linkifiers.js';
 import { listRealmEmoji, type RealmEmojiRow } from './emoji.js';
 import { compilePattern, type CompiledPattern } from '../lib/linkifier_patterns.js';
+import { realmAlertWords } from './alert_words.js';
+import { mutersOf } from './muted_users.js';
 
 export interface LinkifierRule {
   re: CompiledPattern;
@@ -24,10 +28,13 @@ export interface LinkifierRule {
 }
 import { existingGroupIds, listGroups, realmGroupGraph, type SystemGroupName, type UserGroupRow } from './groups.js';
 
-export interface CacheInvalidation {
-  kind: 'realm' | 'users' | 'groups' | 'linkifiers' | 'emoji';
-  realmId: number;
-}
+export type CacheInvalidation =
+  | { kind: 'realm' | 'users' | 'groups' | 'linkifiers' | 'emoji' | 'alert_words'; realmId: number }
+  /** The users who muted `userId`. */
+  | { kind: 'muters'; realmId: number; userId: number };
+
+/** At most this many users' muters are kept (a send reads its sender's). */
+const MAX_MUTERS_KEPT = 100_000;
 
 /** Ids read per query when looking up misses (well under PostgreSQL's bound on parameters). */
 const MAX_IDS_PER_QUERY = 1000;
@@ -48,6 +55,15 @@ export class Cache {
   private realmEmojiRows = new Map<number, RealmEmojiRow[]>();
   /** Each user's newest message id, kept current from the message events every process receives. */
   private maxMessageIds = new Map<number, number>();
+  /** Each organization's users' alert words, by user (only users with some; deactivated ones' too). */
+  private alertWordsByRealm = new Map<number, ReadonlyMap<number, readonly string[]>>();
+  /** Who muted each user, by the muted user's id. */
+  private mutersByUser = new Map<number, ReadonlySet<number>>();
+  /**
+   * Bumped by every invalidation of alert words or muters: a load that began before one must not
+   * keep what it read (it may predate the change the invalidation announced).
+   */
+  private generation = 0;
 
   /** Set when several processes share the database: tells the others what this one invalidated. */
   broadcast: ((what: CacheInvalidation) => void) | null = null;
@@ -63,6 +79,8 @@ export class Cache {
       else if (what.kind === 'users') this.invalidateUsers(what.realmId);
       else if (what.kind === 'groups') this.invalidateGroups(what.realmId);
       else if (what.kind === 'emoji') this.invalidateRealmEmoji(what.realmId);
+      else if (what.kind === 'alert_words') this.invalidateAlertWords(what.realmId);
+      else if (what.kind === 'muters') this.invalidateMuters(what.realmId, what.userId);
       else this.invalidateLinkifiers(what.realmId);
     } finally {
       this.broadcast = keep;
@@ -285,6 +303,43 @@ export class Cache {
     return rows;
   }
 
+  /** The organization's users' alert words, by user: what every send matches its content against. */
+  async alertWords(realmId: number): Promise<ReadonlyMap<number, readonly string[]>> {
+    let words = this.alertWordsByRealm.get(realmId);
+    if (!words) {
+      const generation = this.generation;
+      words = await realmAlertWords(this.database.db, realmId);
+      if (generation === this.generation) this.alertWordsByRealm.set(realmId, words);
+    }
+    return words;
+  }
+
+  /** The users who muted this user: a message from them arrives read for these. */
+  async muters(userId: number): Promise<ReadonlySet<number>> {
+    let muters = this.mutersByUser.get(userId);
+    if (!muters) {
+      const generation = this.generation;
+      muters = await mutersOf(this.database.db, userId);
+      if (generation === this.generation) {
+        if (this.mutersByUser.size >= MAX_MUTERS_KEPT) this.mutersByUser.clear();
+        this.mutersByUser.set(userId, muters);
+      }
+    }
+    return muters;
+  }
+
+  invalidateAlertWords(realmId: number): void {
+    this.generation++;
+    this.alertWordsByRealm.delete(realmId);
+    this.broadcast?.({ kind: 'alert_words', realmId });
+  }
+
+  invalidateMuters(realmId: number, mutedUserId: number): void {
+    this.generation++;
+    this.mutersByUser.delete(mutedUserId);
+    this.broadcast?.({ kind: 'muters', realmId, userId: mutedUserId });
+  }
+
   invalidateRealmEmoji(realmId: number): void {
     this.realmEmojiRows.delete(realmId);
     this.broadcast?.({ kind: 'emoji', realmId });
@@ -319,6 +374,9 @@ export class Cache {
     this.maxMessageIds.clear();
     this.linkifierRules.clear();
     this.realmEmojiRows.clear();
+    this.generation++;
+    this.alertWordsByRealm.clear();
+    this.mutersByUser.clear();
   }
 }
 

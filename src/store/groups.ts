@@ -7,16 +7,26 @@ import { ROLE } from './users.js';
 
 /** The system groups, in Zulip's order, with the roles whose holders are direct members. */
 export const SYSTEM_GROUPS = [
-  { name: 'role:internet', description: 'Everyone on the Internet', roles: [] as number[] },
-  { name: 'role:everyone', description: 'Everyone including guests', roles: [ROLE.guest] },
-  { name: 'role:members', description: 'Everyone except guests', roles: [ROLE.member] },
-  { name: 'role:fullmembers', description: 'Members of this organization, not including new accounts and guests', roles: [ROLE.member] },
-  { name: 'role:moderators', description: 'Moderators of this organization, including administrators', roles: [ROLE.moderator] },
-  { name: 'role:administrators', description: 'Administrators of this organization, including owners', roles: [ROLE.administrator] },
-  { name: 'role:owners', description: 'Owners of this organization', roles: [ROLE.owner] },
-  { name: 'role:nobody', description: 'Nobody', roles: [] as number[] },
+  { name: 'role:internet', display: 'Everyone on the internet', description: 'Everyone on the Internet', roles: [] as number[] },
+  { name: 'role:everyone', display: 'Everyone', description: 'Everyone including guests', roles: [ROLE.guest] },
+  { name: 'role:members', display: 'Members', description: 'Everyone except guests', roles: [ROLE.member] },
+  { name: 'role:fullmembers', display: 'Full members', description: 'Members of this organization, not including new accounts and guests', roles: [ROLE.member] },
+  { name: 'role:moderators', display: 'Moderators', description: 'Moderators of this organization, including administrators', roles: [ROLE.moderator] },
+  { name: 'role:administrators', display: 'Administrators', description: 'Administrators of this organization, including owners', roles: [ROLE.administrator] },
+  { name: 'role:owners', display: 'Owners', description: 'Owners of this organization', roles: [ROLE.owner] },
+  { name: 'role:nobody', display: 'Nobody', description: 'Nobody', roles: [] as number[] },
 ] as const;
 export type SystemGroupName = (typeof SYSTEM_GROUPS)[number]['name'];
+
+/**
+ * How a group is shown where a person reads it (a mention, a notice): a system group by its
+ * display name (Zulip's SystemGroups.GROUP_DISPLAY_NAME_MAP, "Administrators" for
+ * role:administrators), any other by its name, as get_user_group_mention_display_name does.
+ */
+export function groupDisplayName(g: { name: string; is_system_group: boolean }): string {
+  if (!g.is_system_group) return g.name;
+  return SYSTEM_GROUPS.find((s) => s.name === g.name)?.display ?? g.name;
+}
 
 /** Each system group's subgroup: the next group up the ladder of roles. */
 const SYSTEM_SUBGROUP: Partial<Record<SystemGroupName, SystemGroupName>> = {
@@ -65,7 +75,9 @@ export async function createSystemGroups(db: Executor, realmId: number, now: num
     subgroup_id: ids[sub as SystemGroupName],
   }));
   await db.insertInto('group_subgroups').values(subgroupRows).execute();
-  // Zulip's system groups are managed by the organization itself: every setting points at role:nobody.
+  // Zulip's system groups are managed by the organization itself: every setting points at
+  // role:nobody, can_mention_group too (default_for_system_groups), so only their silent
+  // mentions may be sent.
   const nobody = ids['role:nobody'];
   await db
     .updateTable('user_groups')
@@ -74,7 +86,7 @@ export async function createSystemGroups(db: Executor, realmId: number, now: num
       can_join_group: nobody,
       can_leave_group: nobody,
       can_manage_group: nobody,
-      can_mention_group: ids['role:everyone'],
+      can_mention_group: nobody,
       can_remove_members_group: nobody,
     })
     .where('realm_id', '=', realmId)

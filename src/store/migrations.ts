@@ -30,6 +30,7 @@ import { uniqueLinkifierPatterns } from './migrations/v51_linkifier_patterns.js'
 import { legacySystemBots } from './migrations/v30_system_bots.js';
 import { unreadStatistics } from './migrations/v90_planner_statistics.js';
 import { realmDomains } from './migrations/v91_realm_domains.js';
+import { systemGroupMentions } from './migrations/v95_system_group_mentions.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -69,6 +70,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0084_digest_sent': digestSent(dialect),
     '0090_unread_statistics': unreadStatistics(dialect),
     '0091_realm_domains': realmDomains(dialect),
+    '0095_system_group_mentions': systemGroupMentions(),
   };
 }
 
