@@ -13,6 +13,7 @@ import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from
 import { normalizeContent } from '../lib/message_text.js';
 import { systemBot, WELCOME_BOT_EMAIL } from './notification_bot.js';
 import { alertedIn, recipientsAlertWords } from './message_mentions.js';
+import { mutersInRealm } from '../store/muted_users.js';
 
 export function welcomeBot(services: Services, _realmId?: number): Promise<User> {
   return systemBot(services, WELCOME_BOT_EMAIL);
@@ -44,8 +45,8 @@ export async function prepareBotMessage(services: Services, realm: Realm, bot: U
 }
 
 /**
- * A direct message from a bot to one user, inside the caller's transaction; unread for the user,
- * with has_alert_word when it contains one of their alert words (Zulip's internal sends render
+ * A direct message from a bot to one user, inside the caller's transaction; unread for the user
+ * (read if they muted the bot), with has_alert_word when it contains one of their alert words (Zulip's internal sends render
  * with the organization's alert words, as every message does).
  */
 export async function postDirectFromBot(
@@ -55,7 +56,8 @@ export async function postDirectFromBot(
   o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody },
 ): Promise<number> {
   const words = await recipientsAlertWords(tx, [o.recipient.id], o.bot.id);
-  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o, alertedIn(words, o.body.content)), { automated: true });
+  const muters = await mutersInRealm(tx, o.bot.id, o.realm.id);
+  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o, alertedIn(words, o.body.content), muters), { automated: true });
   return id;
 }
 
@@ -74,12 +76,18 @@ export async function postDirectsFromBot(
   users.set(o.bot.id, o.bot);
   // Every recipient's alert words in one query, matched against their own message.
   const words = await recipientsAlertWords(tx, o.items.map((it) => it.recipient.id), o.bot.id);
+  const muters = await mutersInRealm(tx, o.bot.id, o.realm.id);
   return writeAutomatedDirectMessages(services, tx, onCommit, o.items.map((it) =>
-    botDirectMessage({ bot: o.bot, realm: o.realm, users, recipient: it.recipient, body: it.body }, alertedIn(words, it.body.content)),
+    botDirectMessage({ bot: o.bot, realm: o.realm, users, recipient: it.recipient, body: it.body }, alertedIn(words, it.body.content), muters),
   ));
 }
 
-function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody }, alerted: ReadonlySet<number>): PreparedMessage {
+/**
+ * A bot's direct message to one user, prepared for writing: unread for the user unless they
+ * muted the bot (`muters`: Zulip's do_send_messages marks messages read for get_muting_users of
+ * the sender, internal sends included; being read, it notifies them of nothing).
+ */
+function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody }, alerted: ReadonlySet<number>, muters: ReadonlySet<number>): PreparedMessage {
   let users = o.users;
   if (users.get(o.bot.id) !== o.bot || users.get(o.recipient.id) !== o.recipient) {
     users = new Map(o.users);
@@ -96,7 +104,10 @@ function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>
     topic: '',
     dmParticipants: participants,
     everyone: new Set(participants),
-    flagsOf: (userId) => (userId === o.bot.id ? FLAG_BITS.read : alerted.has(userId) ? FLAG_BITS.has_alert_word : 0),
+    flagsOf: (userId) => {
+      if (userId === o.bot.id) return FLAG_BITS.read;
+      return (alerted.has(userId) ? FLAG_BITS.has_alert_word : 0) | (muters.has(userId) ? FLAG_BITS.read : 0);
+    },
     clientName: 'Internal',
     users,
     linkifiers: [],

@@ -14,6 +14,7 @@ import { getRealmByStringId, SYSTEM_BOT_REALM } from '../store/realms.js';
 import type { Stream } from '../store/channels.js';
 import { subscriberIds } from '../store/channels.js';
 import { FLAG_BITS, setFirstMessageIdIfUnset } from '../store/messages.js';
+import { mutersInRealm } from '../store/muted_users.js';
 import type { GroupGraph } from '../store/cache.js';
 import { mentionFree, type Rendered } from '../markdown/render.js';
 import { addMentionedGenericBots, alertedUserIds, mentionedUserIds } from './message_mentions.js';
@@ -156,7 +157,8 @@ export function botMessageMentions(graph: GroupGraph, rendered: Rendered, subscr
 
 /**
  * Posts a Notification Bot message to a channel topic inside the caller's transaction: every
- * active subscriber receives it; it arrives read for `readFor` (the acting user, typically).
+ * active subscriber receives it; it arrives read for `readFor` (the acting user, typically) and
+ * for those who muted the bot.
  * Subscribers whose alert words it contains get has_alert_word, whatever its text.
  * With `mentions` (a message whose text others wrote, rendered with its mentions), the mentioned
  * get the flags any message gives them, and what follows from those (unread mentions, missed-message
@@ -194,9 +196,13 @@ export async function postChannelNotification(
   // Zulip's internal sends render with the organization's alert words like any message
   // (render_incoming_message): a recipient whose word the notice contains is alerted.
   const alerted = await alertedUserIds(tx, o.body.content, everyone, o.bot.id);
+  // Those who muted the bot get it already read, as any message from a muted sender (Zulip's
+  // do_send_messages marks get_muting_users' read for internal sends too); their mention and
+  // alert-word flags stay, and being read it notifies nobody (missed_messages.ts).
+  const muters = await mutersInRealm(tx, o.bot.id, o.realm.id);
   // Only the bot takes part in a topic it has just started: a topic wildcard flags nobody.
   const flagsOf = (userId: number): number => {
-    let flags = o.readFor(userId) ? FLAG_BITS.read : 0;
+    let flags = o.readFor(userId) || muters.has(userId) ? FLAG_BITS.read : 0;
     if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
     if (rendered.streamWildcard) flags |= FLAG_BITS.stream_wildcard_mentioned;
     if (alerted.has(userId)) flags |= FLAG_BITS.has_alert_word;

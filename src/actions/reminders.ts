@@ -157,8 +157,8 @@ export async function deleteReminder(services: Services, user: User, id: number)
 
 /**
  * Sends a due reminder (called by the scheduled-message worker): a direct message from the
- * Notification Bot to the user, unread for them. `claim` marks the row delivered inside the same
- * transaction. Returns false when the reminder cannot be sent (its user is gone).
+ * Notification Bot to the user, unread for them (read if they muted the bot). `claim` marks the
+ * row delivered inside the same transaction. Returns false when the reminder cannot be sent (its user is gone).
  */
 export async function deliverReminder(services: Services, m: ScheduledMessage, claim: (tx: Transaction<DB>) => Promise<void>): Promise<boolean> {
   const realm = await services.cache.realm(m.realm_id);
@@ -171,6 +171,9 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
   // Sent as any message is (Zulip's send_scheduled_message goes through check_message): an alert
   // word of the user's in the reminder flags it.
   const alerted = await alertedUserIds(services.database.db, m.content, [user.id], bot.id);
+  // A user who muted the Notification Bot gets their reminder already read, as any message from a
+  // muted sender (read outside the transaction, so from the cache prepareMessage reads too).
+  const muted = (await services.cache.muters(bot.id)).has(user.id);
   const prepared: PreparedMessage = {
     sender: bot,
     realm,
@@ -180,7 +183,10 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
     topic: '',
     dmParticipants: participants,
     everyone: new Set(participants),
-    flagsOf: (id) => (id === bot.id ? FLAG_BITS.read : alerted.has(id) ? FLAG_BITS.has_alert_word : 0),
+    flagsOf: (id) => {
+      if (id === bot.id) return FLAG_BITS.read;
+      return (alerted.has(id) ? FLAG_BITS.has_alert_word : 0) | (muted && id === user.id ? FLAG_BITS.read : 0);
+    },
     clientName: m.sending_client,
     users,
     linkifiers: [],

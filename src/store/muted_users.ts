@@ -14,6 +14,21 @@ export async function mutersOf(db: Executor, mutedUserId: number): Promise<Set<n
   return new Set(rows.map((r) => r.user_id));
 }
 
+/**
+ * Who in one organization has muted this user. A system bot is shared by every organization, so
+ * its notices read only their own organization's muters rather than every organization's.
+ */
+export async function mutersInRealm(db: Executor, mutedUserId: number, realmId: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('muted_users')
+    .innerJoin('users', 'users.id', 'muted_users.user_id')
+    .select('muted_users.user_id')
+    .where('muted_users.muted_user_id', '=', mutedUserId)
+    .where('users.realm_id', '=', realmId)
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
+}
+
 export async function isMuted(db: Executor, userId: number, mutedUserId: number): Promise<boolean> {
   const row = await db.selectFrom('muted_users').select('user_id').where('user_id', '=', userId).where('muted_user_id', '=', mutedUserId).executeTakeFirst();
   return !!row;
