@@ -57,6 +57,7 @@ async function start(databaseUrl: string): Promise<Primary> {
     });
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     void exited.then(({ code }) => reject(new Error(`confab exited ${code} before listening:\n${out}`)));
+    setTimeout(() => reject(new Error(`confab did not say it listens with 2 workers in 60 s:\n${out}`)), 60_000).unref();
   });
   const email = /email:\s+(\S+)/.exec(out)?.[1];
   const key = /api key:\s+(\S+)/.exec(out)?.[1];
