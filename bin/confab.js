@@ -44,8 +44,8 @@ function bundleIsCurrent() {
 // worker runs this file again, as a node:cluster worker, and loads the server.)
 const args = process.argv.slice(2);
 const workers = process.env.CONFAB_WORKERS;
-const primary =
-  args[0] === 'serve' && args.length === 1 && workers !== undefined && workers !== '' && workers !== '1' && (await import('node:cluster')).default.isPrimary;
+// (A value that is no number goes to the server's configuration, which says what is wrong with it.)
+const primary = args[0] === 'serve' && args.length === 1 && Number(workers) > 1 && (await import('node:cluster')).default.isPrimary;
 const bundled = bundleIsCurrent();
 const { main, runPrimary } = primary
   ? await import(bundled ? '../dist/server/bundle/primary.js' : '../dist/src/cli/primary.js')
