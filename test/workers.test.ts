@@ -160,6 +160,21 @@ test('both workers serve; every queue gets every message once, all in the same o
   for (const ids of orders) assert.deepEqual(ids, orders[0], 'every queue saw the messages in one order');
 });
 
+test('a change made through one worker is seen through both (cache invalidations cross over the primary)', async () => {
+  // Both workers have the owner cached by now (the test above went through both).
+  const renamed = await call('PATCH', '/settings', { form: { full_name: 'Renamed Owner' } });
+  assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+  // The invalidation reaches the other worker a moment after the answer: from then on, six
+  // answers in a row (over both workers) show the new name.
+  let streak = 0;
+  const until = Date.now() + 10_000;
+  while (streak < 6 && Date.now() < until) {
+    const me = await call('GET', '/users/me');
+    streak = me.body.full_name === 'Renamed Owner' ? streak + 1 : 0;
+  }
+  assert.equal(streak, 6);
+});
+
 test('rate limits are counted once for all the workers', async () => {
   const statuses = [];
   for (let i = 0; i < ANONYMOUS_LIMIT + 6; i++) statuses.push((await call('GET', '/server_settings', { auth: false })).status);
