@@ -27,9 +27,17 @@ interface Primary {
 
 let primary: Primary;
 
-/** The pids of workers that have said they serve, in order. */
+/** The pids of workers that have said they serve and still run, in order. */
 function workerPids(): number[] {
-  return [...primary.output().matchAll(/Confab worker (\d+) serving/g)].map((m) => Number(m[1]));
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return [...primary.output().matchAll(/Confab worker (\d+) serving/g)].map((m) => Number(m[1])).filter(alive);
 }
 
 async function start(databaseUrl: string): Promise<Primary> {
@@ -181,6 +189,32 @@ test('rate limits are counted once for all the workers', async () => {
   assert.deepEqual(statuses, [...Array(ANONYMOUS_LIMIT).fill(200), ...Array(6).fill(429)]);
 });
 
+test('SIGTERM to one worker: its queues go to the other, and a new worker takes its place', async () => {
+  const [stopped] = workerPids();
+  const queues = await registerQueues(4);
+  const first = await call('POST', '/messages', { form: { type: 'stream', to: 'workers', topic: 'handover', content: 'before' } });
+  assert.equal(first.status, 200);
+  const seen = await Promise.all(queues.map((q) => messageIds(q, 1)));
+  const lastIds = new Map<string, number>();
+  for (const q of queues) {
+    const res = await call('GET', `/events?${new URLSearchParams({ queue_id: q, last_event_id: '-1', dont_block: 'true' })}`);
+    lastIds.set(q, Math.max(...res.body.events.map((e: { id: number }) => e.id)));
+  }
+  assert.deepEqual(seen, queues.map(() => [first.body.id]));
+  process.kill(stopped!, 'SIGTERM');
+  const until = Date.now() + 30_000;
+  while (!primary.output().includes(`worker ${stopped} replaced`) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  assert.match(primary.output(), new RegExp(`worker ${stopped} replaced`));
+  const second = await call('POST', '/messages', { form: { type: 'stream', to: 'workers', topic: 'handover', content: 'after' } });
+  assert.equal(second.status, 200);
+  // Every queue, the stopped worker's included, still exists and gets the next message once.
+  for (const q of queues) {
+    const res = await call('GET', `/events?${new URLSearchParams({ queue_id: q, last_event_id: String(lastIds.get(q)) })}`);
+    assert.equal(res.status, 200, `${q}: ${JSON.stringify(res.body)}`);
+    assert.deepEqual(res.body.events.filter((e: { type: string }) => e.type === 'message').map((e: { message: { id: number } }) => e.message.id), [second.body.id]);
+  }
+});
+
 test('a worker killed outright is replaced; the server keeps answering', async () => {
   const [victim, survivor] = workerPids();
   const earlier = new Set((await registerQueues(4)).map(nodeOf));
@@ -209,6 +243,7 @@ test('a worker killed outright is replaced; the server keeps answering', async (
 
 test('SIGTERM stops every worker and the primary exits 0', async () => {
   const pids = workerPids();
+  assert.equal(pids.length, 2);
   primary.child.kill('SIGTERM');
   const { code, signal } = await primary.exited;
   assert.equal(signal, null);

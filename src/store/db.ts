@@ -418,7 +418,9 @@ class GroupCommit {
 const LOCK_WAIT_MS = 5000;
 
 function isBusy(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_BUSY';
+  // SQLITE_BUSY, or an extended code of it (SQLITE_BUSY_RECOVERY while another connection rebuilds the WAL index).
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /**
