@@ -51,7 +51,6 @@ async function start(databaseUrl: string): Promise<Primary> {
       CONFAB_NO_BUNDLE: '1',
       CONFAB_RATE_LIMITS: LIMITS,
       CONFAB_REDIS_URL: '',
-      CONFAB_HEARTBEAT_SECONDS: '5',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -136,8 +135,10 @@ async function messageIds(queueId: string, count: number): Promise<number[]> {
   return ids;
 }
 
+let databaseUrl = '';
 before(async () => {
-  primary = await start(await databases.fresh());
+  databaseUrl = await databases.fresh();
+  primary = await start(databaseUrl);
 });
 
 after(async () => {
@@ -239,6 +240,28 @@ test('a worker killed outright is replaced; the server keeps answering', async (
   assert.equal(later.size, 2);
   assert.ok([...later].some((n) => !earlier.has(n)), 'the new worker makes queues');
   for (let i = 0; i < 4; i++) assert.equal((await call('GET', '/users/me')).status, 200);
+});
+
+test('confab deactivate-org from another process: every worker tells its own queues', async () => {
+  const realmId = Number(/Created organization (\d+)/.exec(primary.output())?.[1]);
+  const queues: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const reg = await call('POST', '/register', { form: { event_types: JSON.stringify(['realm']) } });
+    assert.equal(reg.status, 200);
+    queues.push(reg.body.queue_id);
+  }
+  assert.equal(new Set(queues.map(nodeOf)).size, 2);
+  const parked = queues.map((q) => call('GET', `/events?${new URLSearchParams({ queue_id: q, last_event_id: '-1' })}`));
+  const cli = spawn(process.execPath, [bin, 'deactivate-org', '--realm-id', String(realmId)], {
+    env: { ...process.env, CONFAB_DATABASE_URL: databaseUrl, CONFAB_REDIS_URL: '', CONFAB_NO_BUNDLE: '1' },
+    stdio: 'ignore',
+  });
+  assert.equal(await new Promise((r) => cli.once('exit', r)), 0);
+  for (const res of await Promise.all(parked)) {
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.events.map((e: any) => [e.type, e.op, e.realm_id]), [['realm', 'deactivated', realmId]]);
+  }
+  assert.equal((await call('GET', '/users/me')).status, 401);
 });
 
 test('SIGTERM stops every worker and the primary exits 0', async () => {
