@@ -39,9 +39,19 @@ function bundleIsCurrent() {
   }
 }
 
-const { main } = await import(bundleIsCurrent() ? '../dist/server/bundle/main.js' : '../dist/src/cli/main.js');
+// `confab serve` with CONFAB_WORKERS above 1 makes this process the cluster's primary, which only
+// forks and joins the workers (src/cli/primary.ts): it loads that module, not the server. (A forked
+// worker runs this file again, as a node:cluster worker, and loads the server.)
+const args = process.argv.slice(2);
+const workers = process.env.CONFAB_WORKERS;
+// (A value that is no number goes to the server's configuration, which says what is wrong with it.)
+const primary = args[0] === 'serve' && args.length === 1 && Number(workers) > 1 && (await import('node:cluster')).default.isPrimary;
+const bundled = bundleIsCurrent();
+const { main, runPrimary } = primary
+  ? await import(bundled ? '../dist/server/bundle/primary.js' : '../dist/src/cli/primary.js')
+  : await import(bundled ? '../dist/server/bundle/main.js' : '../dist/src/cli/main.js');
 
-main(process.argv.slice(2)).then(
+(primary ? runPrimary() : main(args)).then(
   (code) => { if (typeof code === 'number') process.exitCode = code; },
   (err) => { console.error(err instanceof Error ? err.message : String(err)); process.exitCode = 1; },
 );

@@ -39,8 +39,9 @@ rmSync(join(root, 'dist', 'server'), { recursive: true, force: true });
 await esbuild.build({
   absWorkingDir: root,
   // Worker threads are started from a file beside the code that starts them
-  // (new URL('./x.js', import.meta.url)): each is an entry point of its own.
-  entryPoints: { main: 'dist/src/cli/main.js', checkpoint_worker: 'dist/src/store/checkpoint_worker.js' },
+  // (new URL('./x.js', import.meta.url)): each is an entry point of its own. So is the primary
+  // process of CONFAB_WORKERS (src/cli/primary.ts), which must not load the server.
+  entryPoints: { main: 'dist/src/cli/main.js', primary: 'dist/src/cli/primary.js', checkpoint_worker: 'dist/src/store/checkpoint_worker.js' },
   bundle: true,
   // Dynamic imports (the Redis bus, the PostgreSQL driver, …) stay separate files, loaded on first use.
   splitting: true,

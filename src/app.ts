@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Cache, type CacheInvalidation } from './store/cache.js';
 import { InProcessBus, type EventBus } from './events/bus.js';
 import { QueueManager } from './events/queues.js';
-import type { QueueDirectory } from './events/cluster.js';
+import type { QueueDirectory } from './events/directory.js';
 import { QueueHandover } from './events/handover.js';
 import { buildHttpServer } from './http/server.js';
 import { endForwardedPolls, isForwardedByPeer } from './http/queue_forward.js';
@@ -14,6 +14,8 @@ import { handOverQueues } from './http/queue_handover.js';
 import { RateLimiter, type Limiter } from './lib/rate_limit.js';
 import { RealmEmailDomains } from './lib/realm_email_domains.js';
 import { BackgroundJobs } from './lib/jobs.js';
+import { primaryChannel } from './lib/ipc.js';
+import { createServer, type Server } from 'node:http';
 
 /** Bus messages that carry cache invalidations between processes (never delivered to queues). */
 const CACHE_EVENT = '__cache_invalidation';
@@ -54,13 +56,25 @@ export interface StartOptions {
   redisUrl?: string | null;
   /** PostgreSQL schema, for tests that give each server its own. */
   schema?: string;
+  /**
+   * This process is a worker of `confab serve` with CONFAB_WORKERS (node:cluster): it is joined to
+   * the other workers through the primary process (IPC bus, queue directory and rate limits) unless
+   * Redis joins them, and listens on a private loopback port of its own for forwarded long-polls
+   * and queue hand-overs (the public port is shared by all workers).
+   */
+  worker?: boolean;
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
   const database = opts.database ?? (await openDatabase(config.databaseUrl, { schema: opts.schema, poolSize: config.databasePoolSize }));
   const redisUrl = opts.redisUrl === undefined ? config.redisUrl : opts.redisUrl;
   let bus = opts.bus;
-  if (!bus && redisUrl) {
+  // Workers of one machine joined through the primary: only without Redis, which joins them otherwise.
+  const ipc = opts.worker && !redisUrl && !opts.bus ? primaryChannel() : null;
+  if (ipc) {
+    const { IpcBus } = await import('./events/ipc_bus.js');
+    bus = new IpcBus(ipc);
+  } else if (!bus && redisUrl) {
     // Loaded only for several processes: a single process never pulls in the Redis client.
     const { RedisBus } = await import('./events/redis_bus.js');
     const redisBus = new RedisBus(redisUrl, `${config.redisPrefix}:events`, { connectionName: `${config.redisPrefix}-bus` });
@@ -71,9 +85,12 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   // This process's id: it tags cache invalidations it sends and, in a cluster, its queues' ids.
   const origin = randomBytes(8).toString('hex');
   let cluster: QueueDirectory | null = null;
-  if (redisUrl && !opts.bus) {
-    const { QueueDirectory } = await import('./events/cluster.js');
-    cluster = new QueueDirectory(redisUrl, config.redisPrefix, origin);
+  if (ipc) {
+    const { IpcQueueDirectory } = await import('./events/ipc_directory.js');
+    cluster = new IpcQueueDirectory(origin, ipc);
+  } else if (redisUrl && !opts.bus) {
+    const { RedisQueueDirectory } = await import('./events/cluster.js');
+    cluster = new RedisQueueDirectory(redisUrl, config.redisPrefix, origin);
   }
   const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000, cluster ? `${origin}-` : '');
   const handover = cluster ? new QueueHandover(bus, queues, origin) : null;
@@ -89,7 +106,10 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     cache.broadcast = (what) => bus.publish({ realmId: what.realmId, userIds: [], event: { type: CACHE_EVENT, origin, what } });
   }
   let rateLimiter: Limiter | null = null;
-  if (config.rateLimits && redisUrl) {
+  if (config.rateLimits && ipc) {
+    const { IpcRateLimiter } = await import('./lib/ipc_rate_limit.js');
+    rateLimiter = new IpcRateLimiter(config.rateLimits, ipc);
+  } else if (config.rateLimits && redisUrl) {
     const { RedisRateLimiter } = await import('./lib/redis_rate_limit.js');
     rateLimiter = new RedisRateLimiter(config.rateLimits, redisUrl, config.redisPrefix);
   } else if (config.rateLimits) {
@@ -129,7 +149,24 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const reachableHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : host;
-  await services.cluster?.announce(config.internalUrl ?? `http://${reachableHost}:${port}`);
+  // A worker of `confab serve` shares the public port with the others (node:cluster hands each new
+  // connection to one of them), so a peer could not choose which worker it reaches there: each
+  // worker also listens on a loopback port of its own (`exclusive`, not shared through the primary)
+  // where the others forward long-polls for its queues and hand queues over to it.
+  let internal: Server | null = null;
+  let internalUrl = config.internalUrl ?? `http://${reachableHost}:${port}`;
+  if (opts.worker) {
+    const own = createServer((req, res) => http.server.emit('request', req, res));
+    own.keepAliveTimeout = http.server.keepAliveTimeout;
+    own.requestTimeout = 0;
+    await new Promise<void>((resolve, reject) => {
+      own.once('error', reject);
+      own.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => resolve());
+    });
+    internal = own;
+    internalUrl = `http://127.0.0.1:${(own.address() as { port: number }).port}`;
+  }
+  await services.cluster?.announce(internalUrl);
   let closing: Promise<void> | null = null;
   let endDrain: (() => void) | null = null;
   const shutDown = async (drainMs: number) => {
@@ -171,7 +208,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     endForwardedPolls(services);
     await services.rateLimiter?.close();
     // Stops listening, closes idle keep-alive connections, waits for requests in flight.
+    const own = internal;
+    const internalClosed = own ? new Promise<void>((resolve) => own.close(() => resolve())) : null;
+    own?.closeIdleConnections();
     await http.close();
+    await internalClosed;
     // Exports being written finish (their files and rows) before the database closes.
     await services.jobs.settle();
     await services.bus.close();

@@ -36,6 +36,12 @@ export interface Config {
    * http://10.0.0.5:9991; by default this process's own listening address.
    */
   internalUrl: string | null;
+  /**
+   * CONFAB_WORKERS: how many server processes `confab serve` runs on this machine, sharing one port
+   * through node:cluster and joined through the cluster's primary process (no Redis needed). 1 (the
+   * default): the one process serves everything itself.
+   */
+  workers: number;
   /** PostgreSQL connections per process (CONFAB_DATABASE_POOL_SIZE, default 20). */
   databasePoolSize: number;
   /** An image proxy (camo) for previews of external images: CONFAB_CAMO_URL and CONFAB_CAMO_KEY. */
@@ -73,6 +79,16 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number): number 
   return n;
 }
 
+/** The most worker processes CONFAB_WORKERS may ask for: far above any machine's useful count. */
+const MAX_WORKERS = 64;
+
+function workersFromEnv(v: string | undefined): number {
+  if (v === undefined || v === '') return 1;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS) throw new Error(`CONFAB_WORKERS must be a whole number from 1 to ${MAX_WORKERS}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.CONFAB_HOST || '127.0.0.1';
   const port = intFromEnv(env, 'CONFAB_PORT', 9991);
@@ -97,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.CONFAB_REDIS_URL || null,
     camo: env.CONFAB_CAMO_URL && env.CONFAB_CAMO_KEY ? { url: env.CONFAB_CAMO_URL.replace(/\/*$/, '/'), key: env.CONFAB_CAMO_KEY } : null,
     redisPrefix: env.CONFAB_REDIS_PREFIX || 'confab',
+    workers: workersFromEnv(env.CONFAB_WORKERS),
     databasePoolSize: Math.max(1, intFromEnv(env, 'CONFAB_DATABASE_POOL_SIZE', 20)),
     internalUrl: env.CONFAB_INTERNAL_URL ? env.CONFAB_INTERNAL_URL.replace(/\/+$/, '') : null,
     bigBlueButton:

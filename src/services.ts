@@ -4,7 +4,7 @@ import type { Database } from './store/db.js';
 import type { Cache } from './store/cache.js';
 import type { EventBus } from './events/bus.js';
 import type { QueueManager } from './events/queues.js';
-import type { QueueDirectory } from './events/cluster.js';
+import type { QueueDirectory } from './events/directory.js';
 import type { QueueHandover } from './events/handover.js';
 import type { Limiter } from './lib/rate_limit.js';
 import type { RealmEmailDomains } from './lib/realm_email_domains.js';

@@ -57,11 +57,15 @@ export function startRealmStatusWatch(services: Services, intervalMs = 2000): Pe
     for (const { id, deactivated } of await realmDeactivationFlags(services.database.db)) {
       const cached = services.cache.cachedRealm(id);
       if (!cached || cached.deactivated === deactivated) continue;
-      services.cache.invalidateRealm(id);
+      // The workers of one `confab serve` each notice by themselves: each drops its own copy and
+      // tells its own queues (an invalidation sent to all would hide the change from the others).
+      const here = services.bus.publishHere?.bind(services.bus);
+      if (here) services.cache.applyRemote({ kind: 'realm', realmId: id });
+      else services.cache.invalidateRealm(id);
       // With Redis the command line's own event already reached every process.
-      if (deactivated && !services.config.redisUrl) {
+      if (deactivated && (here || !services.config.redisUrl)) {
         const userIds = await deactivationAudience(services, id);
-        services.bus.publish({ realmId: id, userIds, event: { type: 'realm', op: 'deactivated', realm_id: id } });
+        (here ?? ((e) => services.bus.publish(e)))({ realmId: id, userIds, event: { type: 'realm', op: 'deactivated', realm_id: id } });
       }
     }
   });

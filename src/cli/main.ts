@@ -13,6 +13,7 @@ import { CONFAB_VERSION } from '../lib/version.js';
 import { BouncerError, registerServer } from '../lib/push_bouncer.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
+import cluster from 'node:cluster';
 import { renderMarkdown } from '../markdown/render.js';
 
 /** Rendered once when a server stops being idle: the parser's rules and the TLD list bare links need. */
@@ -48,6 +49,8 @@ Environment:
   CONFAB_DRAIN_SECONDS   on SIGTERM, seconds /health fails while requests are still
                          served, before the process stops listening (default 3 with
                          CONFAB_REDIS_URL, else 0)
+  CONFAB_WORKERS         server processes sharing the port on this machine (default 1);
+                         joined through the first process, no Redis needed
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -173,6 +176,10 @@ async function setOrgDeactivated(args: string[], deactivated: boolean): Promise<
 
 async function serve(): Promise<number> {
   const config = loadConfig();
+  // CONFAB_WORKERS: this process becomes the primary, which forks the workers (bin/confab.js
+  // loads primary.js directly, without the server; this covers main() called some other way).
+  if (config.workers > 1 && cluster.isPrimary) return (await import('./primary.js')).runPrimary();
+  const worker = cluster.isWorker;
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   let firstOrg: { realm_id: number; user_id: number } | undefined;
   // Servers started together on a fresh database all come here: one of them makes the
@@ -188,7 +195,7 @@ async function serve(): Promise<number> {
         `  email:    ${created.email}\n  password: ${password}\n  api key:  ${created.api_key}\n`,
     );
   }
-  const server = await startServer(config, { database });
+  const server = await startServer(config, { database, worker });
   // With CONFAB_PORT=0 the port is known only now; links the server writes must carry it.
   if (!process.env.CONFAB_EXTERNAL_URL && config.port === 0) config.externalUrl = server.url;
   if (firstOrg) {
@@ -207,7 +214,18 @@ async function serve(): Promise<number> {
     else void server.close({ now: true });
   };
   process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (worker) {
+    // Ctrl-C reaches the whole process group: the primary stops the workers one at a time, so
+    // each can hand its queues to one still running; a worker that stopped on its own would not.
+    process.on('SIGINT', () => undefined);
+    // The primary is gone (killed outright): nobody relays events or hands out connections any more.
+    process.once('disconnect', () => {
+      if (++signals === 1) stopRequested();
+      void server.close({ now: true });
+    });
+  } else {
+    process.on('SIGINT', onSignal);
+  }
   // bin/confab.js held V8's young generation at its initial size during start-up; from here on
   // it grows with the load as V8 sizes it by default.
   setFlagsFromString('--semi-space-growth-factor=2');
@@ -228,10 +246,18 @@ async function serve(): Promise<number> {
       }
     });
   });
-  process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
+  if (worker) process.send!({ confab: 'ready', url: server.url });
+  else process.stdout.write(`Confab ${CONFAB_VERSION} listening on ${server.url} (clients use ${config.externalUrl})\n`);
   await requested;
   if (config.drainSeconds) process.stdout.write(`Draining for ${config.drainSeconds} s (health checks fail, requests are still served)\n`);
   await server.close();
+  if (worker) {
+    // The channel to the primary would keep this process alive; anything else still holding it
+    // (a socket a client keeps open) gets two seconds.
+    if (process.connected) process.disconnect();
+    setTimeout(() => process.exit(), 2000).unref();
+    return 0;
+  }
   process.stdout.write('Confab stopped.\n');
   return 0;
 }

@@ -37,6 +37,12 @@ export interface EventBus {
   subscribe(handler: BusHandler): void;
   /** Buses that can lose events (Redis) report it, so that no queue silently misses one. */
   onLoss?(handler: LossHandler): void;
+  /**
+   * Buses that join the workers of one machine (IpcBus): delivers to this process's queues alone,
+   * for what every process notices by itself; absent elsewhere (publish reaches this process only,
+   * or the change's maker published it to all).
+   */
+  publishHere?(e: BusEvent): void;
   close(): Promise<void>;
 }
 

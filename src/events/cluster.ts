@@ -9,25 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { constantTimeEqual } from '../lib/secrets.js';
 import { Redis } from 'ioredis';
+import { homeNodeOf, type QueueDirectory, type QueueHome } from './directory.js';
+
+export { homeNodeOf, type QueueHome };
 
 /** Seconds an announcement lives without a refresh: a process killed outright drops out after this. */
 const ANNOUNCE_TTL_SECONDS = 15;
 const REFRESH_MS = 5_000;
-
-/** A queue id made by a clustered process: `<node id>-<local id>`. */
-const NODE_PREFIX = /^([0-9a-f]{16})-/;
-
-export function homeNodeOf(queueId: string): string | undefined {
-  return NODE_PREFIX.exec(queueId)?.[1];
-}
-
-/** Where a queue's home process answers, and the token it accepts on requests forwarded to it. */
-export interface QueueHome {
-  url: string;
-  token: string;
-  /** The id of the process that answers (not always the queue's: it may have adopted the queue). */
-  nodeId: string;
-}
 
 /** An announcement is "<token> <node id> <internal address>". */
 function announcement(home: QueueHome): string {
@@ -39,7 +27,8 @@ function parseAnnouncement(value: string | null | undefined): QueueHome | undefi
   return m ? { token: m[1]!, nodeId: m[2]!, url: m[3]! } : undefined;
 }
 
-export class QueueDirectory {
+/** The directory in Redis, for processes on any machines (CONFAB_REDIS_URL). */
+export class RedisQueueDirectory implements QueueDirectory {
   private readonly redis: Redis;
   /**
    * Announced with this process's address: a request forwarded here carries it, which tells this

@@ -1,6 +1,7 @@
 // Rate limits as Zulip's defaults: requests per user, requests per address without credentials,
-// and password attempts per username. Counters are per process for now; with several processes
-// they belong in Redis beside the event bus.
+// and password attempts per username. Counters live in this process's memory (RateLimiter), in
+// Redis for processes joined by it (redis_rate_limit.ts), or in the primary process for the
+// workers of one `confab serve` (ipc_rate_limit.ts).
 import { RateLimited } from '../errors.js';
 
 export interface Rule {
@@ -73,11 +74,17 @@ export class RateLimiter implements Limiter {
   }
 
   async hit(key: string, rule: Rule): Promise<Verdict> {
+    const { count, resetAt } = this.count(key, rule);
+    return verdictOf(rule, count, resetAt);
+  }
+
+  /** Counts one request against the key: its count in the current window and when that ends. */
+  count(key: string, rule: Rule): { count: number; resetAt: number } {
     const now = Date.now();
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) this.windows.set(key, (w = { count: 0, resetAt: now + rule.windowSeconds * 1000 }));
     w.count++;
-    return verdictOf(rule, w.count, w.resetAt);
+    return { count: w.count, resetAt: w.resetAt };
   }
 
   async reset(key: string): Promise<void> {

@@ -157,6 +157,11 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   // is open cannot deadlock on the writer's lock.
   const writer = open('writer');
   await migrate(writer, dialect);
+  // From here the writer never waits for the lock inside SQLite: its busy handler sleeps in the
+  // main thread, so while another process (a second worker on this file) held the lock this one
+  // answered nothing. GroupCommit waits on a timer instead. (Migrations above still wait as before:
+  // a start-up is not serving anyone yet.) The reader keeps its timeout; WAL readers rarely wait.
+  if (file !== ':memory:') await sql`pragma busy_timeout = 0`.execute(writer);
   const reader = file === ':memory:' ? writer : open('reader');
   // When busy, checkpoints run in a worker thread, not inside the writer's commits (checkpoints.ts).
   const checkpointer =
@@ -326,38 +331,60 @@ class GroupCommit {
     }
   }
 
-  /** Runs the batch in one transaction; false when nothing of it was committed. */
+  /**
+   * Runs the batch in one transaction; false when nothing of it was committed. When another
+   * process holds the write lock, BEGIN IMMEDIATE fails at once (the writer has no busy timeout)
+   * and nothing of the batch has run: the batch waits on a timer, with the event loop free, and
+   * tries again, joined by the transactions that arrived meanwhile, for up to LOCK_WAIT_MS as
+   * SQLite's busy_timeout waited before; then it fails as it did.
+   */
   private async commit(batch: Job[]): Promise<boolean> {
-    try {
-      await this.writer.transaction().execute(async (tx) => {
-        for (const job of batch) {
-          const deferred: DeferredWrites = { userMessages: (rows) => void job.userMessages.push(...rows) };
-          if (batch.length === 1) {
-            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
-            continue;
-          }
-          await tx.executeQuery(SAVEPOINT);
-          try {
-            job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
-            await tx.executeQuery(RELEASE);
-          } catch (error) {
-            await tx.executeQuery(ROLLBACK_TO);
-            await tx.executeQuery(RELEASE);
-            job.outcome = { ok: false, error };
-            job.userMessages = [];
-          }
-        }
-        // A failure here fails the whole batch (below), as a failed commit would.
-        await insertSortedUserMessages(tx, batch.flatMap((job) => (job.outcome?.ok ? job.userMessages : [])));
-      });
-      return batch.some((job) => job.outcome?.ok);
-    } catch (error) {
-      // A lone job's own error, or a failed commit: nothing of this batch was written.
-      for (const job of batch) {
-        if (batch.length === 1 || !job.outcome || job.outcome.ok) job.outcome = { ok: false, error };
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      let began = false;
+      try {
+        return await this.commitOnce(batch, () => (began = true));
+      } catch (error) {
+        if (began || !isBusy(error) || Date.now() - started >= LOCK_WAIT_MS) return this.failed(batch, error);
+        await lockPause(attempt);
+        batch.push(...this.queue.splice(0, this.queue.length));
       }
-      return false;
     }
+  }
+
+  /** The batch's jobs all failed with the error (a lone job's own error, or a failed commit). */
+  private failed(batch: Job[], error: unknown): false {
+    for (const job of batch) {
+      if (batch.length === 1 || !job.outcome || job.outcome.ok) job.outcome = { ok: false, error };
+    }
+    return false;
+  }
+
+  /** One attempt; throws when the transaction failed as a whole (began() tells whether it began). */
+  private async commitOnce(batch: Job[], began: () => void): Promise<boolean> {
+    await this.writer.transaction().execute(async (tx) => {
+      began();
+      for (const job of batch) {
+        const deferred: DeferredWrites = { userMessages: (rows) => void job.userMessages.push(...rows) };
+        if (batch.length === 1) {
+          job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
+          continue;
+        }
+        await tx.executeQuery(SAVEPOINT);
+        try {
+          job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
+          await tx.executeQuery(RELEASE);
+        } catch (error) {
+          await tx.executeQuery(ROLLBACK_TO);
+          await tx.executeQuery(RELEASE);
+          job.outcome = { ok: false, error };
+          job.userMessages = [];
+        }
+      }
+      // A failure here fails the whole batch (commit above), as a failed commit would.
+      await insertSortedUserMessages(tx, batch.flatMap((job) => (job.outcome?.ok ? job.userMessages : [])));
+    });
+    return batch.some((job) => job.outcome?.ok);
   }
 
   /** The after-commit hooks of the batch's committed jobs (their events), in commit order. */
@@ -385,6 +412,25 @@ class GroupCommit {
     console.error('syncing the SQLite WAL failed; the batch is reported as failed:', error);
     for (const job of batch) job.reject(error);
   }
+}
+
+/** How long a batch waits for another process's write lock in all: SQLite's busy_timeout before. */
+const LOCK_WAIT_MS = 5000;
+
+function isBusy(error: unknown): boolean {
+  // SQLITE_BUSY, or an extended code of it (SQLITE_BUSY_RECOVERY while another connection rebuilds the WAL index).
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * The pause before the next try for the write lock: the next turn of the event loop first (another
+ * process's transaction is usually a few hundred microseconds), then 1, 2, 4 ms (timers' finest
+ * grain is a millisecond), so a long hold costs a few wake-ups a second, not a spinning core.
+ */
+function lockPause(attempt: number): Promise<void> {
+  if (attempt === 0) return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => setTimeout(resolve, Math.min(4, 2 ** (attempt - 1))));
 }
 
 /** Statement sizes for the sorted flush: few distinct texts, so each is prepared once. */
