@@ -7,7 +7,11 @@ import { BadEventQueueId, BadRequest, ServerShuttingDown } from '../../errors.js
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
 import { parseQueueNarrow } from '../../events/narrow_filter.js';
-import { forwardToQueueHome } from '../queue_forward.js';
+import { answerEmpty, FORWARDED_HEADER, forwardToQueueHome, isForwardedByPeer } from '../queue_forward.js';
+import { findQueue } from '../queue_move.js';
+import type { EventQueue } from '../../events/queues.js';
+import type { Services } from '../../services.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { eventsBody } from '../long_poll.js';
 
 function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
@@ -93,10 +97,12 @@ export function registerEventRoutes(r: Router): void {
     const queueId = params.str('queue_id');
     const lastEventId = params.optInt('last_event_id') ?? null;
     const dontBlock = params.bool('dont_block', false);
-    const queue = services.queues.get(queueId, user.id);
+    let queue = services.queues.get(queueId, user.id);
     if (!queue) {
-      if (await forwardToQueueHome(services, queueId, request, reply)) return;
-      throw new BadEventQueueId(queueId);
+      // Another process's queue: it moves here if it can (http/queue_move.ts), else the poll is forwarded.
+      const found = await pollElsewhere(services, queueId, user.id, request, reply);
+      if (found === 'answered') return;
+      queue = found;
     }
     // The response's 'close' before it is written means the client hung up while parked.
     const onClose = () => services.queues.abandon(queue);
@@ -118,10 +124,37 @@ export function registerEventRoutes(r: Router): void {
     const queueId = params.str('queue_id');
     const queue = services.queues.get(queueId, user.id);
     if (!queue) {
-      if (await forwardToQueueHome(services, queueId, request, reply)) return;
+      // Sent to wherever the queue is now (it may have moved away from the process its id names).
+      const found = request.headers[FORWARDED_HEADER] === undefined ? await findQueue(services, queueId, user.id, false) : null;
+      if (found === 'gone') throw new BadEventQueueId(queueId);
+      if (found && 'queue' in found) {
+        services.queues.delete(found.queue);
+        return {};
+      }
+      if (await forwardToQueueHome(services, queueId, request, reply, found?.holder)) return;
       throw new BadEventQueueId(queueId);
     }
     services.queues.delete(queue);
+    services.handover?.whereabouts.delete(queueId);
     return {};
   });
+}
+
+/**
+ * A poll for a queue this process does not hold: the queue moved here (returned), or the poll was
+ * answered by the process that holds it ('answered'). Throws BAD_EVENT_QUEUE_ID when none has it.
+ */
+async function pollElsewhere(services: Services, queueId: string, userId: number, request: FastifyRequest, reply: FastifyReply): Promise<EventQueue | 'answered'> {
+  if (request.headers[FORWARDED_HEADER] === undefined) {
+    const found = await findQueue(services, queueId, userId, true);
+    if (found === 'gone') throw new BadEventQueueId(queueId);
+    if (found && 'queue' in found) return found.queue;
+    if (await forwardToQueueHome(services, queueId, request, reply, found?.holder)) return 'answered';
+  } else if (isForwardedByPeer(services, request) && (services.handover?.whereabouts.get(queueId)?.heldUntil ?? 0) > Date.now()) {
+    // Relayed here by a peer just as the queue moved on: nothing for now, and the client's next
+    // poll finds the queue where it went.
+    answerEmpty(reply, queueId);
+    return 'answered';
+  }
+  throw new BadEventQueueId(queueId);
 }
