@@ -1,5 +1,6 @@
-// A long-poll (or queue deletion) for a queue that lives in another process of the cluster is
-// passed to that process and its answer relayed unchanged, so a round-robin balancer can send any
+// A long-poll (or queue deletion) for a queue that lives in another process of the cluster, and
+// does not move here (http/queue_move.ts: it moved just now, or the move failed), is passed to that
+// process and its answer relayed unchanged, so a round-robin balancer can send any
 // request anywhere. The home process checks the credentials again; a request is forwarded once at
 // most (the header below), so two processes can never bounce a request between them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
