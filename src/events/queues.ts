@@ -375,6 +375,9 @@ export class QueueManager {
    * queue's. `movedInAt` is set for a queue that moved here at a poll's request. Runs in one turn of the event loop, so no event falls between the two.
    */
   adopt(snapshots: QueueSnapshot[], since: BusEvent[], movedInAt = 0): number {
+    // A process handing its own queues over has taken its snapshot or is about to: a queue adopted
+    // now could miss it and be lost.
+    if (!this.acceptsQueues) return 0;
     const adopted = new Set<EventQueue>();
     for (const s of snapshots) {
       if (this.queues.has(s.id)) continue;

@@ -61,6 +61,8 @@ export function registerQueueHandover(app: FastifyInstance, services: Services):
       const { marker, nodes, queues, moved, move } = request.body;
       const adopted = await handover.adopt(marker, queues, MARKER_TIMEOUT_MS, move ? Date.now() : 0);
       if (adopted === null) return reply.status(409).send({ result: 'error', msg: 'The hand-over marker never arrived', code: 'BAD_REQUEST' });
+      // This process began stopping while it waited for the marker: the sender keeps its queues.
+      if (!services.queues.acceptsQueues) return reply.status(503).send({ result: 'error', msg: 'Server is shutting down', code: 'SERVER_DRAINING' });
       // The queues are here now, whatever this process had heard of them before.
       for (const q of queues) handover.whereabouts.delete(q.id);
       const here = services.cluster!.nodeId;
