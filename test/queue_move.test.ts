@@ -222,6 +222,21 @@ test('a process that stops gracefully after adopting a queue hands it on: the cl
   assert.deepEqual(await receive(reader, [t.url], queueId, 1, last), [sent.at(-1)]);
 });
 
+test('after the process a queue moved to stops gracefully, polls at the process that registered it and at a third one find the adopter', async () => {
+  const a = await spawn();
+  const b = await spawn();
+  const { reader, send } = await channelWithReader('moved-stop-alive');
+  const reg = await on(reader, a.url).post('/register', { event_types: ['message'] });
+  const queueId = reg.body.queue_id as string;
+  const last = { id: -1 };
+  const sent = [await send(t.url, 0)];
+  assert.deepEqual(await receive(reader, [b.url], queueId, 1, last), sent);
+  // B hands its queues (this one among them) to A or to the in-process server, whichever it picks.
+  await b.stop('SIGTERM');
+  for (let i = 1; i < 7; i++) sent.push(await send(i % 2 ? a.url : t.url, i));
+  assert.deepEqual(await receive(reader, [a.url, t.url], queueId, 6, last), sent.slice(1));
+});
+
 test('no ping-pong: a client whose polls alternate between two processes does not move its queue on every poll', async () => {
   const a = await spawn();
   const b = await spawn();
