@@ -102,8 +102,9 @@ export class QueueHandover {
   }
 
   /**
-   * As the adopter: takes the snapshotted queues (`movedInAt` set for a single queue's move) once the marker has arrived here (waiting up to
-   * timeoutMs for it) and resolves with how many were adopted, or null without the marker.
+   * As the adopter: takes the snapshotted queues (with `movedInAt` for a single queue's move) once
+   * the marker has arrived here (waiting up to timeoutMs for it) and resolves with how many were
+   * adopted, or null without the marker.
    */
   async adopt(marker: string, snapshots: QueueSnapshot[], timeoutMs: number, movedInAt = 0): Promise<number | null> {
     const entry = this.entry(marker);

@@ -15,7 +15,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import type { QueueHome } from '../events/cluster.js';
 import type { EventQueue } from '../events/queues.js';
-import { FORWARDED_HEADER, isForwardedByPeer } from './queue_forward.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BadEventQueueId } from '../errors.js';
+import { answerEmpty, FORWARDED_HEADER, forwardToQueueHome, isForwardedByPeer } from './queue_forward.js';
 import { ADOPT_PATH, type AdoptRequest } from './queue_handover.js';
 
 const MOVE_PATH = '/internal/queue-move';
@@ -242,4 +244,24 @@ export async function findQueue(services: Services, queueId: string, userId: num
     if (found) return found;
   }
   return unsure ? null : 'gone';
+}
+
+/**
+ * A GET /events (`move`) or DELETE /events for a queue this process does not hold: resolves with
+ * the queue once it has moved here, or 'answered' when the request was forwarded to the process
+ * that holds it and its answer relayed. Throws BAD_EVENT_QUEUE_ID when no process has it.
+ */
+export async function queueElsewhere(services: Services, queueId: string, userId: number, request: FastifyRequest, reply: FastifyReply, move: boolean): Promise<EventQueue | 'answered'> {
+  if (request.headers[FORWARDED_HEADER] === undefined) {
+    const found = await findQueue(services, queueId, userId, move);
+    if (found === 'gone') throw new BadEventQueueId(queueId);
+    if (found && 'queue' in found) return found.queue;
+    if (await forwardToQueueHome(services, queueId, request, reply, found?.holder)) return 'answered';
+  } else if (move && isForwardedByPeer(services, request) && (services.handover?.whereabouts.get(queueId)?.heldUntil ?? 0) > Date.now()) {
+    // Relayed here by a peer just as the queue moved on: nothing for now, and the client's next
+    // poll finds the queue where it went.
+    answerEmpty(reply, queueId);
+    return 'answered';
+  }
+  throw new BadEventQueueId(queueId);
 }

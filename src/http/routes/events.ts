@@ -3,15 +3,11 @@
 import { success, type Router } from '../router.js';
 import { stringifyWithRaw } from '../../lib/raw_json.js';
 import { check } from '../../lib/params.js';
-import { BadEventQueueId, BadRequest, ServerShuttingDown } from '../../errors.js';
+import { BadRequest, ServerShuttingDown } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
 import { parseQueueNarrow } from '../../events/narrow_filter.js';
-import { answerEmpty, FORWARDED_HEADER, forwardToQueueHome, isForwardedByPeer } from '../queue_forward.js';
-import { findQueue } from '../queue_move.js';
-import type { EventQueue } from '../../events/queues.js';
-import type { Services } from '../../services.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { queueElsewhere } from '../queue_move.js';
 import { eventsBody } from '../long_poll.js';
 
 function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
@@ -100,7 +96,7 @@ export function registerEventRoutes(r: Router): void {
     let queue = services.queues.get(queueId, user.id);
     if (!queue) {
       // Another process's queue: it moves here if it can (http/queue_move.ts), else the poll is forwarded.
-      const found = await pollElsewhere(services, queueId, user.id, request, reply);
+      const found = await queueElsewhere(services, queueId, user.id, request, reply, true);
       if (found === 'answered') return;
       queue = found;
     }
@@ -122,39 +118,15 @@ export function registerEventRoutes(r: Router): void {
 
   r.delete('/events', async ({ services, params, user, request, reply }) => {
     const queueId = params.str('queue_id');
-    const queue = services.queues.get(queueId, user.id);
+    let queue = services.queues.get(queueId, user.id);
     if (!queue) {
-      // Sent to wherever the queue is now (it may have moved away from the process its id names).
-      const found = request.headers[FORWARDED_HEADER] === undefined ? await findQueue(services, queueId, user.id, false) : null;
-      if (found === 'gone') throw new BadEventQueueId(queueId);
-      if (found && 'queue' in found) {
-        services.queues.delete(found.queue);
-        return {};
-      }
-      if (await forwardToQueueHome(services, queueId, request, reply, found?.holder)) return;
-      throw new BadEventQueueId(queueId);
+      // Forwarded to wherever the queue is now (it may have moved away from the process its id names).
+      const found = await queueElsewhere(services, queueId, user.id, request, reply, false);
+      if (found === 'answered') return;
+      queue = found;
     }
     services.queues.delete(queue);
     services.handover?.whereabouts.delete(queueId);
     return {};
   });
-}
-
-/**
- * A poll for a queue this process does not hold: the queue moved here (returned), or the poll was
- * answered by the process that holds it ('answered'). Throws BAD_EVENT_QUEUE_ID when none has it.
- */
-async function pollElsewhere(services: Services, queueId: string, userId: number, request: FastifyRequest, reply: FastifyReply): Promise<EventQueue | 'answered'> {
-  if (request.headers[FORWARDED_HEADER] === undefined) {
-    const found = await findQueue(services, queueId, userId, true);
-    if (found === 'gone') throw new BadEventQueueId(queueId);
-    if (found && 'queue' in found) return found.queue;
-    if (await forwardToQueueHome(services, queueId, request, reply, found?.holder)) return 'answered';
-  } else if (isForwardedByPeer(services, request) && (services.handover?.whereabouts.get(queueId)?.heldUntil ?? 0) > Date.now()) {
-    // Relayed here by a peer just as the queue moved on: nothing for now, and the client's next
-    // poll finds the queue where it went.
-    answerEmpty(reply, queueId);
-    return 'answered';
-  }
-  throw new BadEventQueueId(queueId);
 }
