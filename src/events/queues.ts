@@ -186,6 +186,9 @@ export class QueueManager {
    * heartbeat is the one event only this process would add, so none is queued any more.
    */
   private handingOver = false;
+  /** Queues moving to another process one by one (beginMove to endMove), and who waits for none to be. */
+  private moves = 0;
+  private readonly onMovesSettled: Array<() => void> = [];
 
   constructor(
     bus: EventBus,
@@ -355,7 +358,17 @@ export class QueueManager {
    */
   beginMove(queue: EventQueue): void {
     queue.moving = true;
+    this.moves++;
     if (queue.waiter) clearTimeout(queue.waiter.timer);
+  }
+
+  /**
+   * Resolves once no queue is moving. A process that hands all its queues over waits for this
+   * after beginHandover (which lets no new move start): a queue snapshotted while it moves would
+   * live on in two processes, whose heartbeats would give different events the same id.
+   */
+  movesSettled(): Promise<void> {
+    return this.moves === 0 ? Promise.resolve() : new Promise((resolve) => this.onMovesSettled.push(resolve));
   }
 
   /**
@@ -365,6 +378,7 @@ export class QueueManager {
    */
   endMove(queue: EventQueue, moved: boolean): void {
     queue.moving = false;
+    if (--this.moves === 0) for (const resolve of this.onMovesSettled.splice(0)) resolve();
     if (moved) this.delete(queue);
     else queue.releaseWaiter();
   }

@@ -88,6 +88,8 @@ export async function handOverQueues(services: Services): Promise<boolean> {
   // Nobody refreshes our entries now; the adopter overwrites them with its own.
   cluster.stopAnnouncing();
   services.queues.beginHandover();
+  // A queue moving to another process right now goes there, not in the snapshot (no new move starts).
+  await services.queues.movesSettled();
   // Spread the queues of successive restarts over the survivors.
   const ordered = [...peers].sort(() => Math.random() - 0.5);
   for (const peer of ordered) {

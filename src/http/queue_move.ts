@@ -111,14 +111,15 @@ async function answerMove(services: Services, req: MoveRequest): Promise<MoveAns
   if (!req.move || services.draining || !queues.acceptsQueues || req.to === services.cluster!.nodeId) return stay;
   const held = queue.movedInAt + MOVE_HOLD_MS - Date.now();
   if (held > 0) return { outcome: 'here', hold_ms: held };
-  const to = await nodeHome(services, req.to);
-  // Only to a live process under its own id (not one whose id another process took over).
-  if (!to || to.nodeId !== req.to) return stay;
+  // Marked before anything is awaited: a second request for this queue waits for this move.
   queues.beginMove(queue);
   let moved = false;
   let settled = () => {};
   moving.set(queue, new Promise<void>((resolve) => (settled = resolve)));
   try {
+    const to = await nodeHome(services, req.to);
+    // Only to a live process under its own id (not one whose id another process took over).
+    if (!to || to.nodeId !== req.to) return stay;
     const snapshot = await handover.snapshotAtMarker(req.to, MARKER_TIMEOUT_MS, queue.id);
     if (!snapshot || snapshot.queues.length !== 1) return stay;
     const body: AdoptRequest = { marker: snapshot.marker, nodes: [], queues: snapshot.queues, move: true };
