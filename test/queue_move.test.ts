@@ -76,6 +76,19 @@ async function receive(c: Client, urls: string[], queueId: string, want: number,
   return got;
 }
 
+/**
+ * A queue that never moves (registered and polled on the in-process server alone): messages sent
+ * through different processes reach every queue in the bus's order, which need not be the order
+ * the sends were answered in, so this queue's order is the one a moving queue must match.
+ */
+async function reference(reader: Client): Promise<{ id: string; last: { id: number } }> {
+  const reg = await on(reader, t.url).post('/register', { event_types: ['message'] });
+  assert.equal(reg.status, 200);
+  return { id: reg.body.queue_id as string, last: { id: -1 } };
+}
+
+const sorted = (ids: number[]) => [...ids].sort((x, y) => x - y);
+
 test('a queue registered on A and polled on B moves to B, and outlives A killed outright', async () => {
   const a = await spawn();
   const b = await spawn();
@@ -116,12 +129,14 @@ test('messages sent through both processes while the queue moves: every event on
   const { reader, send } = await channelWithReader('moved-busy');
   const reg = await on(reader, a.url).post('/register', { event_types: ['message'] });
   const queueId = reg.body.queue_id as string;
+  const ref = await reference(reader);
 
   // Read on A first, so the ids after the move must continue these.
   const sent: number[] = [];
   for (let i = 0; i < 3; i++) sent.push(await send(i % 2 ? b.url : a.url, i));
   const last = { id: -1 };
-  assert.deepEqual(await receive(reader, [a.url], queueId, 3, last), sent);
+  const before = await receive(reader, [a.url], queueId, 3, last);
+  assert.deepEqual(sorted(before), sorted(sent));
 
   // Messages keep coming through both processes while the reader moves its queue to B by polling
   // there (and keeps polling there, now locally).
@@ -130,7 +145,8 @@ test('messages sent through both processes while the queue moves: every event on
   })();
   const got = await receive(reader, [b.url], queueId, 57, last);
   await sending;
-  assert.deepEqual([...sent.slice(0, 3), ...got], sent, 'every message once, in order');
+  assert.deepEqual(sorted([...before, ...got]), sorted(sent), 'every message once');
+  assert.deepEqual([...before, ...got], await receive(reader, [t.url], ref.id, 60, ref.last), 'in the bus’s order');
   // Everything is read; B holds the queue and nothing more comes.
   const more = await on(reader, b.url).get('/events', { queue_id: queueId, last_event_id: last.id, dont_block: 'true' });
   assert.deepEqual(more.body.events, []);
@@ -146,6 +162,7 @@ test('after the move, polls at the old process and at a third one are answered, 
   const { reader, send } = await channelWithReader('moved-around');
   const reg = await on(reader, a.url).post('/register', { event_types: ['message'] });
   const queueId = reg.body.queue_id as string;
+  const ref = await reference(reader);
   const last = { id: -1 };
   const sent = [await send(c, 0)];
   assert.deepEqual(await receive(reader, [b.url], queueId, 1, last), sent);
@@ -167,7 +184,9 @@ test('after the move, polls at the old process and at a third one are answered, 
   // A third process, with the polls going round all three.
   const more: number[] = [];
   for (let i = 2; i < 12; i++) more.push(await send([a.url, b.url, c][i % 3]!, i));
-  assert.deepEqual(await receive(reader, [c, a.url, b.url], queueId, more.length, last), more);
+  const got2 = await receive(reader, [c, a.url, b.url], queueId, more.length, last);
+  assert.deepEqual(sorted(got2), sorted(more), 'every message once');
+  assert.deepEqual([...sent, ...got2], await receive(reader, [c], ref.id, 12, ref.last), 'in the bus’s order');
 
   // Deleted through the process that registered it, the queue is gone everywhere.
   const del = await on(reader, a.url).delete('/events', { queue_id: queueId });
@@ -228,13 +247,16 @@ test('after the process a queue moved to stops gracefully, polls at the process 
   const { reader, send } = await channelWithReader('moved-stop-alive');
   const reg = await on(reader, a.url).post('/register', { event_types: ['message'] });
   const queueId = reg.body.queue_id as string;
+  const ref = await reference(reader);
   const last = { id: -1 };
   const sent = [await send(t.url, 0)];
   assert.deepEqual(await receive(reader, [b.url], queueId, 1, last), sent);
   // B hands its queues (this one among them) to A or to the in-process server, whichever it picks.
   await b.stop('SIGTERM');
   for (let i = 1; i < 7; i++) sent.push(await send(i % 2 ? a.url : t.url, i));
-  assert.deepEqual(await receive(reader, [a.url, t.url], queueId, 6, last), sent.slice(1));
+  const got = await receive(reader, [a.url, t.url], queueId, 6, last);
+  assert.deepEqual(sorted(got), sorted(sent.slice(1)), 'every message once');
+  assert.deepEqual([sent[0], ...got], await receive(reader, [t.url], ref.id, 7, ref.last), 'in the bus’s order');
 });
 
 test('no ping-pong: a client whose polls alternate between two processes does not move its queue on every poll', async () => {

@@ -30,6 +30,11 @@ const MOVE_PATH = '/internal/queue-move';
  * once and polls locally from then on.
  */
 export const MOVE_HOLD_MS = 5_000;
+/**
+ * A hold reported by another process is taken as this much shorter here: it was measured before
+ * the answer travelled, and a poll forwarded at its very end could find the queue gone on.
+ */
+const HOLD_MARGIN_MS = 500;
 /** How long the holder waits for its marker to come round the bus (the adopter waits as long for it). */
 const MARKER_TIMEOUT_MS = 5_000;
 /** A move takes at most two marker waits and two requests between processes. */
@@ -211,12 +216,12 @@ export async function findQueue(services: Services, queueId: string, userId: num
       return queue ? { queue } : null;
     }
     if (answer?.outcome === 'here') {
-      if (answer.hold_ms > 0) handover.whereabouts.set(queueId, home.nodeId, answer.hold_ms);
+      if (answer.hold_ms > HOLD_MARGIN_MS) handover.whereabouts.set(queueId, home.nodeId, answer.hold_ms - HOLD_MARGIN_MS);
       return { holder: home };
     }
     // (A process that says the queue went here, which it has not, knows no better than we do.)
     if (answer?.outcome === 'elsewhere' && answer.node !== cluster.nodeId) {
-      handover.whereabouts.set(queueId, answer.node, answer.hold_ms);
+      handover.whereabouts.set(queueId, answer.node, answer.hold_ms - HOLD_MARGIN_MS);
       next = answer.node;
     }
     return undefined;
