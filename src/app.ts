@@ -93,7 +93,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     cluster = new RedisQueueDirectory(redisUrl, config.redisPrefix, origin);
   }
   const queues = new QueueManager(bus, config.heartbeatSeconds * 1000, config.queueIdleSeconds * 1000, cluster ? `${origin}-` : '');
-  const handover = cluster ? new QueueHandover(bus, queues, origin) : null;
+  const handover = cluster ? new QueueHandover(bus, queues, origin, config.queueIdleSeconds * 1000) : null;
   const cache = new Cache(database);
   bus.subscribe((e) => {
     if (e.event.type === 'message') cache.noteMessage(Number((e.event.message as { id: number }).id), e.userIds);

@@ -151,6 +151,16 @@ test('another user cannot read a queue through a forwarding process', async () =
   assert.equal(res.body.code, 'BAD_EVENT_QUEUE_ID');
 });
 
+/** The status of a dont_block poll that claims to be forwarded: only the process holding the queue answers 200. */
+async function fetchWithForgedHeader(c: Client, url: string, queueId: string, last: number): Promise<number> {
+  const qs = new URLSearchParams({ queue_id: queueId, last_event_id: String(last), dont_block: 'true' });
+  const res = await fetch(`${url}/api/v1/events?${qs}`, {
+    headers: { Authorization: 'Basic ' + Buffer.from(`${c.email}:${c.apiKey}`).toString('base64'), 'x-confab-forwarded': '1' },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
 /** A dont_block poll sent with fetch, for its rate-limit headers; `extra` adds request headers. */
 async function pollRemaining(c: Client, url: string, queueId: string, extra: Record<string, string> = {}): Promise<number> {
   const qs = new URLSearchParams({ queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
@@ -167,14 +177,18 @@ test('a poll relayed to its queue’s process counts once against the rate limit
   const poller = await a.createUser({ name: 'Rory Ratelimit' });
   const reg = await on(poller, childUrls[0]!).post('/register', { event_types: ['message'] });
   const queueId = reg.body.queue_id as string;
-  // Relayed by the in-process server to child 0, then straight to the home with a forged
-  // forwarding header: each request one hit (a relayed one was two). A reading that rises means
-  // the limiter's window started over between two requests: measure again.
+  // A queue of the in-process server's own, which never moves, for the forged header.
+  const local = (await on(poller, a.url).post('/register', { event_types: ['message'] })).body.queue_id as string;
+  // The first poll at the in-process server moves the queue there; for the next few seconds polls
+  // at child 0 are relayed to it (or, later, move it back: counted once too). Then straight to the
+  // queue's process with a forged forwarding header: each request one hit (a relayed one was two).
+  // A reading that rises means the limiter's window started over between two requests: measure again.
+  await pollRemaining(poller, a.url, queueId);
   for (let attempt = 0; ; attempt++) {
-    const relayed = [await pollRemaining(poller, a.url, queueId), await pollRemaining(poller, a.url, queueId)];
+    const relayed = [await pollRemaining(poller, childUrls[0]!, queueId), await pollRemaining(poller, childUrls[0]!, queueId)];
     const forged = [
-      await pollRemaining(poller, childUrls[0]!, queueId, { 'x-confab-forwarded': '1' }),
-      await pollRemaining(poller, childUrls[0]!, queueId, { 'x-confab-forwarded': '1' }),
+      await pollRemaining(poller, a.url, local, { 'x-confab-forwarded': '1' }),
+      await pollRemaining(poller, a.url, local, { 'x-confab-forwarded': '1' }),
     ];
     const readings = [...relayed, ...forged];
     if (attempt < 2 && readings.some((r, i) => i > 0 && r > readings[i - 1]!)) continue;
@@ -245,12 +259,25 @@ test('behind round-robin HAProxy: every event once and in order, and a killed pr
   assert.deepEqual(received, sentIds, 'every message once, in order');
   assert.ok(polls >= 2);
 
+  // The queue moved to the processes its polls reached (http/queue_move.ts). Polls at child 0
+  // bring it there (once it has stayed a few seconds where it went last); a poll with a forged
+  // forwarding header is answered only where the queue is, never moved or relayed.
+  const probe = (url: string) => on(reader, url).get('/events', { queue_id: queueId, last_event_id: last, dont_block: 'true' });
+  await waitFor(async () => (await probe(childUrls[0]!)).status === 200 && (await fetchWithForgedHeader(reader, childUrls[0]!, queueId, last)) === 200, 'the queue at child 0', 20_000);
+  home = childUrls[0]!;
   // The queue's process dies outright: the next poll, wherever it lands, says the queue is gone.
   const victim = children[childUrls.indexOf(home)]!;
   const exited = new Promise((r) => victim.once('exit', r));
   victim.kill('SIGKILL');
   await exited;
-  const lost = await retryIfConnectionBroke(() => lbReader.get('/events', { queue_id: queueId, last_event_id: last, dont_block: 'true' }));
+  let lost = await retryIfConnectionBroke(() => lbReader.get('/events', { queue_id: queueId, last_event_id: last, dont_block: 'true' }));
+  // A poll relayed to a process that moved the queue to the dead one a moment ago is answered
+  // with nothing (as when the queue has just moved on); the next ones are told it is gone.
+  for (let i = 0; lost.status === 200 && i < 100; i++) {
+    assert.deepEqual(lost.body.events, []);
+    await new Promise((r) => setTimeout(r, 100));
+    lost = await retryIfConnectionBroke(() => lbReader.get('/events', { queue_id: queueId, last_event_id: last, dont_block: 'true' }));
+  }
   assert.equal(lost.status, 400);
   assert.equal(lost.body.code, 'BAD_EVENT_QUEUE_ID');
 

@@ -1,11 +1,12 @@
-// Where each event queue lives when several processes serve one organization. A queue stays in the
-// process that registered it (its events are delivered there, in order, exactly once); every
-// process announces in Redis the address at which the others can reach it, and a queue's id
-// begins with its home process's id. A GET /events that a round-robin balancer sends elsewhere is
-// forwarded to the home process (http/queue_forward.ts). A process that stops gracefully hands its
-// queues to another (events/handover.ts), which then answers for its id too; when a home dies
-// outright, its queues are gone, and the client gets BAD_EVENT_QUEUE_ID and registers again, as
-// Zulip's contract for a lost queue says.
+// Where each event queue lives when several processes serve one organization, kept in Redis (the
+// workers of one `confab serve` keep it in their primary instead: ipc_directory.ts). A queue lives in
+// one process at a time (its events are delivered there, in order, exactly once); every process
+// announces in Redis the address at which the others can reach it, and a queue's id begins with the
+// id of the process that registered it. A GET /events that a round-robin balancer sends elsewhere
+// moves the queue there, or is forwarded to it (http/queue_move.ts, http/queue_forward.ts). A process
+// that stops gracefully hands its queues to another (events/handover.ts), which then answers for its
+// id too; when a holder dies outright, its queues are gone, and the client gets BAD_EVENT_QUEUE_ID
+// and registers again, as Zulip's contract for a lost queue says.
 import { randomBytes } from 'node:crypto';
 import { constantTimeEqual } from '../lib/secrets.js';
 import { Redis } from 'ioredis';

@@ -9,9 +9,13 @@
 // there. The adopter keeps the events it receives after the marker and, when the snapshot arrives,
 // applies them to the adopted queues alone, in the same order: the queues continue with the same
 // event ids as if they had never moved.
+//
+// The same steps move a single queue to the process where its polls arrive (http/queue_move.ts):
+// the marker, a snapshot of that queue alone, the adopter's events after the marker.
 import { randomBytes } from 'node:crypto';
 import type { BusEvent, EventBus } from './bus.js';
 import type { QueueManager, QueueSnapshot } from './queues.js';
+import { Whereabouts } from './whereabouts.js';
 
 export const HANDOVER_EVENT = '__handover';
 
@@ -31,11 +35,17 @@ export class QueueHandover {
   /** As the stopping process: what to do when its own marker comes back. */
   private readonly ownMarkers = new Map<string, () => void>();
 
+  /** Where queues that moved away from here went (http/queue_move.ts), and where peers said others are. */
+  readonly whereabouts: Whereabouts;
+
   constructor(
     private readonly bus: EventBus,
     private readonly queues: QueueManager,
     private readonly nodeId: string,
+    /** How long this process remembers where a queue went: as long as an idle queue lives. */
+    whereaboutsKeepMs = 10 * 60_000,
   ) {
+    this.whereabouts = new Whereabouts(whereaboutsKeepMs);
     // Subscribed after the queue manager: when a marker arrives, every event before it has
     // already been applied to this process's queues.
     bus.subscribe((e) => this.receive(e));
@@ -73,9 +83,10 @@ export class QueueHandover {
 
   /**
    * As the stopping process: publishes a marker for the adopter and resolves with this process's
-   * queues as they stand at the marker, or null if the marker did not come back in time.
+   * queues (or the one named by `only`, for a single queue's move) as they stand at the marker, or
+   * null if the marker did not come back in time.
    */
-  snapshotAtMarker(adopterNodeId: string, timeoutMs: number): Promise<{ marker: string; queues: QueueSnapshot[] } | null> {
+  snapshotAtMarker(adopterNodeId: string, timeoutMs: number, only?: string): Promise<{ marker: string; queues: QueueSnapshot[] } | null> {
     const marker = randomBytes(12).toString('hex');
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -84,17 +95,18 @@ export class QueueHandover {
       }, timeoutMs);
       this.ownMarkers.set(marker, () => {
         clearTimeout(timer);
-        resolve({ marker, queues: this.queues.snapshot() });
+        resolve({ marker, queues: this.queues.snapshot(only) });
       });
       this.bus.publish({ realmId: 0, userIds: [], event: { type: HANDOVER_EVENT, marker, to: adopterNodeId } });
     });
   }
 
   /**
-   * As the adopter: takes the snapshotted queues once the marker has arrived here (waiting up to
-   * timeoutMs for it) and resolves with how many were adopted, or null without the marker.
+   * As the adopter: takes the snapshotted queues (with `movedInAt` for a single queue's move) once
+   * the marker has arrived here (waiting up to timeoutMs for it) and resolves with how many were
+   * adopted, or null without the marker.
    */
-  async adopt(marker: string, snapshots: QueueSnapshot[], timeoutMs: number): Promise<number | null> {
+  async adopt(marker: string, snapshots: QueueSnapshot[], timeoutMs: number, movedInAt = 0): Promise<number | null> {
     const entry = this.entry(marker);
     if (!entry.seen) {
       const seen = await new Promise<boolean>((resolve) => {
@@ -111,7 +123,7 @@ export class QueueHandover {
     }
     // From here to the end, one turn of the event loop: no bus event can fall between the events
     // kept since the marker and the ones that reach the adopted queues directly.
-    const adopted = this.queues.adopt(snapshots, entry.events);
+    const adopted = this.queues.adopt(snapshots, entry.events, movedInAt);
     this.drop(marker);
     return adopted;
   }

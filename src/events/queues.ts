@@ -78,6 +78,13 @@ export class EventQueue {
   nextEventId = 0;
   lastActivity = Date.now();
   waiter: Waiter | null = null;
+  /**
+   * Set while this queue alone is moving to another process (beginMove): it gets no heartbeat,
+   * the one event the other process would not give it, so both copies keep the same event ids.
+   */
+  moving = false;
+  /** When this queue arrived here from another process at a poll's request (0: registered or handed over here). */
+  movedInAt = 0;
   /** Built from opts.narrow: false skips an event. */
   readonly filter: ((event: Record<string, unknown>, flags: readonly string[]) => boolean) | undefined;
 
@@ -179,6 +186,9 @@ export class QueueManager {
    * heartbeat is the one event only this process would add, so none is queued any more.
    */
   private handingOver = false;
+  /** Queues moving to another process one by one (beginMove to endMove), and who waits for none to be. */
+  private moves = 0;
+  private readonly onMovesSettled: Array<() => void> = [];
 
   constructor(
     bus: EventBus,
@@ -247,7 +257,7 @@ export class QueueManager {
     queue.releaseWaiter();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        if (this.handingOver) return; // answered (with nothing) when the hand-over ends
+        if (this.handingOver || queue.moving) return; // answered (with nothing) when the hand-over or move ends
         queue.waiter = null;
         queue.push({ type: 'heartbeat' });
         resolve(queue.events.slice());
@@ -335,24 +345,60 @@ export class QueueManager {
     for (const q of this.queues.values()) if (q.waiter) clearTimeout(q.waiter.timer);
   }
 
-  /** Every queue as plain JSON, for adopt() in another process. */
-  snapshot(): QueueSnapshot[] {
+  /** Every queue (or the one named) as plain JSON, for adopt() in another process. */
+  snapshot(only?: string): QueueSnapshot[] {
+    const chosen = only === undefined ? [...this.queues.values()] : [this.queues.get(only)].filter((q) => q !== undefined);
     // Copies: events keep arriving (and being acknowledged) here until the process stops.
-    return [...this.queues.values()].map((q) => ({ id: q.id, opts: q.opts, events: q.events.slice(), nextEventId: q.nextEventId }));
+    return chosen.map((q) => ({ id: q.id, opts: q.opts, events: q.events.slice(), nextEventId: q.nextEventId }));
+  }
+
+  /**
+   * Starts moving one queue to another process (http/queue_move.ts): like beginHandover for that
+   * queue alone. Its events keep arriving, and polls keep being answered from it, until endMove.
+   */
+  beginMove(queue: EventQueue): void {
+    queue.moving = true;
+    this.moves++;
+    if (queue.waiter) clearTimeout(queue.waiter.timer);
+  }
+
+  /**
+   * Resolves once no queue is moving. A process that hands all its queues over waits for this
+   * after beginHandover (which lets no new move start): a queue snapshotted while it moves would
+   * live on in two processes, whose heartbeats would give different events the same id.
+   */
+  movesSettled(): Promise<void> {
+    return this.moves === 0 ? Promise.resolve() : new Promise((resolve) => this.onMovesSettled.push(resolve));
+  }
+
+  /**
+   * Ends a move: a moved queue is dropped here (a poll parked on it is answered with nothing, and
+   * the client's next poll finds it at its new process); one that stays answers its parked poll
+   * with nothing too, since that poll has lost its heartbeat timer.
+   */
+  endMove(queue: EventQueue, moved: boolean): void {
+    queue.moving = false;
+    if (--this.moves === 0) for (const resolve of this.onMovesSettled.splice(0)) resolve();
+    if (moved) this.delete(queue);
+    else queue.releaseWaiter();
   }
 
   /**
    * Takes over queues another process snapshotted, then applies the bus events that came after
    * its snapshot (`since`, in bus order) to them alone; events after that reach them like any
-   * queue's. Runs in one turn of the event loop, so no event falls between the two.
+   * queue's. `movedInAt` is set for a queue that moved here at a poll's request. Runs in one turn of the event loop, so no event falls between the two.
    */
-  adopt(snapshots: QueueSnapshot[], since: BusEvent[]): number {
+  adopt(snapshots: QueueSnapshot[], since: BusEvent[], movedInAt = 0): number {
+    // A process handing its own queues over has taken its snapshot or is about to: a queue adopted
+    // now could miss it and be lost.
+    if (!this.acceptsQueues) return 0;
     const adopted = new Set<EventQueue>();
     for (const s of snapshots) {
       if (this.queues.has(s.id)) continue;
       const q = new EventQueue(s.opts, s.id);
       q.events = s.events;
       q.nextEventId = s.nextEventId;
+      q.movedInAt = movedInAt;
       adopted.add(this.add(q));
     }
     for (const e of since) this.deliver(e, adopted);

@@ -1,9 +1,11 @@
-// A long-poll (or queue deletion) for a queue that lives in another process of the cluster is
-// passed to that process and its answer relayed unchanged, so a round-robin balancer can send any
+// A long-poll (or queue deletion) for a queue that lives in another process of the cluster, and
+// does not move here (http/queue_move.ts: it moved just now, or the move failed), is passed to that
+// process and its answer relayed unchanged, so a round-robin balancer can send any
 // request anywhere. The home process checks the credentials again; a request is forwarded once at
 // most (the header below), so two processes can never bounce a request between them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
+import type { QueueHome } from '../events/cluster.js';
 
 export const FORWARDED_HEADER = 'x-confab-forwarded';
 
@@ -29,7 +31,7 @@ export function isForwardedByPeer(services: Services, request: FastifyRequest): 
   return typeof value === 'string' && !!services.cluster?.isPeerToken(value);
 }
 
-function answerEmpty(reply: FastifyReply, queueId: string): void {
+export function answerEmpty(reply: FastifyReply, queueId: string): void {
   reply.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":[],"queue_id":${JSON.stringify(queueId)}}`);
 }
 
@@ -37,16 +39,17 @@ function answerEmpty(reply: FastifyReply, queueId: string): void {
 const PASSED_HEADERS = ['authorization', 'user-agent', 'x-forwarded-for'];
 
 /**
- * Forwards the request to the queue's home process and relays its answer. Resolves false (nothing
+ * Forwards the request to the queue's home process (`holder` when known: a queue that moved away
+ * from the process its id names, http/queue_move.ts) and relays its answer. Resolves false (nothing
  * sent) when there is no other home to ask, or it cannot be reached: the caller answers that the
  * queue does not exist.
  */
-export async function forwardToQueueHome(services: Services, queueId: string, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+export async function forwardToQueueHome(services: Services, queueId: string, request: FastifyRequest, reply: FastifyReply, holder?: QueueHome): Promise<boolean> {
   const cluster = services.cluster;
   // A request that already carries the header is never forwarded again, whatever its value: two
   // processes can never bounce one between them.
   if (!cluster || request.headers[FORWARDED_HEADER] !== undefined) return false;
-  let home = await cluster.homeOf(queueId);
+  let home = holder ?? (await cluster.homeOf(queueId));
   if (!home) return false;
   if (cluster.relayingStopped && request.method === 'GET') {
     answerEmpty(reply, queueId);

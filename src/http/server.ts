@@ -13,6 +13,7 @@ import { RateLimitExceeded } from '../lib/rate_limit.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerHealth } from './health.js';
 import { registerQueueHandover } from './queue_handover.js';
+import { registerQueueMove } from './queue_move.js';
 import { registerPages } from './pages.js';
 import { registerEmojiFiles } from './emoji_files.js';
 import { registerMultipart } from './multipart.js';
@@ -168,6 +169,7 @@ export function buildHttpServer(services: Services): FastifyInstance {
   registerPages(app, services);
   registerHealth(app, services);
   registerQueueHandover(app, services);
+  registerQueueMove(app, services);
   registerUserUploads(app, services);
   registerEmojiFiles(app, services);
   registerExportFiles(app, services);

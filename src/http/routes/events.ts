@@ -3,11 +3,11 @@
 import { success, type Router } from '../router.js';
 import { stringifyWithRaw } from '../../lib/raw_json.js';
 import { check } from '../../lib/params.js';
-import { BadEventQueueId, BadRequest, ServerShuttingDown } from '../../errors.js';
+import { BadRequest, ServerShuttingDown } from '../../errors.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../../lib/version.js';
 import { initialState, STATE_EVENT_TYPES } from '../../actions/register.js';
 import { parseQueueNarrow } from '../../events/narrow_filter.js';
-import { forwardToQueueHome } from '../queue_forward.js';
+import { queueElsewhere } from '../queue_move.js';
 import { eventsBody } from '../long_poll.js';
 
 function includeSubscribersParam(v: string | undefined): boolean | 'partial' {
@@ -93,10 +93,12 @@ export function registerEventRoutes(r: Router): void {
     const queueId = params.str('queue_id');
     const lastEventId = params.optInt('last_event_id') ?? null;
     const dontBlock = params.bool('dont_block', false);
-    const queue = services.queues.get(queueId, user.id);
+    let queue = services.queues.get(queueId, user.id);
     if (!queue) {
-      if (await forwardToQueueHome(services, queueId, request, reply)) return;
-      throw new BadEventQueueId(queueId);
+      // Another process's queue: it moves here if it can (http/queue_move.ts), else the poll is forwarded.
+      const found = await queueElsewhere(services, queueId, user.id, request, reply, true);
+      if (found === 'answered') return;
+      queue = found;
     }
     // The response's 'close' before it is written means the client hung up while parked.
     const onClose = () => services.queues.abandon(queue);
@@ -116,12 +118,15 @@ export function registerEventRoutes(r: Router): void {
 
   r.delete('/events', async ({ services, params, user, request, reply }) => {
     const queueId = params.str('queue_id');
-    const queue = services.queues.get(queueId, user.id);
+    let queue = services.queues.get(queueId, user.id);
     if (!queue) {
-      if (await forwardToQueueHome(services, queueId, request, reply)) return;
-      throw new BadEventQueueId(queueId);
+      // Forwarded to wherever the queue is now (it may have moved away from the process its id names).
+      const found = await queueElsewhere(services, queueId, user.id, request, reply, false);
+      if (found === 'answered') return;
+      queue = found;
     }
     services.queues.delete(queue);
+    services.handover?.whereabouts.delete(queueId);
     return {};
   });
 }
