@@ -11,9 +11,20 @@
 import { Agent, request } from 'node:http';
 import { cpuSeconds } from './loadgen.js';
 
-const agent = new Agent({ keepAlive: true, maxSockets: 128 });
+/**
+ * One kept-alive connection per account, as each client has its own: a queue's register and polls
+ * travel on its account's connection (a pool shared by all the queues would hand each poll any
+ * idle connection, which behind several server processes lands it on another process at random).
+ */
+const agents = new Map<string, Agent>();
+function agentFor(auth: string): Agent {
+  let agent = agents.get(auth);
+  if (!agent) agents.set(auth, (agent = new Agent({ keepAlive: true, maxSockets: 1 })));
+  return agent;
+}
 
 function call(base: string, auth: string, method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string>): Promise<{ status: number; text: string }> {
+  const agent = agentFor(auth);
   return new Promise((resolve, reject) => {
     const form = new URLSearchParams(params).toString();
     const body = method === 'GET' ? undefined : form;
@@ -103,5 +114,7 @@ export async function cpuCost(base: string, pid: number, senderAuth: string, cha
   } finally {
     // Deleted, so that later figures' messages are not also queued for these.
     await Promise.all(queues.map((q) => call(base, q.auth, 'DELETE', '/events', { queue_id: q.id }).catch(() => undefined)));
+    for (const agent of agents.values()) agent.destroy();
+    agents.clear();
   }
 }
