@@ -8,7 +8,8 @@
 //   polls:  M rounds of one message, then each of the 100 queues polled with dont_block, each
 //           answer carrying that one event (with several server processes, an empty answer is
 //           followed by a blocking poll); a poll's cost is the round's CPU less one send's.
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { apiCallText } from './api_call.js';
 import { cpuSeconds } from './loadgen.js';
 
 /**
@@ -24,23 +25,7 @@ function agentFor(auth: string): Agent {
 }
 
 function call(base: string, auth: string, method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string>): Promise<{ status: number; text: string }> {
-  const agent = agentFor(auth);
-  return new Promise((resolve, reject) => {
-    const form = new URLSearchParams(params).toString();
-    const body = method === 'GET' ? undefined : form;
-    const req = request(
-      `${base}/api/v1${path}${method === 'GET' ? `?${form}` : ''}`,
-      { method, agent, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
+  return apiCallText(agentFor(auth), base, auth, method, path, params);
 }
 
 async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<any> {

@@ -4,7 +4,8 @@
 // tree's server and once with an older one (BIN=/path/to/bin/confab.js) for forwarding alone.
 //
 //   CONFAB_TEST_DATABASE_URL=postgres://... CONFAB_NO_BUNDLE=1 node dist/bench/queue_move.js [messages]
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { apiCall } from './api_call.js';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
@@ -19,22 +20,7 @@ const MESSAGES = Number(process.argv[2] ?? 100);
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 function call(base: string, auth: string, method: 'GET' | 'POST', path: string, params: Record<string, string>): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const form = new URLSearchParams(params).toString();
-    const body = method === 'GET' ? undefined : form;
-    const req = request(
-      `${base}/api/v1${path}${method === 'GET' ? `?${form}` : ''}`,
-      { method, agent, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
-      },
-    );
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
+  return apiCall(agent, base, auth, method, path, params);
 }
 
 const prefix = `confab-movebench-${randomBytes(4).toString('hex')}`;

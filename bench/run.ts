@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { apiCall, apiCallText } from './api_call.js';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { sqliteFloor, sqliteTopicQueryFloor } from './floor_sqlite.js';
@@ -88,34 +89,10 @@ async function rps(url: string, headers: Record<string, string> = {}): Promise<n
 
 const agent = new Agent({ keepAlive: true, maxSockets: 512 });
 
-function call(base: string, auth: string, method: string, path: string, params?: Record<string, string>, raw = false): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const body = params && method !== 'GET' ? new URLSearchParams(params).toString() : undefined;
-    const qs = params && method === 'GET' ? `?${new URLSearchParams(params)}` : '';
-    const req = request(
-      `${base}/api/v1${path}${qs}`,
-      {
-        method,
-        agent,
-        headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            const text = Buffer.concat(chunks).toString();
-            resolve({ status: res.statusCode ?? 0, body: raw ? text : JSON.parse(text) });
-          } catch (e) {
-            reject(e);
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
+async function call(base: string, auth: string, method: string, path: string, params?: Record<string, string>, raw = false): Promise<{ status: number; body: any }> {
+  if (!raw) return apiCall(agent, base, auth, method, path, params);
+  const res = await apiCallText(agent, base, auth, method, path, params);
+  return { status: res.status, body: res.text };
 }
 
 const basic = (email: string, key: string) => 'Basic ' + Buffer.from(`${email}:${key}`).toString('base64');

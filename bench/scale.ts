@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:http';
+import { apiCall } from './api_call.js';
 import { openDatabase } from '../src/store/db.js';
 import { createOrganization } from '../src/actions/realms.js';
 import { streamRecipientIds } from '../src/store/channels.js';
@@ -129,28 +130,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const basic = (a: Account) => 'Basic ' + Buffer.from(`${a.email}:${a.api_key}`).toString('base64');
 
 function call(base: string, auth: string, method: string, path: string, params: Record<string, string>): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const body = method !== 'GET' ? new URLSearchParams(params).toString() : undefined;
-    const qs = method === 'GET' ? `?${new URLSearchParams(params)}` : '';
-    const req = request(
-      `${base}/api/v1${path}${qs}`,
-      { method, agent, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
-          } catch (e) {
-            reject(e);
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
+  return apiCall(agent, base, auth, method, path, params);
 }
 
 function startServer(url: string): Promise<{ child: ChildProcess; base: string }> {

@@ -61,3 +61,45 @@ export class InProcessBus implements EventBus {
     this.handlers = [];
   }
 }
+
+/**
+ * The handlers of a bus between processes (Redis, or the workers' primary), and its loss report:
+ * a subclass delivers what it receives with deliver() and calls lost() when it can no longer
+ * guarantee that this process received every event.
+ */
+export abstract class RelayedBus implements EventBus {
+  private handlers: BusHandler[] = [];
+  private lossHandlers: LossHandler[] = [];
+
+  abstract publish(e: BusEvent): void;
+  abstract close(): Promise<void>;
+
+  subscribe(handler: BusHandler): void {
+    this.handlers.push(handler);
+  }
+
+  onLoss(handler: LossHandler): void {
+    this.lossHandlers.push(handler);
+  }
+
+  protected deliver(e: BusEvent): void {
+    for (const h of this.handlers) h(e);
+  }
+
+  protected lost(why: string): void {
+    console.error(`event bus: delivery cannot be guaranteed (${why}); event queues of this process are dropped`);
+    for (const h of this.lossHandlers) {
+      try {
+        h();
+      } catch (err) {
+        console.error('event bus: loss handler failed:', err);
+      }
+    }
+  }
+
+  /** Forgets every handler: nothing is delivered or reported after close(). */
+  protected dropHandlers(): void {
+    this.handlers = [];
+    this.lossHandlers = [];
+  }
+}

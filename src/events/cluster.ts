@@ -7,10 +7,8 @@
 // that stops gracefully hands its queues to another (events/handover.ts), which then answers for its
 // id too; when a holder dies outright, its queues are gone, and the client gets BAD_EVENT_QUEUE_ID
 // and registers again, as Zulip's contract for a lost queue says.
-import { randomBytes } from 'node:crypto';
-import { constantTimeEqual } from '../lib/secrets.js';
 import { Redis } from 'ioredis';
-import { homeNodeOf, type QueueDirectory, type QueueHome } from './directory.js';
+import { homeNodeOf, PeerDirectory, type QueueDirectory, type QueueHome } from './directory.js';
 
 export { homeNodeOf, type QueueHome };
 
@@ -29,31 +27,17 @@ function parseAnnouncement(value: string | null | undefined): QueueHome | undefi
 }
 
 /** The directory in Redis, for processes on any machines (CONFAB_REDIS_URL). */
-export class RedisQueueDirectory implements QueueDirectory {
+export class RedisQueueDirectory extends PeerDirectory implements QueueDirectory {
   private readonly redis: Redis;
-  /**
-   * Announced with this process's address: a request forwarded here carries it, which tells this
-   * process that a peer has already counted the request against the sender's rate limit. Clients
-   * never see it (it lives only in Redis), so a client cannot claim to be a peer.
-   */
-  readonly token = randomBytes(24).toString('hex');
-  /** Long-polls this process is relaying to other homes, so a stopping process can answer them at once. */
-  readonly relaying = new Set<AbortController>();
-  /** Set once this process stops relaying: a poll that still arrives for another home is answered empty. */
-  relayingStopped = false;
-  /** Other processes' ids whose queues this process adopted: announced with our address too. */
-  private readonly aliases = new Set<string>();
-  /** Set once this process's queues (and its aliases') went to another process, which now answers for them. */
-  private handedOver = false;
   private timer: NodeJS.Timeout | null = null;
-  private announced: string | null = null;
 
   constructor(
     url: string,
     private readonly prefix: string,
     /** This process's id, the first part of every queue id it makes. */
-    readonly nodeId: string,
+    nodeId: string,
   ) {
+    super(nodeId);
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
     this.redis.on('error', () => {
       // ioredis reconnects by itself; lookups that fail meanwhile answer "unknown home".
@@ -114,11 +98,6 @@ export class RedisQueueDirectory implements QueueDirectory {
     return [...found.values()];
   }
 
-  /** This process's id and those it answers for, which an adopter of its queues must answer for. */
-  answersFor(): string[] {
-    return [this.nodeId, ...this.aliases];
-  }
-
   /** After adopting another process's queues: its ids now lead here. */
   async addAliases(nodeIds: string[]): Promise<void> {
     if (this.announced === null) return;
@@ -134,17 +113,6 @@ export class RedisQueueDirectory implements QueueDirectory {
   stopAnnouncing(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-  }
-
-  /** Our queues went to another process: its entries for our ids stay when we withdraw. */
-  markHandedOver(): void {
-    this.handedOver = true;
-  }
-
-  /** Whether a request's forwarding header is this process's own token (compared in constant time). */
-  isPeerToken(value: string | undefined): boolean {
-    if (!value) return false;
-    return constantTimeEqual(value, this.token);
   }
 
   /** Stops announcing: new requests for this process's queues are told the queue is gone. */

@@ -4,6 +4,9 @@
 // for processes on any machines joined by Redis, and IpcQueueDirectory (events/ipc_directory.ts),
 // for the workers of one `confab serve` (CONFAB_WORKERS), whose table the cluster's primary keeps.
 
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '../lib/secrets.js';
+
 /** A queue id made by a clustered process: `<node id>-<local id>`. */
 const NODE_PREFIX = /^([0-9a-f]{16})-/;
 
@@ -51,4 +54,35 @@ export interface QueueDirectory {
   /** Stops announcing: new requests for this process's queues are told the queue is gone. */
   withdraw(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * What both directories keep the same way: this process's peer token, the polls it relays, the
+ * ids it answers for, and whether its queues went elsewhere. Subclasses say where the table lives.
+ */
+export abstract class PeerDirectory {
+  readonly token = randomBytes(24).toString('hex');
+  readonly relaying = new Set<AbortController>();
+  relayingStopped = false;
+  /** Other processes' ids whose queues this process adopted: announced with our address too. */
+  protected readonly aliases = new Set<string>();
+  /** Set once this process's queues (and its aliases') went to another process, which now answers for them. */
+  protected handedOver = false;
+  /** The internal address this process announced, until it withdraws it. */
+  protected announced: string | null = null;
+
+  constructor(readonly nodeId: string) {}
+
+  answersFor(): string[] {
+    return [this.nodeId, ...this.aliases];
+  }
+
+  markHandedOver(): void {
+    this.handedOver = true;
+  }
+
+  isPeerToken(value: string | undefined): boolean {
+    if (!value) return false;
+    return constantTimeEqual(value, this.token);
+  }
 }

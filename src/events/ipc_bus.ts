@@ -6,7 +6,7 @@
 // The event is serialized once, here, as JSON text; the primary passes the text on without reading
 // it (relayBusMessage). Nothing is lost silently: the pipe is reliable while both ends live, and a
 // worker whose primary is gone reports a loss (its queues are dropped) and stops.
-import type { BusEvent, BusHandler, EventBus, LossHandler } from './bus.js';
+import { RelayedBus, type BusEvent } from './bus.js';
 import type { IpcChannel } from '../lib/ipc.js';
 
 /** Bus messages are strings starting with this character; every other message is an object. */
@@ -19,9 +19,7 @@ export function relayBusMessage(message: unknown, workers: Iterable<{ send(m: un
   return true;
 }
 
-export class IpcBus implements EventBus {
-  private handlers: BusHandler[] = [];
-  private lossHandlers: LossHandler[] = [];
+export class IpcBus extends RelayedBus {
   private closed = false;
   private readonly onMessage = (m: unknown) => {
     if (typeof m !== 'string' || !m.startsWith(MARK)) return;
@@ -38,6 +36,7 @@ export class IpcBus implements EventBus {
   };
 
   constructor(private readonly channel: IpcChannel) {
+    super();
     channel.on('message', this.onMessage);
     channel.on('disconnect', this.onDisconnect);
   }
@@ -60,33 +59,9 @@ export class IpcBus implements EventBus {
     this.deliver(e);
   }
 
-  private deliver(e: BusEvent): void {
-    for (const h of this.handlers) h(e);
-  }
-
-  private lost(why: string): void {
-    console.error(`event bus: delivery cannot be guaranteed (${why}); event queues of this process are dropped`);
-    for (const h of this.lossHandlers) {
-      try {
-        h();
-      } catch (err) {
-        console.error('event bus: loss handler failed:', err);
-      }
-    }
-  }
-
-  subscribe(handler: BusHandler): void {
-    this.handlers.push(handler);
-  }
-
-  onLoss(handler: LossHandler): void {
-    this.lossHandlers.push(handler);
-  }
-
   async close(): Promise<void> {
     this.closed = true;
-    this.handlers = [];
-    this.lossHandlers = [];
+    this.dropHandlers();
     this.channel.off('message', this.onMessage);
     this.channel.off('disconnect', this.onDisconnect);
   }

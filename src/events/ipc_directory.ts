@@ -3,23 +3,15 @@
 // cluster's primary process (DirectoryTable), which sends it whole to every worker whenever it
 // changes (a few entries per worker), so finding a queue's home is a lookup in this worker's copy.
 // A worker's entries go when it withdraws them or exits; the ones an adopter took stay.
-import { randomBytes } from 'node:crypto';
-import { constantTimeEqual } from '../lib/secrets.js';
 import { IpcRequests, isIpcMessage, type IpcChannel } from '../lib/ipc.js';
-import { homeNodeOf, type QueueDirectory, type QueueHome } from './directory.js';
+import { homeNodeOf, PeerDirectory, type QueueDirectory, type QueueHome } from './directory.js';
 
 const KIND = 'dir';
 
 /** The table as sent to workers: [node id, token, answering node id, internal address]. */
 type TableRow = [string, string, string, string];
 
-export class IpcQueueDirectory implements QueueDirectory {
-  readonly token = randomBytes(24).toString('hex');
-  readonly relaying = new Set<AbortController>();
-  relayingStopped = false;
-  private readonly aliases = new Set<string>();
-  private handedOver = false;
-  private announced: string | null = null;
+export class IpcQueueDirectory extends PeerDirectory implements QueueDirectory {
   private table = new Map<string, QueueHome>();
   private readonly requests: IpcRequests;
   private readonly onMessage = (m: unknown) => {
@@ -30,9 +22,10 @@ export class IpcQueueDirectory implements QueueDirectory {
   };
 
   constructor(
-    readonly nodeId: string,
+    nodeId: string,
     private readonly channel: IpcChannel,
   ) {
+    super(nodeId);
     this.requests = new IpcRequests(KIND, channel);
     channel.on('message', this.onMessage);
   }
@@ -56,10 +49,6 @@ export class IpcQueueDirectory implements QueueDirectory {
     return [...found.values()];
   }
 
-  answersFor(): string[] {
-    return [this.nodeId, ...this.aliases];
-  }
-
   async addAliases(nodeIds: string[]): Promise<void> {
     if (this.announced === null) return;
     const nodes = nodeIds.filter((n) => n !== this.nodeId);
@@ -70,15 +59,6 @@ export class IpcQueueDirectory implements QueueDirectory {
 
   stopAnnouncing(): void {
     // Nothing to refresh: the primary keeps our entries until we withdraw them or exit.
-  }
-
-  markHandedOver(): void {
-    this.handedOver = true;
-  }
-
-  isPeerToken(value: string | undefined): boolean {
-    if (!value) return false;
-    return constantTimeEqual(value, this.token);
   }
 
   async withdraw(): Promise<void> {

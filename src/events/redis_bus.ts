@@ -13,7 +13,7 @@
 //   the bus reports a loss: the queue manager drops this process's queues and the caches are cleared.
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import type { BusEvent, BusHandler, EventBus, LossHandler } from './bus.js';
+import { RelayedBus, type BusEvent } from './bus.js';
 
 /** How a publish that failed is retried: after these delays (ms), then given up. */
 const RETRY_DELAYS_MS = [100, 500, 2000];
@@ -31,9 +31,7 @@ export interface RedisBusOptions {
   connectionName?: string;
 }
 
-export class RedisBus implements EventBus {
-  private handlers: BusHandler[] = [];
-  private lossHandlers: LossHandler[] = [];
+export class RedisBus extends RelayedBus {
   private readonly pub: Redis;
   private readonly sub: Redis;
   private ready: Promise<void>;
@@ -52,6 +50,7 @@ export class RedisBus implements EventBus {
     private readonly channel: string,
     opts: RedisBusOptions = {},
   ) {
+    super();
     const name = opts.connectionName;
     this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, ...(name ? { connectionName: `${name}-pub` } : {}) });
     this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, ...(name ? { connectionName: `${name}-sub` } : {}) });
@@ -133,33 +132,13 @@ export class RedisBus implements EventBus {
     if (last !== undefined && env.s <= last) return; // a duplicate (a command resent after a reconnect)
     this.lastSeen.set(env.o, env.s);
     if (last !== undefined && env.s !== last + 1) this.lost(`events ${last + 1}-${env.s - 1} of a publisher never arrived`);
-    for (const h of this.handlers) h(env.e);
-  }
-
-  private lost(why: string): void {
-    console.error(`event bus: delivery cannot be guaranteed (${why}); event queues of this process are dropped`);
-    for (const h of this.lossHandlers) {
-      try {
-        h();
-      } catch (err) {
-        console.error('event bus: loss handler failed:', err);
-      }
-    }
-  }
-
-  subscribe(handler: BusHandler): void {
-    this.handlers.push(handler);
-  }
-
-  onLoss(handler: LossHandler): void {
-    this.lossHandlers.push(handler);
+    this.deliver(env.e);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.handlers = [];
-    this.lossHandlers = [];
+    this.dropHandlers();
     await Promise.allSettled([this.sub.quit(), this.pub.quit()]);
   }
 }
