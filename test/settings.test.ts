@@ -95,6 +95,11 @@ test('full_name and password changes', async () => {
   assert.deepEqual([onlyNew.status, onlyNew.body.code, onlyNew.body.msg], [400, 'BAD_REQUEST', 'Wrong password!']);
   const withBadName = await t.owner.patch('/settings', { full_name: ' ', old_password: 'not it', new_password: 'new-owner-pass' });
   assert.deepEqual([withBadName.status, withBadName.body.msg], [400, 'Wrong password!'], 'the password is checked before the name');
+  // And before the new address (validate_email_change_request comes after the password there).
+  const withBadEmail = await t.owner.patch('/settings', { email: 'not an address', old_password: 'not it', new_password: 'new-owner-pass' });
+  assert.deepEqual([withBadEmail.status, withBadEmail.body.msg], [400, 'Wrong password!'], 'the password is checked before the address');
+  const weakWithBadEmail = await t.owner.patch('/settings', { email: 'not an address', old_password: 'owner-password', new_password: 'abc' });
+  assert.deepEqual([weakWithBadEmail.status, weakWithBadEmail.body.msg], [400, 'New password is too weak!']);
   const onlyOld = await t.owner.patch('/settings', { old_password: 'not it' });
   assert.deepEqual([onlyOld.status, onlyOld.body.result], [200, 'success'], 'an old password alone is ignored');
   const weak = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'abc' });
