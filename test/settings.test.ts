@@ -266,3 +266,12 @@ test("full_name as Zulip's json_change_settings: no change, name changes disable
   assert.equal((await pat.patch('/settings', { full_name: 'Pat Unique' })).status, 200);
   assert.equal((await t.owner.patch('/realm', { require_unique_names: false })).status, 200);
 });
+
+test("default_language's events carry language_name as Zulip's get_language_name gives it for English", async () => {
+  const reg = await member.post('/register', { event_types: ['user_settings', 'update_display_settings'] });
+  assert.equal((await member.patch('/settings', { default_language: 'de' })).status, 200);
+  assert.equal((await member.patch('/settings', { default_language: 'en' })).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const english = evs.filter((e: any) => e.type === 'user_settings' && e.property === 'default_language' && e.value === 'en');
+  assert.deepEqual(english.map((e: any) => e.language_name), ['English']);
+});

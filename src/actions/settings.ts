@@ -7,7 +7,7 @@ import { deleteAllDrafts } from '../store/drafts.js';
 import { groupMembersRecursive } from '../store/cache.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { hashPassword, passwordStrongEnough, verifyPassword } from '../lib/secrets.js';
-import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
+import { languageName, SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail, formatUser } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
@@ -144,7 +144,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
       // events together), the time zone last.
       if (fullName !== undefined && fullName !== target.full_name) publishPerson(audience, { full_name: fullName });
       for (const [property, value] of changed) {
-        const event: UserSettingsEvent = { type: 'user_settings', op: 'update', property, value, ...(property === 'default_language' ? { language_name: String(value) } : {}) };
+        const event: UserSettingsEvent = { type: 'user_settings', op: 'update', property, value, ...(property === 'default_language' ? { language_name: languageName(String(value)) } : {}) };
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
         // Clients without the user_settings_object capability get Zulip's older events too (the
         // queues drop them for clients that declare it).
