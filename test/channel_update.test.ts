@@ -297,3 +297,20 @@ test("archiving the organization's announcement or moderation channel unsets tha
   assert.deepEqual([state.realm_signup_announcements_stream_id, state.realm_zulip_update_announcements_stream_id], [-1, -1]);
   assert.equal(state.realm_new_stream_announcements_stream_id, elsewhere, 'a setting naming another channel stays');
 });
+
+test("several group settings in one PATCH: events in Zulip's stream_permission_group_settings order", async () => {
+  const id = await makeChannel(t.owner, 'setting-order');
+  const reg = await member.post('/register', { event_types: ['stream'], fetch_event_types: ['stream'] });
+  const members = groups.get('role:members')!;
+  // update_stream_backend walks Stream.stream_permission_group_settings, where
+  // can_resolve_topics_group comes after can_send_message_group and can_subscribe_group.
+  const res = await t.owner.patch(`/streams/${id}`, {
+    can_resolve_topics_group: { new: members },
+    can_subscribe_group: { new: members },
+    can_send_message_group: { new: members },
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const props = evs.filter((e: any) => e.type === 'stream' && e.op === 'update' && e.property.endsWith('_group')).map((e: any) => e.property);
+  assert.deepEqual(props, ['can_send_message_group', 'can_subscribe_group', 'can_resolve_topics_group']);
+});

@@ -84,12 +84,17 @@ test('self-deactivation, the only user, and reactivation', async () => {
   const back = await admin.post(`/users/${leaver.userId}/reactivate`);
   assert.equal(back.status, 200);
   assert.equal((await leaver.get('/users/me')).status, 200);
-  // Zulip's reactivate_user_backend and do_reactivate_user do not refuse an active account.
+  // Zulip's reactivate_user_backend and do_reactivate_user do not refuse an active account: the
+  // reactivation runs again, with its events.
   const watch = await member.post('/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] });
+  const adminWatch = await admin.post('/register', { event_types: ['realm_export_consent'] });
   const twice = await admin.post(`/users/${leaver.userId}/reactivate`);
   assert.deepEqual([twice.status, twice.body.result], [200, 'success']);
   assert.equal((await leaver.get('/users/me')).status, 200);
-  assert.deepEqual((await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type === 'realm_user'), [], 'nothing changed, nothing announced');
+  const again = (await member.get('/events', { queue_id: watch.body.queue_id, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type === 'realm_user');
+  assert.deepEqual(again.map((e: any) => [e.op, e.person]), [['update', { user_id: leaver.userId, is_active: true }]], 'announced again, once');
+  const consent = (await admin.get('/events', { queue_id: adminWatch.body.queue_id, last_event_id: -1, dont_block: true })).body.events.filter((e: any) => e.type === 'realm_export_consent');
+  assert.deepEqual(consent.map((e: any) => e.user_id), [leaver.userId]);
 
   // As Zulip's deactivate_user_own_backend: the only active account is told so (is_last_owner
   // false, 'Cannot deactivate the only user.'); with a bot beside them, the only owner is.

@@ -98,6 +98,9 @@ test("presence and typing refusals carry Zulip's texts", async () => {
     assert.deepEqual([noChannel.status, noChannel.body.code, noChannel.body.msg], [400, 'BAD_REQUEST', "Missing 'stream_id' argument"], type);
     const toOnly = await t.ann.post('/typing', { type, op: 'start', to: [id], topic: 't' });
     assert.deepEqual([toOnly.status, toOnly.body.msg], [400, "Missing 'stream_id' argument"], `${type} with the channel in 'to'`);
+    // stream_id is Json[int | None] = None: null is as if it were left out.
+    const nullChannel = await t.ann.post('/typing', { type, op: 'start', stream_id: 'null', topic: 't' });
+    assert.deepEqual([nullChannel.status, nullChannel.body.code, nullChannel.body.msg], [400, 'BAD_REQUEST', "Missing 'stream_id' argument"], `${type} with stream_id null`);
   }
   const privateType = await t.ann.post('/typing', { type: 'private', op: 'start', to: [t.bob.userId] });
   assert.deepEqual([privateType.status, privateType.body.code, privateType.body.msg], [400, 'BAD_REQUEST', 'Invalid type']);
@@ -106,6 +109,8 @@ test("presence and typing refusals carry Zulip's texts", async () => {
   // Direct: a missing or empty list.
   const noTo = await t.ann.post('/typing', { op: 'start' });
   assert.deepEqual([noTo.status, noTo.body.code, noTo.body.msg], [400, 'BAD_REQUEST', "Missing 'to' argument"]);
+  const nullTo = await t.ann.post('/typing', { op: 'start', to: 'null' });
+  assert.deepEqual([nullTo.status, nullTo.body.code, nullTo.body.msg], [400, 'BAD_REQUEST', "Missing 'to' argument"], 'to is Json[list[int] | None]');
   const emptyTo = await t.ann.post('/typing', { op: 'start', to: [] });
   assert.deepEqual([emptyTo.status, emptyTo.body.code, emptyTo.body.msg], [400, 'BAD_REQUEST', "Empty 'to' list"]);
   // The sender's own settings turned off: refused, and nobody is told.

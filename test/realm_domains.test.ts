@@ -114,3 +114,28 @@ test("emails_restricted_to_domains: POST /users, invitations and sign-up refuse 
   assert.equal((await admin.post('/register', { fetch_event_types: ['realm'] })).body.realm_emails_restricted_to_domains, false);
   assert.equal((await t.owner.post('/users', { email: 'free2@elsewhere.example', password: 'x1234567', full_name: 'Free Again' })).status, 200);
 });
+
+test('disallow_disposable_email_addresses (on by default): disposable-address domains are refused with each view\'s text', async () => {
+  assert.equal((await admin.post('/register', { fetch_event_types: ['realm'] })).body.realm_disallow_disposable_email_addresses, true);
+  const link = (await admin.post('/invites/multiuse', {})).body.invite_link as string;
+  // create_user_backend's DisposableEmailError text.
+  const created = await t.owner.post('/users', { email: 'temp@Mailinator.com', password: 'x1234567', full_name: 'Temp Person' });
+  assert.deepEqual([created.status, created.body.code, created.body.msg], [400, 'BAD_REQUEST', 'Disposable email addresses are not allowed in this organization']);
+  // validate_email_is_valid: invitations and a new address.
+  const invited = await admin.post('/invites', { invitee_emails: 'fine@real.example, temp@mailinator.com', stream_ids: [] });
+  assert.deepEqual([invited.status, invited.body.code], [400, 'INVITATION_FAILED']);
+  assert.deepEqual(invited.body.errors, [['temp@mailinator.com', 'Please use your real email address.', false]]);
+  const moving = await admin.patch('/settings', { email: 'ada@yopmail.com' });
+  assert.deepEqual([moving.status, moving.body.msg], [400, 'Please use your real email address.']);
+  // HomepageForm.clean_email, on the sign-up form.
+  const form = await signUp(link, { email: 'temp@mailinator.com', full_name: 'Temp Form', password: 'temp-password' });
+  assert.equal(form.status, 400);
+  assert.match(form.text, /Please use your real email address\./);
+
+  // An owner turns the rule off; the same addresses are then accepted.
+  assert.equal((await t.owner.patch('/realm', { disallow_disposable_email_addresses: false })).status, 200);
+  assert.equal((await admin.post('/register', { fetch_event_types: ['realm'] })).body.realm_disallow_disposable_email_addresses, false);
+  assert.equal((await t.owner.post('/users', { email: 'temp@Mailinator.com', password: 'x1234567', full_name: 'Temp Person' })).status, 200);
+  assert.equal((await admin.patch('/settings', { email: 'ada@yopmail.com' })).status, 200);
+  assert.equal((await signUp(link, { email: 'temp2@mailinator.com', full_name: 'Temp Form', password: 'temp-password' })).status, 200);
+});

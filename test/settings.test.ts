@@ -95,6 +95,11 @@ test('full_name and password changes', async () => {
   assert.deepEqual([onlyNew.status, onlyNew.body.code, onlyNew.body.msg], [400, 'BAD_REQUEST', 'Wrong password!']);
   const withBadName = await t.owner.patch('/settings', { full_name: ' ', old_password: 'not it', new_password: 'new-owner-pass' });
   assert.deepEqual([withBadName.status, withBadName.body.msg], [400, 'Wrong password!'], 'the password is checked before the name');
+  // And before the new address (validate_email_change_request comes after the password there).
+  const withBadEmail = await t.owner.patch('/settings', { email: 'not an address', old_password: 'not it', new_password: 'new-owner-pass' });
+  assert.deepEqual([withBadEmail.status, withBadEmail.body.msg], [400, 'Wrong password!'], 'the password is checked before the address');
+  const weakWithBadEmail = await t.owner.patch('/settings', { email: 'not an address', old_password: 'owner-password', new_password: 'abc' });
+  assert.deepEqual([weakWithBadEmail.status, weakWithBadEmail.body.msg], [400, 'New password is too weak!']);
   const onlyOld = await t.owner.patch('/settings', { old_password: 'not it' });
   assert.deepEqual([onlyOld.status, onlyOld.body.result], [200, 'success'], 'an old password alone is ignored');
   const weak = await t.owner.patch('/settings', { old_password: 'owner-password', new_password: 'abc' });
@@ -260,4 +265,13 @@ test("full_name as Zulip's json_change_settings: no change, name changes disable
   assert.deepEqual([taken.status, taken.body.msg], [400, 'Unique names required in this organization.']);
   assert.equal((await pat.patch('/settings', { full_name: 'Pat Unique' })).status, 200);
   assert.equal((await t.owner.patch('/realm', { require_unique_names: false })).status, 200);
+});
+
+test("default_language's events carry language_name as Zulip's get_language_name gives it for English", async () => {
+  const reg = await member.post('/register', { event_types: ['user_settings', 'update_display_settings'] });
+  assert.equal((await member.patch('/settings', { default_language: 'de' })).status, 200);
+  assert.equal((await member.patch('/settings', { default_language: 'en' })).status, 200);
+  const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
+  const english = evs.filter((e: any) => e.type === 'user_settings' && e.property === 'default_language' && e.value === 'en');
+  assert.deepEqual(english.map((e: any) => e.language_name), ['English']);
 });

@@ -283,3 +283,28 @@ test("one request adding and removing: each change's event goes out before the d
   assert.deepEqual(seen(await queuedEvents(bob, q)), ['add_members', 'dm:bob', 'remove_members']);
   assert.deepEqual(seen(await queuedEvents(carl, carlQ)), ['add_members', 'remove_members', 'dm:carl']);
 });
+
+test("one PATCH changing several fields: an event per field, in edit_user_group's order, not the request's", async () => {
+  const created = await ann.post('/user_groups/create', { name: 'one-by-one', description: 'before', members: [ann.userId] });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const id = created.body.group_id;
+  const groups = (await ann.get('/user_groups')).body.user_groups;
+  const members = groups.find((g: any) => g.name === 'role:members').id;
+  const q = await openQueue(carl, ['user_group']);
+  // The request names the settings last-first; Zulip changes the name, the description, then
+  // each setting in NamedUserGroup.GROUP_PERMISSION_SETTINGS order, one event each.
+  const res = await ann.patch(`/user_groups/${id}`, {
+    can_mention_group: { new: members },
+    can_join_group: { new: members },
+    description: 'after',
+    name: 'one-by-one-renamed',
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const evs = (await queuedEvents(carl, q)).filter((e: any) => e.op === 'update');
+  assert.deepEqual(evs.map((e: any) => [e.group_id, e.data]), [
+    [id, { name: 'one-by-one-renamed' }],
+    [id, { description: 'after' }],
+    [id, { can_join_group: members }],
+    [id, { can_mention_group: members }],
+  ]);
+});

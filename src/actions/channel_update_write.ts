@@ -115,7 +115,7 @@ export async function writeChannelUpdate(
     emit(s, 'folder_id', changes.folder_id);
     s.state = { ...s.state, folder_id: changes.folder_id };
   }
-  await groupSettingSteps(s, Object.keys(groupSettings) as StreamGroupSetting[], stored.groupChanges);
+  await groupSettingSteps(s, ZULIP_SETTING_ORDER.filter((key) => key in groupSettings), stored.groupChanges);
   onCommit(() => services.cache.invalidateGroups(realm.id));
 }
 
@@ -225,7 +225,25 @@ async function propertySteps(s: Steps, changes: Partial<Stream>): Promise<void> 
   }
 }
 
-/** do_change_stream_group_based_setting for each setting named, in the order named. */
+/**
+ * The order Zulip's update_stream_backend changes group settings in, whatever the request's order:
+ * that of Stream.stream_permission_group_settings, where can_resolve_topics_group comes last.
+ */
+const ZULIP_SETTING_ORDER: readonly StreamGroupSetting[] = [
+  'can_add_subscribers_group',
+  'can_administer_channel_group',
+  'can_create_topic_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_move_messages_out_of_channel_group',
+  'can_move_messages_within_channel_group',
+  'can_remove_subscribers_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+  'can_resolve_topics_group',
+];
+
+/** do_change_stream_group_based_setting for each setting named, in ZULIP_SETTING_ORDER. */
 async function groupSettingSteps(s: Steps, keys: StreamGroupSetting[], groupChanges: Partial<Record<StreamGroupSetting, number>>): Promise<void> {
   for (const key of keys) {
     const id = groupChanges[key];

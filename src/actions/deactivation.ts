@@ -182,10 +182,9 @@ export async function reactivateUser(services: Services, caller: User, realm: Re
       throw new BadRequest(`There is already an active bot named "${target.full_name}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`);
     }
   }
-  // Zulip's do_reactivate_user does not refuse an active account: the request succeeds. Nothing
-  // changes, so nothing is written or announced (Zulip repeats the reactivation's events).
-  if (target.is_active) return;
-  const audience = [...users.values()].filter((u) => u.is_active).map((u) => u.id);
+  // Zulip's do_reactivate_user does not refuse an active account: it runs again, its events
+  // (is_active, export consent or realm_bot, peer_add, add_members) sent again as for a return.
+  const audience = [...users.values()].filter((u) => u.is_active && u.id !== target.id).map((u) => u.id);
   const graph = await services.cache.groupGraph(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     await updateUser(tx, target.id, { is_active: true });

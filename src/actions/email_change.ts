@@ -13,7 +13,7 @@ import { queueAndSend } from './email.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { audienceFor, isEmailAddress } from './users.js';
-import { emailDomainsToCheck, emailRefusal } from './realm_domains.js';
+import { emailDomainsToCheck, emailRefusal, refusalText } from './realm_domains.js';
 import { canSeeDeliveryEmail, EMAIL_VISIBILITY, emailVisibilityOf, formatUser } from '../shapes/users.js';
 import { UniqueConflict } from '../store/conflicts.js';
 
@@ -34,7 +34,7 @@ export async function checkEmailChange(services: Services, user: User, realm: Re
   if (!isEmailAddress(email)) throw new BadRequest('Invalid address.');
   // Zulip's validate_email_change_request: validate_email_is_valid with the organization's validator.
   const refusal = emailRefusal(realm, await emailDomainsToCheck(services, realm), email);
-  if (refusal) throw new BadRequest(refusal === 'domain' ? 'Outside your domain.' : 'Email addresses containing + are not allowed.');
+  if (refusal) throw new BadRequest(refusalText(refusal));
   const existing = await getUserByEmail(services.database.db, realm.id, email);
   if (existing) throw new BadRequest(existing.is_active ? 'Already has an account.' : 'Account has been deactivated.');
   return email;

@@ -37,7 +37,7 @@ import { requireMemberOrAdmin } from '../access/roles.js';
 import { notificationBot, silentMention } from './notification_bot.js';
 import { mentionFree } from '../markdown/render.js';
 import { postDirectFromBot, renderBotMessage, welcomeBot, type RenderedBody } from './bot_messages.js';
-import { emailDomainsToCheck, emailRefusal } from './realm_domains.js';
+import { emailDomainsToCheck, emailRefusal, refusalText } from './realm_domains.js';
 import { onConflict } from '../store/conflicts.js';
 
 /** Zulip's INVITATION_LINK_VALIDITY_MINUTES default: ten days. */
@@ -213,7 +213,7 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
     // Zulip's validate_email_is_valid, with the organization's email validator.
     const refusal = emailRefusal(realm, domains, email);
     if (refusal) {
-      invalid.push([email, refusal === 'domain' ? 'Outside your domain.' : 'Email addresses containing + are not allowed.', false]);
+      invalid.push([email, refusalText(refusal), false]);
       continue;
     }
     const existing = byEmail.get(email.toLowerCase());
@@ -399,6 +399,7 @@ export async function acceptInvite(
   const refusal = emailRefusal(realm, await emailDomainsToCheck(services, realm), email);
   if (refusal === 'domain') throw new BadRequest(`Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
   if (refusal === 'plus') throw new BadRequest('Email addresses containing + are not allowed in this organization.');
+  if (refusal === 'disposable') throw new BadRequest('Please use your real email address.');
   const fullName = validateFullName(form.fullName);
   if (!passwordStrongEnough(form.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');
   const users = await services.cache.users(realm.id);

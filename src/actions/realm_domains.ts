@@ -8,6 +8,7 @@ import type { User } from '../store/users.js';
 import { requireRealmOwner } from '../access/roles.js';
 import type { Executor } from '../store/db.js';
 import { BadRequest } from '../errors.js';
+import { isDisposableDomain } from '../lib/disposable_email.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import type { ConfabEvent } from '../events/types.js';
 import { onConflict } from '../store/conflicts.js';
@@ -16,17 +17,20 @@ import { deleteRealmDomain, insertRealmDomain, listRealmDomains, setRealmDomainS
 export { listRealmDomains };
 
 /** Why an address may not join an organization; the caller words it as its Zulip view does. */
-export type EmailRefusal = 'domain' | 'plus';
+export type EmailRefusal = 'domain' | 'plus' | 'disposable';
 
 /**
  * Zulip's get_realm_email_validator: without emails_restricted_to_domains every address passes
- * (Zulip also refuses disposable-address domains when disallow_disposable_email_addresses is on;
- * Confab has no list of them); with it, the local part may not hold a '+' and the domain must be
- * one of the organization's, or under one that allows subdomains.
+ * but one of a disposable-address service when disallow_disposable_email_addresses is on
+ * (validate_is_not_disposable); with it, the local part may not hold a '+' and the domain must be
+ * one of the organization's, or under one that allows subdomains (no disposable check: the
+ * organization's own list already decides).
  */
 export function emailRefusal(realm: Realm, domains: RealmDomain[], email: string): EmailRefusal | undefined {
-  if (!realm.settings.emails_restricted_to_domains) return undefined;
   const at = email.lastIndexOf('@');
+  if (!realm.settings.emails_restricted_to_domains) {
+    return realm.settings.disallow_disposable_email_addresses && isDisposableDomain(email.slice(at + 1)) ? 'disposable' : undefined;
+  }
   if (email.slice(0, at).includes('+')) return 'plus';
   let domain = email.slice(at + 1).toLowerCase();
   if (domains.some((d) => d.domain === domain)) return undefined;
@@ -37,6 +41,13 @@ export function emailRefusal(realm: Realm, domains: RealmDomain[], email: string
     if (withSubdomains.has(domain)) return undefined;
   }
   return 'domain';
+}
+
+/** Zulip's validate_email_is_valid words for a refusal (invitations, a new address). */
+export function refusalText(refusal: EmailRefusal): string {
+  if (refusal === 'domain') return 'Outside your domain.';
+  if (refusal === 'disposable') return 'Please use your real email address.';
+  return 'Email addresses containing + are not allowed.';
 }
 
 /** The organization's domains, read only when its addresses are restricted to them. */

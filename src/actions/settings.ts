@@ -7,11 +7,12 @@ import { deleteAllDrafts } from '../store/drafts.js';
 import { groupMembersRecursive } from '../store/cache.js';
 import { BadRequest, AdminRequired } from '../errors.js';
 import { hashPassword, passwordStrongEnough, verifyPassword } from '../lib/secrets.js';
-import { SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
+import { languageName, SELF_EDITED_KEY, userSettingsOf } from '../lib/user_settings.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { apiEmail, canSeeDeliveryEmail, formatUser } from '../shapes/users.js';
 import { isRealmAdmin } from '../access/channel_access.js';
 import { checkUniqueName, validateFullName } from './users.js';
+import { checkEmailChange } from './email_change.js';
 import { legacySettingEvents } from '../events/types.js';
 import type { UserSettingsEvent } from '../events/types.js';
 
@@ -29,6 +30,8 @@ export interface SettingsChange {
   targetUsers?: TargetUsers;
   /** Whether the request named an email address (its change is started by the route). */
   emailGiven?: boolean;
+  /** The address asked for, checked after the password (the route starts its change). */
+  email?: string;
 }
 
 
@@ -73,7 +76,8 @@ async function resolveTargets(services: Services, realm: Realm, t: TargetUsers):
   return [...ids].map((id) => users.get(id)!);
 }
 
-export async function updateSettings(services: Services, caller: User, realm: Realm, change: SettingsChange): Promise<void> {
+/** Applies the change; returns the new address whose change the caller starts, if any. */
+export async function updateSettings(services: Services, caller: User, realm: Realm, change: SettingsChange): Promise<string | undefined> {
   const bulk = change.targetUsers !== undefined;
   if (bulk) {
     if (!isRealmAdmin(caller)) throw new AdminRequired();
@@ -94,6 +98,8 @@ export async function updateSettings(services: Services, caller: User, realm: Re
     if (!passwordStrongEnough(change.newPassword, services.config.passwordMinLength)) throw new BadRequest('New password is too weak!');
     passwordHash = await hashPassword(change.newPassword);
   }
+  // Then the new address (validate_email_change_request), before the name.
+  const newEmail = !bulk && change.email !== undefined ? await checkEmailChange(services, caller, realm, change.email) : undefined;
   // As Zulip's json_change_settings: a name equal to the current one is no change (and is not
   // checked); with name changes disabled, a member's new name is ignored without an error ("they
   // can't do it through the UI"); otherwise check_change_full_name, unique names included.
@@ -138,7 +144,7 @@ export async function updateSettings(services: Services, caller: User, realm: Re
       // events together), the time zone last.
       if (fullName !== undefined && fullName !== target.full_name) publishPerson(audience, { full_name: fullName });
       for (const [property, value] of changed) {
-        const event: UserSettingsEvent = { type: 'user_settings', op: 'update', property, value, ...(property === 'default_language' ? { language_name: String(value) } : {}) };
+        const event: UserSettingsEvent = { type: 'user_settings', op: 'update', property, value, ...(property === 'default_language' ? { language_name: languageName(String(value)) } : {}) };
         publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [target.id], event });
         // Clients without the user_settings_object capability get Zulip's older events too (the
         // queues drop them for clients that declare it).
@@ -168,4 +174,5 @@ export async function updateSettings(services: Services, caller: User, realm: Re
     }
     onCommit(() => services.cache.invalidateUsers(realm.id));
   });
+  return newEmail;
 }

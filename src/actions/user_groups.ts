@@ -176,12 +176,18 @@ export async function updateUserGroup(
     if (Object.keys(set).length === 0) return;
     await updateGroupRow(tx, id, set);
     onCommit(() => services.cache.invalidateGroups(realm.id));
-    publishAfterCommit(services, onCommit, {
-      realmId: realm.id,
-      userIds: audienceOf(users),
-      event: { type: 'user_group', op: 'update', group_id: id, data },
-      deactivatedGroup: group.deactivated,
-    });
+    // Zulip's edit_user_group changes one field at a time, each with its own event: the name, the
+    // description, then the settings in NamedUserGroup.GROUP_PERMISSION_SETTINGS order (the order
+    // of GROUP_SETTINGS), whatever order the request gave them in.
+    const order = ['name', 'description', 'deactivated', ...GROUP_SETTINGS].filter((k) => k in data);
+    for (const key of order) {
+      publishAfterCommit(services, onCommit, {
+        realmId: realm.id,
+        userIds: audienceOf(users),
+        event: { type: 'user_group', op: 'update', group_id: id, data: { [key]: data[key] } },
+        deactivatedGroup: group.deactivated,
+      });
+    }
   }), () => (u.name !== undefined ? new BadRequest(`User group '${u.name.trim()}' already exists.`) : undefined));
 }
 

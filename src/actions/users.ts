@@ -191,6 +191,7 @@ export async function createUserByApi(services: Services, caller: User, realm: R
   // As Zulip's create_user_backend: email_allowed_for_realm before the address is looked up.
   const refusal = emailRefusal(realm, await emailDomainsToCheck(services, realm), email);
   if (refusal === 'domain') throw new BadRequest(`Email '${email}' not allowed in this organization`);
+  if (refusal === 'disposable') throw new BadRequest('Disposable email addresses are not allowed in this organization');
   if (refusal === 'plus') throw new BadRequest('Email addresses containing + are not allowed.');
   if ([...users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) throw new BadRequest(`Email '${email}' already in use`);
   if (!passwordStrongEnough(a.password, services.config.passwordMinLength)) throw new BadRequest('The password is too weak.');

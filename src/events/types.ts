@@ -11,7 +11,7 @@ export type Dict = object;
 /** A partial user object: the id and the fields that changed. */
 export type PersonUpdate = { user_id: number } & Record<string, unknown>;
 
-import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS } from '../lib/user_settings.js';
+import { languageName, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS } from '../lib/user_settings.js';
 
 type Op<T extends string, O extends string, F> = { type: T; op: O } & F;
 
@@ -263,7 +263,7 @@ export function legacySettingEvents(property: string, value: unknown, apiEmail: 
     out.push({ type: 'update_global_notifications', user: apiEmail, notification_name: property, setting: value });
   }
   if ((LEGACY_DISPLAY_SETTINGS as readonly string[]).includes(property) || property === 'timezone') {
-    out.push({ type: 'update_display_settings', user: apiEmail, setting_name: property, setting: value, ...(property === 'default_language' ? { language_name: String(value) } : {}) });
+    out.push({ type: 'update_display_settings', user: apiEmail, setting_name: property, setting: value, ...(property === 'default_language' ? { language_name: languageName(String(value)) } : {}) });
   }
   return out;
 }

@@ -45,6 +45,16 @@ export class Params {
     return Object.prototype.hasOwnProperty.call(this.raw, name) && this.raw[name] !== undefined;
   }
 
+  /**
+   * Whether the parameter was sent as JSON null (`null` in a form, or null in a JSON body): for
+   * Zulip's `Json[T | None] = None` parameters, the same as leaving it out.
+   */
+  isNull(name: string): boolean {
+    if (!this.has(name)) return false;
+    const v = this.raw[name];
+    return v === null || (typeof v === 'string' && v.trim() === 'null') || (Array.isArray(v) && v[v.length - 1] === 'null');
+  }
+
   /** Marks a parameter as understood without reading it (e.g. a documented no-op). */
   accept(...names: string[]): void {
     for (const n of names) this.used.add(n);

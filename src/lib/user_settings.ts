@@ -95,6 +95,16 @@ const LANGUAGES = [
   'id', 'it', 'ja', 'ko', 'lt', 'lrc', 'ml', 'mn', 'nl', 'no', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'si', 'sk', 'sr', 'sv', 'ta',
   'te', 'tl', 'tr', 'uk', 'vi', 'zh-hans', 'zh-hant', 'zh-tw',
 ];
+/**
+ * The language_name Zulip's events carry with default_language (get_language_name: the "name" of
+ * locale/language_name_map.json). That file is generated: its names are Django's LANG_INFO
+ * name_local for the pinned Django, except English, which compilemessages writes itself
+ * ("name_local": "English"). Only that entry is known here; other codes are named by their code.
+ */
+export function languageName(code: string): string {
+  return code === 'en' ? 'English' : code;
+}
+
 let timeZones: Set<string> | undefined;
 export function isTimeZone(v: string): boolean {
   timeZones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);

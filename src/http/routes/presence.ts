@@ -63,7 +63,8 @@ export function registerPresenceRoutes(r: Router): void {
       // As Zulip's send_notification_backend (since feature level 215): the channel is stream_id
       // alone, 'to' is ignored for this type, and a missing one is a plain BAD_REQUEST with
       // Zulip's text (its API documentation's example, 'Missing channel ID', is not what it says).
-      const streamId = params.optInt('stream_id');
+      // stream_id and 'to' are Json[... | None] = None there: a JSON null is as if left out.
+      const streamId = params.isNull('stream_id') ? (params.accept('stream_id'), undefined) : params.optInt('stream_id');
       if (streamId === undefined) throw new BadRequest("Missing 'stream_id' argument");
       const topic = params.optStr('topic');
       if (topic === undefined) throw new BadRequest('Missing topic');
@@ -71,7 +72,7 @@ export function registerPresenceRoutes(r: Router): void {
     } else if (type === 'direct') {
       // 'private' is no longer a type here (Zulip stopped accepting it at feature level 215).
       // Zulip answers a missing list as BAD_REQUEST (not REQUEST_VARIABLE_MISSING).
-      const to = params.optJson('to', check.intList);
+      const to = params.isNull('to') ? (params.accept('to'), undefined) : params.optJson('to', check.intList);
       if (to === undefined) throw new BadRequest("Missing 'to' argument");
       await sendTyping(services, user, realm, { kind: 'direct', userIds: to, op });
     } else {

@@ -5,7 +5,7 @@ import { check } from '../../lib/params.js';
 import { BadRequest } from '../../errors.js';
 import { USER_SETTING_SPECS } from '../../lib/user_settings.js';
 import { updateSettings, type TargetUsers } from '../../actions/settings.js';
-import { checkEmailChange, startEmailChange } from '../../actions/email_change.js';
+import { startEmailChange } from '../../actions/email_change.js';
 
 function parseTargetUsers(v: unknown, name: string): TargetUsers {
   const o = check.object(v, name);
@@ -57,9 +57,8 @@ async function patchSettings({ params, services, user, realm }: AuthedContext) {
   const oldPassword = params.optStr('old_password');
   const newPassword = params.optStr('new_password');
   const targetUsers = params.optJson('target_users', parseTargetUsers);
-  // With target_users the address is refused by updateSettings, not checked here.
-  const newEmail = rawEmail === undefined || targetUsers ? undefined : await checkEmailChange(services, user, realm, rawEmail);
-  await updateSettings(services, user, realm, { settings, fullName, oldPassword, newPassword, targetUsers, emailGiven: rawEmail !== undefined });
+  // updateSettings checks the password, then the address (refused with target_users), then the name.
+  const newEmail = await updateSettings(services, user, realm, { settings, fullName, oldPassword, newPassword, targetUsers, emailGiven: rawEmail !== undefined, email: rawEmail });
   // The address changes only when the link sent to it is followed.
   if (newEmail !== undefined) await startEmailChange(services, user, realm, newEmail);
   return {};
