@@ -1,51 +1,25 @@
 // Disposable-address domains, as Zulip's is_disposable_domain (zerver/lib/name_restrictions.py)
-// checks them against the `disposable_email_domains` blocklist. The list comes from the npm package
-// `disposable-email-domains` (a JSON array of domains) when it is installed; without it, a short
-// list of the best-known services stands in, so the rule holds in every install.
+// checks them against its `disposable_email_domains` blocklist. The list is the npm package
+// `disposable-email-domains` (a JSON array of ~120,000 domains, 2.5 MB). A check reads the file's
+// bytes and searches them for the quoted domain: about a millisecond on a sign-up, invitation or
+// address change, and nothing kept in memory (parsed into a set, the list would hold ~10 MB for good).
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-
-/** Used when the package is missing: a few of the blocklist's most common services. */
-const FALLBACK_DOMAINS = [
-  '10minutemail.com',
-  'guerrillamail.com',
-  'guerrillamailblock.com',
-  'mailinator.com',
-  'sharklasers.com',
-  'temp-mail.org',
-  'throwawaymail.com',
-  'trashmail.com',
-  'yopmail.com',
-];
 
 /** Zulip's OVERRIDE_ALLOW_EMAIL_DOMAINS: on the blocklist, yet allowed. */
 const OVERRIDE_ALLOW_EMAIL_DOMAINS: ReadonlySet<string> = new Set(['airsi.de', 'opayq.com', 'abinemail.com', 'blurmail.net', 'maskmemail.com']);
 
-/** A check over the given domain list, with Zulip's overrides; compares lower-cased domains. */
-export function disposableDomainCheck(domains: Iterable<string>): (domain: string) => boolean {
-  const blocked = new Set([...domains].map((d) => d.toLowerCase()));
-  return (domain) => {
-    const d = domain.toLowerCase();
-    return !OVERRIDE_ALLOW_EMAIL_DOMAINS.has(d) && blocked.has(d);
-  };
-}
+/** A domain as the list writes it: lower-case letters, digits, dots and hyphens (anything else is on no list). */
+const LISTABLE = /^[a-z0-9.-]+$/;
 
-function loadBlocklist(): string[] {
-  try {
-    // Loaded at run time, not bundled: the package is an optional data file.
-    const load = createRequire(import.meta.url);
-    const list: unknown = load('disposable-email-domains');
-    if (Array.isArray(list) && list.every((d) => typeof d === 'string')) return list as string[];
-  } catch {
-    // Not installed: the fallback list below.
-  }
-  return FALLBACK_DOMAINS;
-}
+// Where the installed list lives (resolved once; the file is read on each check).
+let listPath: string | undefined;
 
-// A memo of data that never changes while the process runs (no server's state).
-let check: ((domain: string) => boolean) | undefined;
-
-/** Zulip's is_disposable_domain, on the installed blocklist (read on first use). */
+/** Zulip's is_disposable_domain, on the installed blocklist. */
 export function isDisposableDomain(domain: string): boolean {
-  check ??= disposableDomainCheck(loadBlocklist());
-  return check(domain);
+  const d = domain.toLowerCase();
+  if (OVERRIDE_ALLOW_EMAIL_DOMAINS.has(d) || !LISTABLE.test(d)) return false;
+  listPath ??= createRequire(import.meta.url).resolve('disposable-email-domains');
+  // As bytes: no decoding, and Buffer.indexOf searches them natively.
+  return readFileSync(listPath).indexOf(`"${d}"`) !== -1;
 }
