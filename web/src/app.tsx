@@ -12,6 +12,7 @@ import {
 } from './state';
 import { Feed, feedApi, JumpToUnread } from './feed';
 import { Compose, composeApi } from './compose';
+import { openProfile, Profile } from './profile';
 
 export function navigate(v: View): void {
   const hash = viewHash(v, channelName, userName);
@@ -337,6 +338,8 @@ function viewTitle(v: View): string {
   if (is?.operand === 'mentioned') return 'Mentions';
   if (is?.operand === 'starred') return 'Starred messages';
   if (is?.operand === 'dm') return 'Direct messages';
+  const sender = v.terms.find((t) => t.operator === 'sender' && !t.negated);
+  if (v.terms.length === 1 && typeof sender?.operand === 'number') return `Messages sent by ${userName(sender.operand)}`;
   return termsToSearch(v.terms, channelName, userEmail);
 }
 
@@ -346,6 +349,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['r / Enter', 'Reply to the selected message'],
   ['j / ↓', 'Next message'],
   ['k / ↑', 'Previous message'],
+  ['u', "The selected message's sender"],
   ['n', 'Next unread topic'],
   ['/', 'Search'],
   ['Esc', 'Close, cancel, leave a field'],
@@ -407,7 +411,7 @@ function nextUnreadTopic(): void {
 
 function onKey(e: KeyboardEvent): void {
   // The shortcuts dialog is modal: Tab stays on its only control, wherever the key was pressed.
-  if (overlay.value && e.key === 'Tab') {
+  if (overlay.value === 'shortcuts' && e.key === 'Tab') {
     e.preventDefault();
     document.getElementById('shortcuts-close')?.focus();
     return;
@@ -439,6 +443,15 @@ function onKey(e: KeyboardEvent): void {
       if (m) {
         e.preventDefault();
         composeApi.replyTo(m);
+      }
+      break;
+    }
+    case 'u': {
+      // Zulip's u: the selected message's sender's card.
+      const m = msgs[idx];
+      if (m) {
+        e.preventDefault();
+        openProfile(m.sender_id);
       }
       break;
     }
@@ -572,6 +585,7 @@ export function App({ onLogout }: { onLogout: () => void }) {
         {v.kind === 'narrow' || composeOpen.value ? <Compose /> : null}
       </main>
       {overlay.value === 'shortcuts' ? <Shortcuts /> : null}
+      {overlay.value === 'profile' ? <Profile /> : null}
     </div>
   );
 }

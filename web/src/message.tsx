@@ -10,6 +10,7 @@ import { dmHash, topicHash } from './narrow';
 import { channelName, dmOthers, me, Message, Reaction, realm, selectedId, showToast, userName, userSettings } from './state';
 import { composeApi } from './compose';
 import { Confirm } from './confirm';
+import { openProfile } from './profile';
 
 export function emojiChar(code: string): string {
   try {
@@ -242,9 +243,10 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
       </span>
       <div class="body">
         <div class="meta">
-          <span class="sender" id={`sender-${m.id}`}>
+          {/* Out of the Tab order, which goes from a message to its actions: from the keyboard, u. */}
+          <button type="button" class="sender" id={`sender-${m.id}`} tabIndex={-1} onClick={() => openProfile(m.sender_id)}>
             {m.sender_full_name}
-          </span>
+          </button>
           <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
             {timeFormat.format(time)}
           </time>

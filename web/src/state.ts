@@ -114,7 +114,7 @@ export const selectedId = signal<number | null>(null);
 export const ownArrived = signal<number | null>(null);
 export const composeOpen = signal(false);
 export const sidebarOpen = signal(false);
-export const overlay = signal<'' | 'shortcuts'>('');
+export const overlay = signal<'' | 'shortcuts' | 'profile'>('');
 export const toast = signal('');
 
 export function topicKey(streamId: number, topic: string): string {
