@@ -59,3 +59,27 @@ test("a sender's name opens their card: email, role, a direct message and the me
     await a.context.close();
   }
 });
+
+test('search results say they are results: none found, and no "start of this conversation"', async () => {
+  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'plants', content: 'Cacti want little water' });
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    const search = a.page.getByRole('searchbox', { name: 'Search' });
+    await search.fill('cacti');
+    await search.press('Enter');
+    await a.page.getByRole('article').filter({ hasText: 'Cacti want little water' }).waitFor({ timeout: 5000 });
+    await a.page.getByText('No older results.').waitFor({ timeout: 5000 });
+    assert.equal(await a.page.getByText('The start of this conversation.').count(), 0);
+
+    await search.fill('zeppelin');
+    await search.press('Enter');
+    await a.page.getByText('No messages match this search.').waitFor({ timeout: 5000 });
+    assert.equal(await a.page.getByText('No messages here yet.').count(), 0);
+
+    // A conversation still has its start.
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/plants`);
+    await a.page.getByText('The start of this conversation.').waitFor({ timeout: 5000 });
+  } finally {
+    await a.context.close();
+  }
+});
