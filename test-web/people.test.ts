@@ -83,3 +83,43 @@ test('search results say they are results: none found, and no "start of this con
     await a.context.close();
   }
 });
+
+test("the Inbox's counts sit centred on their rows, and 'Mark all as read' (asked first) empties it", async () => {
+  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'inbox one', content: 'First unread for Alice' });
+  await bob.api.post('/messages', { type: 'private', to: JSON.stringify([alice.email]), content: 'A direct one' });
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.goto(`${srv.url}/#inbox`);
+    const inbox = a.page.getByRole('region', { name: 'Inbox' });
+    const row = inbox.getByRole('link', { name: /inbox one/ });
+    await row.waitFor({ timeout: 5000 });
+    // A count is a pill with its number in the middle, level with the row's name: stretched to the
+    // row's height, its number sat at the pill's top.
+    const m = await row.evaluate((a) => {
+      const mid = (r: DOMRect) => r.top + r.height / 2;
+      const text = (el: Element) => { const range = document.createRange(); range.selectNodeContents(el); return range.getBoundingClientRect(); };
+      const count = a.querySelector('.count')!;
+      return { pill: mid(count.getBoundingClientRect()), number: mid(text(count)), name: mid(text(a.querySelector('.name')!)) };
+    });
+    assert.ok(Math.abs(m.pill - m.number) <= 1.5, `the number in the middle of its pill (${JSON.stringify(m)})`);
+    assert.ok(Math.abs(m.number - m.name) <= 2, `the number level with the name (${JSON.stringify(m)})`);
+
+    // Cancel leaves everything unread and the focus on the button.
+    const markAll = inbox.getByRole('button', { name: 'Mark all as read' });
+    await markAll.click();
+    const ask = a.page.getByRole('alertdialog', { name: 'Mark all messages as read?' });
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached', timeout: 5000 });
+    await a.page.waitForFunction(() => document.activeElement?.textContent === 'Mark all as read');
+    assert.ok(await row.isVisible());
+
+    await markAll.click();
+    await ask.getByRole('button', { name: 'Mark as read' }).click();
+    await inbox.getByText('You have no unread messages.').waitFor({ timeout: 5000 });
+    await a.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /^Inbox$/ }).waitFor({ timeout: 5000 });
+    const left = await alice.api.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }]) });
+    assert.equal(left.body.messages.length, 0);
+  } finally {
+    await a.context.close();
+  }
+});

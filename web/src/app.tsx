@@ -13,6 +13,7 @@ import {
 import { Feed, feedApi, JumpToUnread } from './feed';
 import { Compose, composeApi } from './compose';
 import { openProfile, Profile } from './profile';
+import { MarkAllRead } from './markread';
 
 export function navigate(v: View): void {
   const hash = viewHash(v, channelName, userName);
@@ -277,7 +278,7 @@ function Inbox() {
   return (
     <section class="inbox" aria-label="Inbox">
       <h1>Inbox</h1>
-      {rows.length === 0 ? <p class="muted">You have no unread messages.</p> : null}
+      {rows.length === 0 ? <p class="muted">You have no unread messages.</p> : <MarkAllRead />}
       <ul>
         {rows.map((r) => (
           <li key={r.href}>
