@@ -123,3 +123,23 @@ test("the Inbox's counts sit centred on their rows, and 'Mark all as read' (aske
     await a.context.close();
   }
 });
+
+test('search results mark the words found, and an edit shows its new text', async () => {
+  const sent = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'plants', content: 'The orchid blooms in spring' });
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    const search = a.page.getByRole('searchbox', { name: 'Search' });
+    await search.fill('orchid');
+    await search.press('Enter');
+    const msg = a.page.getByRole('article').filter({ hasText: 'The orchid blooms in spring' });
+    await msg.waitFor({ timeout: 5000 });
+    assert.equal(await msg.locator('.rendered .highlight').textContent(), 'orchid');
+    const colors = await msg.locator('.rendered .highlight').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el.parentElement!).backgroundColor]);
+    assert.notEqual(colors[0], colors[1], 'the word found stands out');
+    // Edited meanwhile: the result shows the new text (the old highlighted copy is dropped).
+    await bob.api.patch(`/messages/${sent.body.id}`, { content: 'The orchid blooms in summer' });
+    await a.page.getByRole('article').filter({ hasText: 'The orchid blooms in summer' }).waitFor({ timeout: 5000 });
+  } finally {
+    await a.context.close();
+  }
+});

@@ -297,7 +297,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
             ) : null}
           </span> : null}
         </div>
-        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
+        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.match_content ?? m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
         {confirmDelete ? (
           <Confirm

@@ -49,6 +49,8 @@ export interface Message {
   flags: string[];
   last_edit_timestamp?: number;
   last_moved_timestamp?: number;
+  /** In a search's results: the content with the words found marked (<span class="highlight">). */
+  match_content?: string;
 }
 
 export interface UnreadInfo {
