@@ -143,3 +143,20 @@ test('search results mark the words found, and an edit shows its new text', asyn
     await a.context.close();
   }
 });
+
+test('Send with nothing written says so and puts the cursor in the message box', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.getByRole('heading', { name: '#general', level: 1 }).waitFor({ timeout: 5000 });
+    await a.page.getByRole('button', { name: 'Send' }).click();
+    await a.page.getByRole('alert').filter({ hasText: 'You have nothing to send!' }).waitFor({ timeout: 5000 });
+    const box = a.page.getByRole('textbox', { name: 'Message' });
+    assert.equal(await box.evaluate((el) => el === document.activeElement), true);
+    // Writing something takes the complaint away.
+    await box.pressSequentially('ok');
+    await a.page.getByRole('alert').filter({ hasText: 'You have nothing to send!' }).waitFor({ state: 'detached', timeout: 5000 });
+  } finally {
+    await a.context.close();
+  }
+});
