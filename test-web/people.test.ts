@@ -160,3 +160,22 @@ test('Send with nothing written says so and puts the cursor in the message box',
     await a.context.close();
   }
 });
+
+test('compose opened over Settings or the Inbox sits at the bottom of the page, as in a conversation', async () => {
+  const a = await loggedIn(browser, srv.url, alice);
+  try {
+    for (const hash of ['#settings/profile', '#inbox']) {
+      await a.page.goto(`${srv.url}/${hash}`);
+      await a.page.getByRole('heading', { level: 1 }).first().waitFor({ timeout: 5000 });
+      await a.page.getByRole('button', { name: 'New direct message' }).click();
+      const box = a.page.getByRole('textbox', { name: 'Message' });
+      await box.waitFor({ timeout: 5000 });
+      const gap = await a.page.evaluate(() => document.querySelector('#main')!.getBoundingClientRect().bottom - document.querySelector('.compose')!.getBoundingClientRect().bottom);
+      assert.ok(Math.abs(gap) <= 1, `${hash}: compose ends ${gap}px above the page's bottom`);
+      await a.page.keyboard.press('Escape');
+      await a.page.keyboard.press('Escape');
+    }
+  } finally {
+    await a.context.close();
+  }
+});
