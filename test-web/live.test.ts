@@ -117,7 +117,7 @@ test('a file is uploaded, sent and listed in the message; search shows only matc
     await article(a.page, 'zebras').waitFor({ timeout: 5000 });
     await a.page.getByRole('searchbox', { name: 'Search' }).fill('"zebras about"');
     await a.page.getByRole('searchbox', { name: 'Search' }).press('Enter');
-    await a.page.getByText('No messages here yet.').waitFor({ timeout: 5000 });
+    await a.page.getByText('No messages match this search.').waitFor({ timeout: 5000 });
     assert.equal(await a.page.getByRole('article').count(), 0);
   } finally {
     await a.context.close();

@@ -12,6 +12,8 @@ import {
 } from './state';
 import { Feed, feedApi, JumpToUnread } from './feed';
 import { Compose, composeApi } from './compose';
+import { openProfile, Profile } from './profile';
+import { MarkAllRead } from './markread';
 
 export function navigate(v: View): void {
   const hash = viewHash(v, channelName, userName);
@@ -276,7 +278,7 @@ function Inbox() {
   return (
     <section class="inbox" aria-label="Inbox">
       <h1>Inbox</h1>
-      {rows.length === 0 ? <p class="muted">You have no unread messages.</p> : null}
+      {rows.length === 0 ? <p class="muted">You have no unread messages.</p> : <MarkAllRead />}
       <ul>
         {rows.map((r) => (
           <li key={r.href}>
@@ -337,6 +339,8 @@ function viewTitle(v: View): string {
   if (is?.operand === 'mentioned') return 'Mentions';
   if (is?.operand === 'starred') return 'Starred messages';
   if (is?.operand === 'dm') return 'Direct messages';
+  const sender = v.terms.find((t) => t.operator === 'sender' && !t.negated);
+  if (v.terms.length === 1 && typeof sender?.operand === 'number') return `Messages sent by ${userName(sender.operand)}`;
   return termsToSearch(v.terms, channelName, userEmail);
 }
 
@@ -346,6 +350,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['r / Enter', 'Reply to the selected message'],
   ['j / ↓', 'Next message'],
   ['k / ↑', 'Previous message'],
+  ['u', "The selected message's sender"],
   ['n', 'Next unread topic'],
   ['/', 'Search'],
   ['Esc', 'Close, cancel, leave a field'],
@@ -407,7 +412,7 @@ function nextUnreadTopic(): void {
 
 function onKey(e: KeyboardEvent): void {
   // The shortcuts dialog is modal: Tab stays on its only control, wherever the key was pressed.
-  if (overlay.value && e.key === 'Tab') {
+  if (overlay.value === 'shortcuts' && e.key === 'Tab') {
     e.preventDefault();
     document.getElementById('shortcuts-close')?.focus();
     return;
@@ -439,6 +444,15 @@ function onKey(e: KeyboardEvent): void {
       if (m) {
         e.preventDefault();
         composeApi.replyTo(m);
+      }
+      break;
+    }
+    case 'u': {
+      // Zulip's u: the selected message's sender's card.
+      const m = msgs[idx];
+      if (m) {
+        e.preventDefault();
+        openProfile(m.sender_id);
       }
       break;
     }
@@ -572,6 +586,7 @@ export function App({ onLogout }: { onLogout: () => void }) {
         {v.kind === 'narrow' || composeOpen.value ? <Compose /> : null}
       </main>
       {overlay.value === 'shortcuts' ? <Shortcuts /> : null}
+      {overlay.value === 'profile' ? <Profile /> : null}
     </div>
   );
 }

@@ -175,6 +175,8 @@ function showWhereSent(id: number, sent: { streamId: number; topic: string } | {
       : { label: sent.to.map(userName).join(', '), href: dmHash(sent.to, sent.to.map(userName)) };
 }
 
+const NOTHING_TO_SEND = 'You have nothing to send!';
+
 // ---- typing notifications: "start" at most every 10 s while typing, "stop" on send or clear ----
 let typingSentAt = 0;
 function typingParams(): Record<string, unknown> | null {
@@ -412,7 +414,13 @@ export function Compose() {
 
   const send = async () => {
     const text = content.value.trim();
-    if (!text || sending) return;
+    if (sending) return;
+    // Send with nothing written said nothing at all: as Zulip, say so and go to the box.
+    if (!text) {
+      setError(NOTHING_TO_SEND);
+      msgRef.current?.focus();
+      return;
+    }
     setError('');
     let params: Record<string, unknown>;
     if (mode.value === 'stream') {
@@ -542,6 +550,7 @@ export function Compose() {
             value={content.value}
             onInput={(e) => {
               content.value = e.currentTarget.value;
+              if (error === NOTHING_TO_SEND) setError('');
               notifyTyping(e.currentTarget.value ? 'start' : 'stop');
               setTa(suggestionsFor(e.currentTarget.value, e.currentTarget.selectionStart));
               setTaActive(0);

@@ -283,6 +283,10 @@ export function Feed() {
     if (h) pinHeight.current = h;
   });
 
+  // A search (for words, or a sender's messages) is a list of results, not one conversation:
+  // "No messages here yet" or "the start of this conversation" said something untrue of it.
+  const searching = v.kind === 'narrow' && (!!v.search || v.terms.some((t) => t.operator === 'sender'));
+  const startText = searching ? 'No older results.' : 'The start of this conversation.';
   return (
     <div class="feed-wrap">
       <div class="feed" ref={ref} onScroll={onScroll} role="region" aria-label="Messages" aria-busy={st.loading}>
@@ -297,12 +301,12 @@ export function Feed() {
             const row = rows[it.index]!;
             return (
               <div key={row.key} class="vrow" data-index={it.index} ref={virt.measureElement} style={{ transform: `translateY(${it.start}px)` }}>
-                {row.kind === 'start' ? <p class="muted start">The start of this conversation.</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} unreadNow={unreadMap.has(row.m.id)} />}
+                {row.kind === 'start' ? <p class="muted start">{startText}</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} unreadNow={unreadMap.has(row.m.id)} />}
               </div>
             );
           })}
         </div>
-        {!st.loading && msgs.length === 0 ? <p class="empty muted">{st.error || 'No messages here yet.'}</p> : null}
+        {!st.loading && msgs.length === 0 ? <p class="empty muted">{st.error || (searching ? 'No messages match this search.' : 'No messages here yet.')}</p> : null}
       </div>
     </div>
   );

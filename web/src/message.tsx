@@ -10,6 +10,7 @@ import { dmHash, topicHash } from './narrow';
 import { channelName, dmOthers, me, Message, Reaction, realm, selectedId, showToast, userName, userSettings } from './state';
 import { composeApi } from './compose';
 import { Confirm } from './confirm';
+import { openProfile } from './profile';
 
 export function emojiChar(code: string): string {
   try {
@@ -242,9 +243,10 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
       </span>
       <div class="body">
         <div class="meta">
-          <span class="sender" id={`sender-${m.id}`}>
+          {/* Out of the Tab order, which goes from a message to its actions: from the keyboard, u. */}
+          <button type="button" class="sender" id={`sender-${m.id}`} tabIndex={-1} onClick={() => openProfile(m.sender_id)}>
             {m.sender_full_name}
-          </span>
+          </button>
           <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
             {timeFormat.format(time)}
           </time>
@@ -295,7 +297,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
             ) : null}
           </span> : null}
         </div>
-        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />}
+        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.match_content ?? m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
         {confirmDelete ? (
           <Confirm

@@ -49,6 +49,8 @@ export interface Message {
   flags: string[];
   last_edit_timestamp?: number;
   last_moved_timestamp?: number;
+  /** In a search's results: the content with the words found marked (<span class="highlight">). */
+  match_content?: string;
 }
 
 export interface UnreadInfo {
@@ -114,7 +116,7 @@ export const selectedId = signal<number | null>(null);
 export const ownArrived = signal<number | null>(null);
 export const composeOpen = signal(false);
 export const sidebarOpen = signal(false);
-export const overlay = signal<'' | 'shortcuts'>('');
+export const overlay = signal<'' | 'shortcuts' | 'profile'>('');
 export const toast = signal('');
 
 export function topicKey(streamId: number, topic: string): string {
