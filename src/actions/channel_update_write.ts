@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { lockedStreamName, setDefaultStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
+import { lockedStreamName, setDefaultStream, STREAM_GROUP_SETTINGS, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { BadRequest } from '../errors.js';
 import { groupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
@@ -230,16 +230,7 @@ async function propertySteps(s: Steps, changes: Partial<Stream>): Promise<void> 
  * that of Stream.stream_permission_group_settings, where can_resolve_topics_group comes last.
  */
 const ZULIP_SETTING_ORDER: readonly StreamGroupSetting[] = [
-  'can_add_subscribers_group',
-  'can_administer_channel_group',
-  'can_create_topic_group',
-  'can_delete_any_message_group',
-  'can_delete_own_message_group',
-  'can_move_messages_out_of_channel_group',
-  'can_move_messages_within_channel_group',
-  'can_remove_subscribers_group',
-  'can_send_message_group',
-  'can_subscribe_group',
+  ...STREAM_GROUP_SETTINGS.filter((name) => name !== 'can_resolve_topics_group'),
   'can_resolve_topics_group',
 ];
 
