@@ -4,7 +4,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { api } from './api';
-import { fetchTopics, loadView, setNavigator } from './data';
+import { fetchTopics, loadView } from './feed_loading';
+import { setNavigator } from './navigator';
 import { channelHash, dmHash, parseHash, peopleOperand, parseSearch, termsToSearch, topicHash, viewHash, type Term, type View } from './narrow';
 import {
   allStreams, channelIdByName, channelName, composeOpen, connection, dmConversations, feed, me, mutedTopics, overlay, presence, realm, selectedId, sidebarOpen,

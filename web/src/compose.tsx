@@ -5,7 +5,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import { api, upload } from './api';
 import { allStreams, channelName, composeOpen, drafts, matchesTerms, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
-import { fetchTopics, goTo } from './data';
+import { fetchTopics } from './feed_loading';
+import { goTo } from './navigator';
 import { dmHash, topicHash, type Term, type View } from './narrow';
 import { deferUploadSources } from './uploads';
 

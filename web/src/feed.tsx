@@ -5,7 +5,8 @@
 // the view follows new messages while at the bottom; messages are marked read as they come into view.
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef } from 'preact/hooks';
 import { elementScroll, measureElement, observeElementOffset, observeElementRect, Virtualizer, type VirtualizerOptions } from '@tanstack/virtual-core';
-import { loadMore, markRead } from './data';
+import { loadMore } from './feed_loading';
+import { markRead } from './markread';
 import { MemoMessage } from './message';
 import { channelHash, dmHash, topicHash } from './narrow';
 import { channelName, dmOthers, feed, feedState, Message, ownArrived, selectedId, unread, view } from './state';

@@ -3,7 +3,7 @@ import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
 import { api, ApiError, setSession, setUnauthorizedHandler, type Session } from './api';
-import { startClient, stopClient } from './data';
+import { startClient, stopClient } from './server_events';
 import { connection, ready } from './state';
 import { App, applyHash } from './app';
 import { watchUploads } from './uploads';

@@ -1,10 +1,12 @@
 // Talking to the server: /register and the /events long-poll (registering again after a queue
-// expires or the server restarts), the open view's messages (GET /messages with anchors), and
-// marking messages read.
+// expires or the server restarts), each event applied to the client's state.
 import { api, ApiError } from './api';
-import type { Term, View } from './narrow';
+import { notifyDesktop } from './desktop_notifications';
+import { fetchTopics, loadView, MAX_LIVE, trimFeed } from './feed_loading';
+import type { Term } from './narrow';
+import { goTo } from './navigator';
 import {
-  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmOthers, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
+  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
   presence, ready, realm, replaceMessage, setUnread, subs, Subscription, topicKey, topicsByStream, typing, unread, UnreadInfo,
   unreadInfoOf, updateFeed, User, users, userSettings, view,
 } from './state';
@@ -207,7 +209,7 @@ function handleEvent(ev: any): void {
           const tp = v.terms.find((t) => t.operator === 'topic');
           if (ch?.operand === ev.stream_id && tp && String(tp.operand).toLowerCase() === String(ev.orig_subject).toLowerCase() && feed.value.length === 0) {
             const next: Term[] = [{ operator: 'channel', operand: newStream ?? ev.stream_id }, { operator: 'topic', operand: newTopic ?? tp.operand }];
-            navigateTo?.({ kind: 'narrow', terms: next });
+            goTo({ kind: 'narrow', terms: next });
           }
         }
       }
@@ -385,40 +387,6 @@ function handleEvent(ev: any): void {
   }
 }
 
-/**
- * Whether a message that arrived while the page is hidden asks for a desktop notification, as
- * Zulip's settings decide: direct messages and mentions by enable_desktop_notifications; channel
- * messages by the channel's own desktop_notifications, or enable_stream_desktop_notifications when
- * the channel has none; never for a muted channel or topic unless the message mentions one.
- */
-function wantsDesktopNotification(m: Message): boolean {
-  const settings = userSettings.value;
-  if (m.type === 'private' || unreadInfoOf(m).mentioned) return settings.enable_desktop_notifications !== false;
-  const sub = m.stream_id === undefined ? undefined : subs.value.get(m.stream_id);
-  if (!sub || sub.is_muted || mutedTopics.value.has(topicKey(sub.stream_id, m.subject))) return false;
-  return sub.desktop_notifications ?? !!settings.enable_stream_desktop_notifications;
-}
-
-/** The narrow of a message's conversation: its channel and topic, or the other people of a DM. */
-function conversationTerms(m: Message): Term[] {
-  if (m.type === 'stream') return [{ operator: 'channel', operand: m.stream_id! }, { operator: 'topic', operand: m.subject }];
-  return [{ operator: 'dm', operand: dmOthers(m).map((r) => r.id) }];
-}
-
-function notifyDesktop(m: Message): void {
-  if (m.sender_id === me.value.user_id || document.visibilityState === 'visible') return;
-  if (typeof Notification === 'undefined' || Notification.permission !== 'granted' || !wantsDesktopNotification(m)) return;
-  const where = m.type === 'stream' ? `#${allStreams.value.get(m.stream_id!)?.name ?? ''} > ${m.subject}` : 'Direct message';
-  const text = new DOMParser().parseFromString(m.content, 'text/html').body.textContent ?? '';
-  const n = new Notification(`${m.sender_full_name} (${where})`, { body: text.slice(0, 200), tag: String(m.id) });
-  // A click opens the conversation at that message.
-  n.onclick = () => {
-    window.focus();
-    n.close();
-    navigateTo?.({ kind: 'narrow', terms: conversationTerms(m), near: m.id });
-  };
-}
-
 function clearTyping(userId: number): void {
   let changed = false;
   const next = new Map(typing.value);
@@ -431,144 +399,4 @@ function clearTyping(userId: number): void {
     }
   }
   if (changed) typing.value = next;
-}
-
-let navigateTo: ((v: View) => void) | null = null;
-export function setNavigator(f: (v: View) => void): void {
-  navigateTo = f;
-}
-/** Opens a view as the app's own links do (for modules that app.tsx itself imports). */
-export function goTo(v: View): void {
-  navigateTo?.(v);
-}
-
-// ---- the open view's messages ----
-
-let loadSeq = 0;
-
-function apiNarrow(terms: Term[]): Array<{ operator: string; operand: unknown; negated?: boolean }> {
-  return terms.filter((t) => t.operator !== 'near').map((t) => ({ operator: t.operator, operand: t.operand, ...(t.negated ? { negated: true } : {}) }));
-}
-
-export async function loadView(v: View, keep = false): Promise<void> {
-  if (v.kind !== 'narrow') return;
-  const seq = ++loadSeq;
-  if (!keep) feed.value = [];
-  feedState.value = { loading: true, foundOldest: false, foundNewest: false, error: '' };
-  try {
-    // 'first_unread' costs the server a search for the first unread message; when this client
-    // knows the narrow has none, 'newest' gives the same answer.
-    const anchor = v.near ?? (v.search || !mayHaveUnread(v.terms) ? 'newest' : 'first_unread');
-    const res = await api.get('/messages', { narrow: apiNarrow(v.terms), anchor, num_before: 60, num_after: 60, apply_markdown: true, client_gravatar: true });
-    if (seq !== loadSeq) return;
-    feed.value = res.messages.map((m: Message) => ({ ...m, reactions: m.reactions ?? [], flags: m.flags ?? [] }));
-    feedState.value = { loading: false, foundOldest: !!res.found_oldest, foundNewest: !!res.found_newest, error: '' };
-  } catch (e) {
-    if (seq !== loadSeq) return;
-    feedState.value = { loading: false, foundOldest: true, foundNewest: true, error: e instanceof Error ? e.message : String(e) };
-  }
-  const ch = v.terms.find((t) => t.operator === 'channel');
-  if (ch && typeof ch.operand === 'number') void fetchTopics(ch.operand);
-}
-
-function mayHaveUnread(terms: Term[]): boolean {
-  if (!ready.value) return true;
-  const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
-  const tp = terms.find((t) => t.operator === 'topic' && !t.negated);
-  const dm = terms.find((t) => t.operator === 'dm' && !t.negated);
-  for (const info of unread.value.values()) {
-    if (ch && info.stream_id !== ch.operand) continue;
-    if (tp && (info.topic ?? '').toLowerCase() !== String(tp.operand).toLowerCase()) continue;
-    if (dm && (!Array.isArray(dm.operand) || info.dm !== dmKeyOf(dm.operand))) continue;
-    return true;
-  }
-  return false;
-}
-
-export async function loadMore(direction: 'older' | 'newer'): Promise<boolean> {
-  const v = view.value;
-  const st = feedState.value;
-  if (v.kind !== 'narrow' || st.loading || feed.value.length === 0) return false;
-  if (direction === 'older' ? st.foundOldest : st.foundNewest) return false;
-  const seq = loadSeq;
-  feedState.value = { ...st, loading: true };
-  const anchor = direction === 'older' ? feed.value[0]!.id : feed.value[feed.value.length - 1]!.id;
-  try {
-    const res = await api.get('/messages', {
-      narrow: apiNarrow(v.terms),
-      anchor,
-      include_anchor: false,
-      num_before: direction === 'older' ? 100 : 0,
-      num_after: direction === 'newer' ? 100 : 0,
-      apply_markdown: true,
-      client_gravatar: true,
-    });
-    if (seq !== loadSeq) return false;
-    const got: Message[] = res.messages.map((m: Message) => ({ ...m, reactions: m.reactions ?? [], flags: m.flags ?? [] }));
-    const have = new Set(feed.value.map((m) => m.id));
-    const fresh = got.filter((m) => !have.has(m.id));
-    feed.value = direction === 'older' ? [...fresh, ...feed.value] : [...feed.value, ...fresh];
-    trimFeed(direction === 'older' ? 'newer' : 'older');
-    feedState.value = {
-      ...feedState.value,
-      loading: false,
-      foundOldest: direction === 'older' ? !!res.found_oldest : feedState.value.foundOldest,
-      foundNewest: direction === 'newer' ? !!res.found_newest : feedState.value.foundNewest,
-    };
-    return fresh.length > 0;
-  } catch {
-    feedState.value = { ...feedState.value, loading: false };
-    return false;
-  }
-}
-
-// The feed is virtualized (feed.tsx), so it can hold thousands of messages, but not without bound:
-// paging back keeps up to MAX_FEED (the far end is dropped and loads again when the reader scrolls
-// back to it), and while the reader follows live traffic at the bottom the older end is cut to
-// MAX_LIVE, so hours of traffic do not grow the page.
-const MAX_FEED = 5000;
-const MAX_LIVE = 1000;
-function trimFeed(end: 'older' | 'newer', max = MAX_FEED): void {
-  const f = feed.value;
-  if (f.length <= max) return;
-  const st = feedState.value;
-  if (end === 'older') {
-    // Only while the reader follows the newest messages (otherwise their place would move).
-    const el = document.querySelector('.feed');
-    if (el && el.scrollHeight - el.scrollTop - el.clientHeight > 200) return;
-    feed.value = f.slice(f.length - max);
-    feedState.value = { ...st, foundOldest: false };
-  } else {
-    feed.value = f.slice(0, max);
-    feedState.value = { ...st, foundNewest: false };
-  }
-}
-
-export async function fetchTopics(streamId: number): Promise<void> {
-  try {
-    const res = await api.get(`/users/me/${streamId}/topics`);
-    topicsByStream.value = new Map(topicsByStream.value).set(streamId, res.topics);
-  } catch {
-    /* the channel may be gone; its topics stay as they were */
-  }
-}
-
-// ---- marking read: ids collected as they come into view, sent in one request ----
-
-const pendingRead = new Set<number>();
-let readTimer: ReturnType<typeof setTimeout> | null = null;
-
-export function markRead(ids: number[]): void {
-  const fresh = ids.filter((id) => unread.value.has(id));
-  if (fresh.length === 0) return;
-  setUnread((u) => fresh.forEach((id) => u.delete(id)));
-  for (const id of fresh) pendingRead.add(id);
-  if (!readTimer) {
-    readTimer = setTimeout(() => {
-      readTimer = null;
-      const batchIds = [...pendingRead];
-      pendingRead.clear();
-      void api.post('/messages/flags', { messages: batchIds, op: 'add', flag: 'read' }).catch(() => {});
-    }, 250);
-  }
 }

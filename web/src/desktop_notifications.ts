@@ -1,0 +1,38 @@
+// Desktop notifications for messages that arrive while the page is hidden.
+import type { Term } from './narrow';
+import { goTo } from './navigator';
+import { allStreams, dmOthers, me, Message, mutedTopics, subs, topicKey, unreadInfoOf, userSettings } from './state';
+
+/**
+ * Whether a message that arrived while the page is hidden asks for a desktop notification, as
+ * Zulip's settings decide: direct messages and mentions by enable_desktop_notifications; channel
+ * messages by the channel's own desktop_notifications, or enable_stream_desktop_notifications when
+ * the channel has none; never for a muted channel or topic unless the message mentions one.
+ */
+function wantsDesktopNotification(m: Message): boolean {
+  const settings = userSettings.value;
+  if (m.type === 'private' || unreadInfoOf(m).mentioned) return settings.enable_desktop_notifications !== false;
+  const sub = m.stream_id === undefined ? undefined : subs.value.get(m.stream_id);
+  if (!sub || sub.is_muted || mutedTopics.value.has(topicKey(sub.stream_id, m.subject))) return false;
+  return sub.desktop_notifications ?? !!settings.enable_stream_desktop_notifications;
+}
+
+/** The narrow of a message's conversation: its channel and topic, or the other people of a DM. */
+function conversationTerms(m: Message): Term[] {
+  if (m.type === 'stream') return [{ operator: 'channel', operand: m.stream_id! }, { operator: 'topic', operand: m.subject }];
+  return [{ operator: 'dm', operand: dmOthers(m).map((r) => r.id) }];
+}
+
+export function notifyDesktop(m: Message): void {
+  if (m.sender_id === me.value.user_id || document.visibilityState === 'visible') return;
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted' || !wantsDesktopNotification(m)) return;
+  const where = m.type === 'stream' ? `#${allStreams.value.get(m.stream_id!)?.name ?? ''} > ${m.subject}` : 'Direct message';
+  const text = new DOMParser().parseFromString(m.content, 'text/html').body.textContent ?? '';
+  const n = new Notification(`${m.sender_full_name} (${where})`, { body: text.slice(0, 200), tag: String(m.id) });
+  // A click opens the conversation at that message.
+  n.onclick = () => {
+    window.focus();
+    n.close();
+    goTo({ kind: 'narrow', terms: conversationTerms(m), near: m.id });
+  };
+}
