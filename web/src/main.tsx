@@ -5,7 +5,8 @@ import { signal } from '@preact/signals';
 import { api, ApiError, setSession, setUnauthorizedHandler, type Session } from './api';
 import { startClient, stopClient } from './server_events';
 import { connection, ready } from './state';
-import { App, applyHash } from './app';
+import { App } from './app';
+import { applyHash } from './routes';
 import { watchUploads } from './uploads';
 import './style.css';
 

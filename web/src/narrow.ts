@@ -152,3 +152,20 @@ export function termsToSearch(terms: Term[], channelName: (id: number) => string
     })
     .join(' ');
 }
+
+// The conversation a view shows: its channel, topic or direct-message people (terms not negated).
+export function channelTerm(v: View): number | undefined {
+  if (v.kind !== 'narrow') return undefined;
+  const t = v.terms.find((x) => x.operator === 'channel' && !x.negated);
+  return typeof t?.operand === 'number' ? t.operand : undefined;
+}
+export function topicTerm(v: View): string | undefined {
+  if (v.kind !== 'narrow') return undefined;
+  const t = v.terms.find((x) => x.operator === 'topic' && !x.negated);
+  return t ? String(t.operand) : undefined;
+}
+export function dmTerm(v: View): number[] | undefined {
+  if (v.kind !== 'narrow') return undefined;
+  const t = v.terms.find((x) => x.operator === 'dm' && !x.negated);
+  return Array.isArray(t?.operand) ? t.operand : undefined;
+}
