@@ -1,64 +1,21 @@
 // Compose: a channel and topic or direct recipients, the message with Markdown preview, typeahead
 // for topics, @mentions, #channels and :emoji:, typing notifications, file uploads (button, drop,
-// paste) and drafts saved through the drafts API when a message is left unsent.
+// paste) and drafts saved through the drafts API when a message is left unsent. The parts are in
+// compose_*.ts(x): state, drafts, recipients, typeahead, typing, upload.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { effect, signal } from '@preact/signals';
-import { api, upload } from './api';
-import { allStreams, channelName, composeOpen, drafts, matchesTerms, me, Message, realm, subs, topicKey, topicsByStream, typing, dmKeyOf, userName, users, userSettings, view } from './state';
+import { effect } from '@preact/signals';
+import { api } from './api';
+import { deleteSentDraft, forgetDraft, restoreDraft, saveDraft } from './compose_drafts';
+import { RecipientPicker, takeTypedRecipient, TopicInput } from './compose_recipients';
+import { content, focusSoon, focusTarget, mode, sentElsewhere, streamId, to, topic, toText } from './compose_state';
+import { suggestionsFor, type Suggestion } from './compose_typeahead';
+import { notifyTyping } from './compose_typing';
+import { useFileUploads } from './compose_upload';
 import { fetchTopics } from './feed_loading';
-import { goTo } from './navigator';
 import { dmHash, topicHash, type Term, type View } from './narrow';
+import { goTo } from './navigator';
+import { allStreams, channelName, composeOpen, dmKeyOf, matchesTerms, me, Message, subs, topicKey, topicsByStream, typing, userName, userSettings, view } from './state';
 import { deferUploadSources } from './uploads';
-
-type Mode = 'stream' | 'dm';
-const mode = signal<Mode>('stream');
-const streamId = signal<number | null>(null);
-const topic = signal('');
-const to = signal<number[]>([]);
-const content = signal('');
-const focusTarget = signal<'' | 'topic' | 'message' | 'to'>('');
-// The last message sent went where the open view does not show it: where, and a link there.
-const sentElsewhere = signal<{ label: string; href: string } | null>(null);
-// What is typed in the To field and not yet picked from its suggestions.
-const toText = signal('');
-
-let emojiNames: Array<[string, string]> | null = null;
-
-function focusSoon(which: 'topic' | 'message' | 'to'): void {
-  focusTarget.value = which;
-}
-
-// The draft this compose box was restored from (updated in place, deleted once sent).
-let draftId: number | null = null;
-
-function saveDraft(): void {
-  const text = content.value.trim();
-  const id = draftId;
-  draftId = null;
-  if (!text) return;
-  const draft =
-    mode.value === 'stream' && streamId.value !== null
-      ? { type: 'stream', to: [streamId.value], topic: topic.value, content: text, timestamp: Math.floor(Date.now() / 1000) }
-      : { type: 'private', to: to.value, topic: '', content: text, timestamp: Math.floor(Date.now() / 1000) };
-  if (id !== null) void api.patch(`/drafts/${id}`, { draft }).catch(() => {});
-  else void api.post('/drafts', { drafts: [draft] }).catch(() => {});
-}
-
-/** The saved draft of the conversation now in compose, put back into the box. */
-function restoreDraft(): void {
-  if (content.value.trim()) return;
-  for (const d of drafts.value.values()) {
-    const same =
-      mode.value === 'stream'
-        ? d.type === 'stream' && d.to[0] === streamId.value && d.topic.toLowerCase() === topic.value.toLowerCase()
-        : d.type === 'private' && dmKeyOf(d.to) === dmKeyOf(to.value);
-    if (same) {
-      content.value = d.content;
-      draftId = d.id;
-      return;
-    }
-  }
-}
 
 // Compose follows the open narrow: its channel (and topic), or its direct conversation.
 let lastView: unknown = null;
@@ -72,7 +29,7 @@ effect(() => {
     saveDraft();
     content.value = '';
   }
-  draftId = null;
+  forgetDraft();
   if (v.kind !== 'narrow') {
     composeOpen.value = false;
     return;
@@ -178,218 +135,16 @@ function showWhereSent(id: number, sent: { streamId: number; topic: string } | {
 
 const NOTHING_TO_SEND = 'You have nothing to send!';
 
-// ---- typing notifications: "start" at most every 10 s while typing, "stop" on send or clear ----
-let typingSentAt = 0;
-function typingParams(): Record<string, unknown> | null {
-  // The server refuses notifications the user's own settings turn off: do not send them.
-  const settings = userSettings.value;
-  if (mode.value === 'stream') {
-    if (settings.send_stream_typing_notifications === false) return null;
-    return streamId.value !== null && topic.value ? { type: 'stream', stream_id: streamId.value, topic: topic.value } : null;
-  }
-  if (settings.send_private_typing_notifications === false) return null;
-  return to.value.length ? { type: 'direct', to: to.value } : null;
-}
-function notifyTyping(op: 'start' | 'stop'): void {
-  const p = typingParams();
-  if (!p) return;
-  if (op === 'start') {
-    if (Date.now() - typingSentAt < 10_000) return;
-    typingSentAt = Date.now();
-  } else {
-    if (!typingSentAt) return;
-    typingSentAt = 0;
-  }
-  void api.post('/typing', { ...p, op }).catch(() => {});
-}
-
-// ---- typeahead for @mentions, #channels and :emoji: in the message ----
-interface Suggestion {
-  label: string;
-  insert: string;
-}
-function suggestionsFor(text: string, caret: number): { start: number; items: Suggestion[] } | null {
-  const before = text.slice(0, caret);
-  const m = /(^|[\s(])([@#:])([^\s@#:*]{0,30})$/.exec(before);
-  if (!m) return null;
-  const kind = m[2]!;
-  const q = m[3]!.toLowerCase();
-  const start = caret - m[3]!.length - 1;
-  let items: Suggestion[] = [];
-  if (kind === '@') {
-    items = [...users.value.values()]
-      .filter((u) => u.is_active && (u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().startsWith(q)))
-      .slice(0, 8)
-      .map((u) => ({ label: `${u.full_name} (${u.email})`, insert: `@**${u.full_name}** ` }));
-    for (const w of ['all', 'everyone', 'channel', 'topic']) if (w.startsWith(q) && q.length > 0) items.push({ label: `${w} (notify everyone)`, insert: `@**${w}** ` });
-  } else if (kind === '#') {
-    items = [...subs.value.values()]
-      .filter((s) => s.name.toLowerCase().includes(q))
-      .slice(0, 8)
-      .map((s) => ({ label: s.name, insert: `#**${s.name}** ` }));
-  } else {
-    if (q.length < 2) return null;
-    if (!emojiNames) {
-      void import('./emoji_data').then((mod) => (emojiNames = mod.emojiList()));
-      return null;
-    }
-    const custom = Object.values(realm.value.emoji)
-      .filter((e) => !e.deactivated && e.name.includes(q))
-      .map((e) => ({ label: `:${e.name}:`, insert: `:${e.name}: ` }));
-    items = [...custom, ...emojiNames.filter(([n]) => n.includes(q)).slice(0, 8).map(([n, c]) => ({ label: `${c} :${n}:`, insert: `:${n}: ` }))].slice(0, 8);
-  }
-  return items.length ? { start, items } : null;
-}
-
-// The topic field: a plain textbox (a list attribute would make it a combobox) with its own
-// suggestions from the channel's topics.
-function TopicInput({ inputRef, topics }: { inputRef: { current: HTMLInputElement | null }; topics: string[] }) {
-  const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(0);
-  const q = topic.value.toLowerCase();
-  const matches = open ? topics.filter((t) => t.toLowerCase().includes(q) && t.toLowerCase() !== q).slice(0, 8) : [];
-  const pick = (t: string) => {
-    topic.value = t;
-    setOpen(false);
-  };
-  return (
-    <div class="topic-box">
-      <input
-        ref={inputRef}
-        aria-label="Topic"
-        placeholder="Topic"
-        aria-autocomplete="list"
-        aria-controls={matches.length ? 'topic-list' : undefined}
-        value={topic.value}
-        maxLength={60}
-        onInput={(e) => {
-          topic.value = e.currentTarget.value;
-          setOpen(true);
-          setActive(0);
-        }}
-        onFocus={() => setOpen(true)}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
-        onKeyDown={(e) => {
-          // Enter goes on to the message, as in Zulip (the topic is written as typed: Tab takes a suggestion).
-          if (e.key === 'Enter' && !e.isComposing) {
-            e.preventDefault();
-            setOpen(false);
-            focusSoon('message');
-            return;
-          }
-          if (!matches.length) return;
-          if (e.key === 'ArrowDown') setActive(Math.min(active + 1, matches.length - 1));
-          else if (e.key === 'ArrowUp') setActive(Math.max(active - 1, 0));
-          else if (e.key === 'Tab' && matches[active] !== undefined && !e.shiftKey) pick(matches[active]!);
-          else if (e.key === 'Escape') {
-            e.stopPropagation();
-            setOpen(false);
-          } else return;
-          if (e.key !== 'Tab') e.preventDefault();
-        }}
-      />
-      {matches.length ? (
-        <ul class="typeahead below" role="listbox" id="topic-list" aria-label="Topics">
-          {matches.map((t, i) => (
-            <li key={t} role="option" aria-selected={i === active} onMouseDown={(e) => (e.preventDefault(), pick(t))}>
-              {t}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-    </div>
-  );
-}
-
-/**
- * The person whose full name or email the To field holds exactly, added as a recipient: someone
- * who types "Zoe Quinn" and leaves the field (or presses Send) means her, as Zulip takes an email
- * typed there. True when the field is empty or became a recipient.
- */
-function takeTypedRecipient(): boolean {
-  const q = toText.value.trim().toLowerCase();
-  if (!q) return true;
-  const hits = [...users.value.values()].filter((u) => u.is_active && u.user_id !== me.value.user_id && (u.full_name.toLowerCase() === q || u.email.toLowerCase() === q));
-  if (hits.length !== 1) return false;
-  if (!to.value.includes(hits[0]!.user_id)) to.value = [...to.value, hits[0]!.user_id];
-  toText.value = '';
-  return true;
-}
-
-function RecipientPicker() {
-  const q = toText.value;
-  const setQ = (v: string) => (toText.value = v);
-  const [active, setActive] = useState(0);
-  const ref = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (focusTarget.value === 'to') {
-      ref.current?.focus();
-      focusTarget.value = '';
-    }
-  }, [focusTarget.value]);
-  const matches = q
-    ? [...users.value.values()].filter((u) => u.is_active && u.user_id !== me.value.user_id && !to.value.includes(u.user_id) && (u.full_name.toLowerCase().includes(q.toLowerCase()) || u.email.toLowerCase().startsWith(q.toLowerCase()))).slice(0, 8)
-    : [];
-  const pick = (id: number) => {
-    to.value = [...to.value, id];
-    setQ('');
-    setActive(0);
-  };
-  return (
-    <div class="to">
-      {to.value.map((id) => (
-        <span class="chip" key={id}>
-          {userName(id)}
-          <button type="button" aria-label={`Remove ${userName(id)}`} onClick={() => (to.value = to.value.filter((x) => x !== id))}>
-            ×
-          </button>
-        </span>
-      ))}
-      <input
-        ref={ref}
-        aria-label="To"
-        placeholder="Add a person"
-        role="combobox"
-        aria-expanded={matches.length > 0}
-        aria-controls={matches.length ? 'to-list' : undefined}
-        aria-autocomplete="list"
-        value={q}
-        onInput={(e) => setQ(e.currentTarget.value)}
-        onBlur={() => takeTypedRecipient()}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown') setActive(Math.min(active + 1, matches.length - 1));
-          else if (e.key === 'ArrowUp') setActive(Math.max(active - 1, 0));
-          else if ((e.key === 'Enter' || e.key === 'Tab') && matches[active]) {
-            e.preventDefault();
-            pick(matches[active]!.user_id);
-          } else if (e.key === 'Backspace' && !q && to.value.length) to.value = to.value.slice(0, -1);
-          else return;
-          if (e.key.startsWith('Arrow')) e.preventDefault();
-        }}
-      />
-      {matches.length ? (
-        <ul class="typeahead" role="listbox" id="to-list" aria-label="People">
-          {matches.map((u, i) => (
-            <li key={u.user_id} role="option" aria-selected={i === active} onMouseDown={(e) => (e.preventDefault(), pick(u.user_id))}>
-              {u.full_name} <span class="muted">{u.email}</span>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-    </div>
-  );
-}
-
 export function Compose() {
   const [preview, setPreview] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState('');
-  const [uploading, setUploading] = useState(0);
   const [ta, setTa] = useState<{ start: number; items: Suggestion[] } | null>(null);
   const [taActive, setTaActive] = useState(0);
   const msgRef = useRef<HTMLTextAreaElement>(null);
   const topicRef = useRef<HTMLInputElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
+  const { uploading, uploadFiles } = useFileUploads(msgRef, setError);
 
   useEffect(() => {
     const t = focusTarget.value;
@@ -439,8 +194,7 @@ export function Compose() {
       // read_by_sender: as Zulip's own web app says, so one's own message is not counted unread
       // (the server's default for an unknown client, "Mozilla" here, leaves it unread).
       const res = await api.post('/messages', { ...params, read_by_sender: true });
-      if (draftId !== null) void api.del(`/drafts/${draftId}`).catch(() => {});
-      draftId = null;
+      deleteSentDraft();
       notifyTyping('stop');
       content.value = '';
       setPreview(null);
@@ -451,26 +205,6 @@ export function Compose() {
     } finally {
       setSending(false);
       msgRef.current?.focus();
-    }
-  };
-
-  const insertText = (s: string) => {
-    const el = msgRef.current;
-    const at = el ? el.selectionStart : content.value.length;
-    content.value = content.value.slice(0, at) + s + content.value.slice(at);
-  };
-
-  const uploadFiles = async (files: FileList | File[]) => {
-    for (const f of Array.from(files)) {
-      setUploading((n) => n + 1);
-      try {
-        const res = await upload(f);
-        insertText(`[${f.name}](${res.url}) `);
-      } catch (e) {
-        setError(e instanceof Error ? e.message : 'Upload failed');
-      } finally {
-        setUploading((n) => n - 1);
-      }
     }
   };
 
