@@ -1,6 +1,8 @@
 // The layers of docs/architecture.md, checked: a file under src/ may import only files of its own
 // layer or a lower one, and no files may import each other in a loop (type-only imports count too).
 // Also: only src/store/ speaks SQL (no query builder call, no `sql` template, outside it).
+// `--loops-only DIR` checks another tree (the web client: `.ts` and `.tsx`, imports with or without
+// an extension) for file loops alone: it has no layers.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -18,8 +20,10 @@ const LAYERS = [
   ['app.ts'],
   ['cli'],
 ];
-const root = path.resolve(process.argv[2] ?? 'src');
+const loopsOnly = process.argv[2] === '--loops-only';
+const root = path.resolve((loopsOnly ? process.argv[3] : process.argv[2]) ?? 'src');
 const layerOf = (file) => {
+  if (loopsOnly) return 0;
   const top = path.relative(root, file).split(path.sep)[0];
   const i = LAYERS.findIndex((names) => names.includes(top));
   if (i < 0) throw new Error(`${path.relative(root, file)}: no layer in .ci/check-imports.mjs`);
@@ -31,26 +35,34 @@ const files = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) walk(p);
-    else if (p.endsWith('.ts')) files.push(p);
+    else if (p.endsWith('.ts') || (loopsOnly && p.endsWith('.tsx'))) files.push(p);
   }
 })(root);
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 // A query builder call, a `sql` template (sql`…`, sql<T>`…`, sql.ref/join/raw/…), or `sql` imported from kysely.
 const QUERY_BUILDER = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<[^`]*>)?`|\bsql\.(ref|join|raw|lit|id|table|val|expression)\(|import\s*\{[^}]*\bsql\b[^}]*\}\s*from\s*'kysely'/;
+/** The file an import names: `x.js` is `x.ts` (or `x.tsx`); the web client also leaves the extension out. */
+function resolveImport(spec) {
+  const base = spec.replace(/\.js$/, '');
+  for (const candidate of [`${base}.ts`, ...(loopsOnly ? [`${base}.tsx`, spec] : [])]) {
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
 const edges = new Map();
 const problems = [];
 for (const f of files) {
   const text = fs.readFileSync(f, 'utf8');
   const targets = new Set();
   for (const m of text.matchAll(IMPORT)) {
-    const target = path.resolve(path.dirname(f), (m[1] ?? m[2]).replace(/\.js$/, '.ts'));
-    if (!fs.existsSync(target)) continue;
+    const target = resolveImport(path.resolve(path.dirname(f), m[1] ?? m[2]));
+    if (!target) continue;
     targets.add(target);
     if (layerOf(target) > layerOf(f)) problems.push(`upward import: ${path.relative(root, f)} -> ${path.relative(root, target)}`);
   }
   edges.set(f, targets);
-  if (path.relative(root, f).split(path.sep)[0] !== 'store') {
+  if (!loopsOnly && path.relative(root, f).split(path.sep)[0] !== 'store') {
     text.split('\n').forEach((line, i) => {
       if (QUERY_BUILDER.test(line)) problems.push(`SQL outside store/: ${path.relative(root, f)}:${i + 1}: ${line.trim().slice(0, 100)}`);
     });
@@ -81,4 +93,5 @@ if (problems.length) {
   console.error(`${problems.length} problem(s); the layers are listed in .ci/check-imports.mjs and docs/architecture.md`);
   process.exit(1);
 }
-console.log(`imports: ${files.length} files, ${[...edges.values()].reduce((n, s) => n + s.size, 0)} imports, no upward import, no loop, no SQL outside store/`);
+const imports = [...edges.values()].reduce((n, s) => n + s.size, 0);
+console.log(loopsOnly ? `imports of ${path.relative(process.cwd(), root) || '.'}: ${files.length} files, ${imports} imports, no loop` : `imports: ${files.length} files, ${imports} imports, no upward import, no loop, no SQL outside store/`);
