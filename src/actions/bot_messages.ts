@@ -12,7 +12,7 @@ import { messageRenderContext } from './render_context.js';
 import { writeAutomatedDirectMessages, writeMessage, type PreparedMessage } from './message_write.js';
 import { normalizeContent } from '../lib/message_text.js';
 import { systemBot, WELCOME_BOT_EMAIL } from './notification_bot.js';
-import { alertedIn, recipientsAlertWords } from './message_mentions.js';
+import { alertedIn, alertedUserIds, recipientsAlertWords } from './message_mentions.js';
 import { mutersInRealm } from '../store/muted_users.js';
 
 export function welcomeBot(services: Services, _realmId?: number): Promise<User> {
@@ -55,9 +55,9 @@ export async function postDirectFromBot(
   onCommit: OnCommit,
   o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody },
 ): Promise<number> {
-  const words = await recipientsAlertWords(tx, [o.recipient.id], o.bot.id);
+  const alerted = await alertedUserIds(tx, o.body.content, [o.recipient.id], o.bot.id);
   const muters = await mutersInRealm(tx, o.bot.id, o.realm.id);
-  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o, alertedIn(words, o.body.content), muters), { automated: true });
+  const { id } = await writeMessage(services, tx, onCommit, botDirectMessage(o, alerted, muters), { automated: true });
   return id;
 }
 
@@ -83,11 +83,16 @@ export async function postDirectsFromBot(
 }
 
 /**
- * A bot's direct message to one user, prepared for writing: unread for the user unless they
+ * A bot's direct message to one user (a notice, or a reminder delivered), prepared for writing:
+ * unread for the user unless they
  * muted the bot (`muters`: Zulip's do_send_messages marks messages read for get_muting_users of
  * the sender, internal sends included; being read, it notifies them of nothing).
  */
-function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: RenderedBody }, alerted: ReadonlySet<number>, muters: ReadonlySet<number>): PreparedMessage {
+export function botDirectMessage(
+  o: { bot: User; realm: Realm; users: Map<number, User>; recipient: User; body: { content: string; html: string }; clientName?: string },
+  alerted: ReadonlySet<number>,
+  muters: ReadonlySet<number>,
+): PreparedMessage {
   let users = o.users;
   if (users.get(o.bot.id) !== o.bot || users.get(o.recipient.id) !== o.recipient) {
     users = new Map(o.users);
@@ -99,7 +104,7 @@ function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>
     sender: o.bot,
     realm: o.realm,
     content: o.body.content,
-    rendered: mentionFree(o.body.rendered.html),
+    rendered: mentionFree(o.body.html),
     stream: undefined,
     topic: '',
     dmParticipants: participants,
@@ -108,7 +113,7 @@ function botDirectMessage(o: { bot: User; realm: Realm; users: Map<number, User>
       if (userId === o.bot.id) return FLAG_BITS.read;
       return (alerted.has(userId) ? FLAG_BITS.has_alert_word : 0) | (muters.has(userId) ? FLAG_BITS.read : 0);
     },
-    clientName: 'Internal',
+    clientName: o.clientName ?? 'Internal',
     users,
     linkifiers: [],
   };

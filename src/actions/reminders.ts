@@ -10,15 +10,16 @@ import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream } from '../store/channels.js';
-import { dmGroupMembers, FLAG_BITS } from '../store/messages.js';
+import { dmGroupMembers } from '../store/messages.js';
 import { deleteScheduled, getPendingScheduled, insertScheduled, listPendingScheduled, type ScheduledMessage } from '../store/scheduled.js';
 import { BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { mentionFree, renderMarkdown } from '../markdown/render.js';
+import { renderMarkdown } from '../markdown/render.js';
 import { realmUrl } from '../shapes/realm.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { accessibleMessage } from '../queries/message_access.js';
-import { commitMessage, type PreparedMessage } from './message_write.js';
+import { commitMessage } from './message_write.js';
+import { botDirectMessage } from './bot_messages.js';
 import { alertedUserIds } from './message_mentions.js';
 import { MAX_MESSAGE_LENGTH } from '../lib/message_text.js';
 import { notificationBot, silentMention, text, type Piece } from './notification_bot.js';
@@ -165,32 +166,13 @@ export async function deliverReminder(services: Services, m: ScheduledMessage, c
   const user = realm ? await services.cache.user(realm.id, m.sender_id) : undefined;
   if (!realm || realm.deactivated || !user || !user.is_active) return false;
   const bot = await notificationBot(services, realm.id);
-  // The bot is shared by every organization, so it joins the map the message is shaped with.
-  const users = new Map([...(await services.cache.users(realm.id)), [bot.id, bot]]);
-  const participants = [...new Set([bot.id, user.id])].sort((a, b) => a - b);
   // Sent as any message is (Zulip's send_scheduled_message goes through check_message): an alert
-  // word of the user's in the reminder flags it.
+  // word of the user's in the reminder flags it, and a user who muted the Notification Bot gets it
+  // already read (muters read outside the transaction, from the cache prepareMessage reads too).
   const alerted = await alertedUserIds(services.database.db, m.content, [user.id], bot.id);
-  // A user who muted the Notification Bot gets their reminder already read, as any message from a
-  // muted sender (read outside the transaction, so from the cache prepareMessage reads too).
-  const muted = (await services.cache.muters(bot.id)).has(user.id);
-  const prepared: PreparedMessage = {
-    sender: bot,
-    realm,
-    content: m.content,
-    rendered: mentionFree(m.rendered_content),
-    stream: undefined,
-    topic: '',
-    dmParticipants: participants,
-    everyone: new Set(participants),
-    flagsOf: (id) => {
-      if (id === bot.id) return FLAG_BITS.read;
-      return (alerted.has(id) ? FLAG_BITS.has_alert_word : 0) | (muted && id === user.id ? FLAG_BITS.read : 0);
-    },
-    clientName: m.sending_client,
-    users,
-    linkifiers: [],
-  };
+  const muters = await services.cache.muters(bot.id);
+  const body = { content: m.content, html: m.rendered_content };
+  const prepared = botDirectMessage({ bot, realm, users: await services.cache.users(realm.id), recipient: user, body, clientName: m.sending_client }, alerted, muters);
   await commitMessage(services, prepared, {
     alsoInTransaction: claim,
     thenPublish: { realmId: m.realm_id, userIds: [m.sender_id], event: { type: 'reminders', op: 'remove', reminder_id: m.id } },
