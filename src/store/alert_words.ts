@@ -24,10 +24,15 @@ export async function alertWordsFor(db: Executor, userIds: readonly number[]): P
  * receive nothing, so nothing matches for them), which spares a reload at every deactivation.
  */
 export async function realmAlertWords(db: Executor, realmId: number): Promise<Map<number, string[]>> {
-  const rows = await db.selectFrom('alert_words').select(['user_id', 'word']).where('realm_id', '=', realmId).orderBy('id').execute();
+  const rows = await realmAlertWordsQuery(db, realmId).execute();
   const out = new Map<number, string[]>();
   for (const r of rows) (out.get(r.user_id) ?? out.set(r.user_id, []).get(r.user_id)!).push(r.word);
   return out;
+}
+
+/** The statement realmAlertWords runs (exported so a test can ask the planner about it; migration 0096 indexes it). */
+export function realmAlertWordsQuery(db: Executor, realmId: number) {
+  return db.selectFrom('alert_words').select(['user_id', 'word']).where('realm_id', '=', realmId).orderBy('id');
 }
 
 /** Adds words; one the user already has (in any case) fails with a UniqueConflict. */

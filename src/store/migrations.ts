@@ -31,6 +31,7 @@ import { legacySystemBots } from './migrations/v30_system_bots.js';
 import { unreadStatistics } from './migrations/v90_planner_statistics.js';
 import { realmDomains } from './migrations/v91_realm_domains.js';
 import { systemGroupMentions } from './migrations/v95_system_group_mentions.js';
+import { alertWordsRealm } from './migrations/v96_alert_words_realm.js';
 
 export { STREAM_GROUP_SETTINGS } from './migrations/v1_core.js';
 
@@ -71,6 +72,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0090_unread_statistics': unreadStatistics(dialect),
     '0091_realm_domains': realmDomains(dialect),
     '0095_system_group_mentions': systemGroupMentions(),
+    '0096_alert_words_realm': alertWordsRealm(),
   };
 }
 

@@ -1,6 +1,6 @@
 // Subscriber lists as /register and GET /streams/{id}/members send them (each channel's active
 // subscribers who are active users, in id order, sorted after the query rather than by it), and the
-// planner statistics migration 0090 adds on PostgreSQL.
+// planner statistics migration 0090 adds on PostgreSQL, and the indexes some store statements are held to.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -11,6 +11,7 @@ import { activeUserSubscriberIds, deactivateSubscriptions, upsertSubscriptions }
 import { ROLE } from '../../src/store/users.js';
 import { channel } from '../../bench/seed.js';
 import { unreadMessageIdsStatement } from '../../src/store/unreads.js';
+import { realmAlertWordsQuery } from '../../src/store/alert_words.js';
 
 let s: StoreFixture;
 before(async () => {
@@ -53,4 +54,12 @@ test('SQLite: marking read (all, a channel, a topic, a sender) reads the unread 
     const um = plan.rows.map((r) => r.detail).find((d) => / um\b/.test(d));
     assert.match(um ?? '', /INDEX user_messages_unread/, JSON.stringify(plan.rows));
   }
+});
+
+test('SQLite: an organization\'s alert words are read through their realm index, not by scanning every organization\'s (migration 0096)', { skip: ON_POSTGRES && 'SQLite only' }, async () => {
+  const compiled = realmAlertWordsQuery(s.database.db, s.realmId).compile();
+  const plan = await s.database.db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` });
+  const details = plan.rows.map((r) => r.detail);
+  assert.ok(details.some((d) => /USING INDEX alert_words_realm/.test(d)), JSON.stringify(details));
+  assert.ok(!details.some((d) => /TEMP B-TREE/.test(d)), 'the index gives id order: no sort');
 });
