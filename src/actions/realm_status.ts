@@ -5,7 +5,7 @@
 import type { Services } from '../services.js';
 import { getRealm, listRealms, realmDeactivationFlags, updateRealm, type Realm } from '../store/realms.js';
 import { BadRequest } from '../errors.js';
-import { publishAfterCommit } from '../events/publish.js';
+import { publishAfterCommit, type ClientBusEvent } from '../events/publish.js';
 import { runPeriodically, type Periodic } from '../lib/periodic.js';
 
 /** The organization an operator names: by id, by subdomain, or the only one. */
@@ -59,14 +59,16 @@ export function startRealmStatusWatch(services: Services, intervalMs = 2000): Pe
       if (!cached || cached.deactivated === deactivated) continue;
       // The workers of one `confab serve` each notice by themselves: each drops its own copy and
       // tells its own queues (an invalidation sent to all would hide the change from the others).
-      const here = services.bus.publishHere?.bind(services.bus);
-      if (here) services.cache.applyRemote({ kind: 'realm', realmId: id });
+      const eachWorkerAlone = services.bus.publishHere !== undefined;
+      if (eachWorkerAlone) services.cache.applyRemote({ kind: 'realm', realmId: id });
       else services.cache.invalidateRealm(id);
+      if (!deactivated) continue;
       // With Redis the command line's own event already reached every process.
-      if (deactivated && (here || !services.config.redisUrl)) {
-        const userIds = await deactivationAudience(services, id);
-        (here ?? ((e) => services.bus.publish(e)))({ realmId: id, userIds, event: { type: 'realm', op: 'deactivated', realm_id: id } });
-      }
+      if (services.config.redisUrl && !eachWorkerAlone) continue;
+      const userIds = await deactivationAudience(services, id);
+      const event: ClientBusEvent = { realmId: id, userIds, event: { type: 'realm', op: 'deactivated', realm_id: id } };
+      if (services.bus.publishHere) services.bus.publishHere(event);
+      else services.bus.publish(event);
     }
   });
 }
