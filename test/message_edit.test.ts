@@ -2,7 +2,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, sendToChannel, startTestServer, type TestServer } from './helpers.js';
+import { backdateMessage } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -72,6 +73,28 @@ test('deleting: own messages by default, others only by administrators; events',
   const evs = await queuedEvents(bob, q);
   assert.deepEqual(evs.map((e: any) => e.message_ids[0]), [mine, theirs]);
   assert.equal((await ann.delete(`/messages/${mine}`)).status, 400);
+});
+
+test("deleting as Zulip's validate_can_delete_message: one's bots' messages count as one's own; past the time limit its own error", async () => {
+  const made = await ann.post('/bots', { full_name: 'Ann Helper', short_name: 'annhelper' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const email = (await ann.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new Client(t.url, email, made.body.api_key, made.body.user_id);
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'edits' }], principals: [bot.userId] })).status, 200);
+  const byBot = await sendToChannel(bot, 'edits', 'deletions', 'posted by a bot');
+  assert.deepEqual((await bob.delete(`/messages/${byBot}`)).body.msg, "You don't have permission to delete this message");
+  assert.equal((await ann.delete(`/messages/${byBot}`)).status, 200, "the bot's owner may delete it");
+
+  const old = await sendToChannel(ann, 'edits', 'deletions', 'said long ago');
+  await backdateMessage(t, old, 3600);
+  assert.equal((await t.owner.patch('/realm', { message_content_delete_limit_seconds: 600 })).status, 200);
+  try {
+    const late = await ann.delete(`/messages/${old}`);
+    assert.deepEqual([late.status, late.body.msg], [400, 'The time limit for deleting this message has passed']);
+    assert.equal((await t.owner.delete(`/messages/${old}`)).status, 200, 'deleting any message has no time limit');
+  } finally {
+    await t.owner.patch('/realm', { message_content_delete_limit_seconds: JSON.stringify('unlimited') });
+  }
 });
 
 test('an edit to blank content stores "(deleted)", as Zulip does', async () => {
