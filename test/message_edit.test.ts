@@ -62,6 +62,21 @@ test('topic edits: change_one, change_later, change_all', async () => {
   assert.equal((await ann.patch(`/messages/${dm.body.id}`, { topic: 'nope' })).status, 400);
 });
 
+test("a topic edit's update_message carries the new topic's topic_links, as Zulip's do_update_message sends them", async () => {
+  const made = await t.owner.post('/realm/filters', { pattern: 'ticket-(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/t/{id}' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  try {
+    const m = await sendToChannel(ann, 'edits', 'untracked', 'needs a ticket');
+    const q = await openQueue(bob, ['update_message']);
+    assert.equal((await ann.patch(`/messages/${m}`, { topic: 'see ticket-42', send_notification_to_new_thread: false })).status, 200);
+    const [ev] = await queuedEvents(bob, q);
+    assert.deepEqual(ev.topic_links, [{ text: 'ticket-42', url: 'https://tracker.example.com/t/42' }]);
+    assert.deepEqual((await bob.get(`/messages/${m}`)).body.message.topic_links, ev.topic_links, 'the same as the fetched message');
+  } finally {
+    await t.owner.delete(`/realm/filters/${made.body.id}`);
+  }
+});
+
 test('deleting: own messages by default, others only by administrators; events', async () => {
   const mine = await sendToChannel(ann, 'edits', 'deletions', 'oops');
   const theirs = await sendToChannel(bob, 'edits', 'deletions', 'not yours');

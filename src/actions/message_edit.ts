@@ -14,7 +14,7 @@ import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { notificationBot } from './notification_bot.js';
-import { renderMarkdown } from '../markdown/render.js';
+import { renderMarkdown, topicLinks as renderTopicLinks } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
 import { checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
 import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
@@ -78,6 +78,8 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   const notices = where.orig !== undefined && moved && (req.notifyOld || req.notifyNew || where.resolved || where.unresolved);
   const bot = notices ? await notificationBot(services, realm.id) : undefined;
   const users = await services.cache.users(realm.id);
+  // Zulip's do_update_message sends the new topic's topic_links, as a sent message carries them.
+  const topicLinks = topic ? renderTopicLinks(topic, await services.cache.linkifiers(realm.id)) : [];
   const plan: EditPlan = {
     editor,
     realm,
@@ -93,6 +95,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     rendered,
     moved,
     bot,
+    topicLinks,
     now: nowSeconds(),
     ...where,
   };

@@ -65,6 +65,8 @@ export interface EditPlan {
   moved: boolean;
   /** The Notification Bot, when the edit posts notices. */
   bot: User | undefined;
+  /** The new topic's linkifier matches (the event's topic_links), when the topic changes. */
+  topicLinks: Array<{ text: string; url: string }>;
   now: number;
 }
 
@@ -268,7 +270,7 @@ async function publishUpdateMessage(
   if (orig) Object.assign(event, { stream_id: orig.id, stream_name: orig.name });
   if (p.moved) event.propagate_mode = p.propagateMode;
   if (move.streamMoved) Object.assign(event, { new_stream_id: dest!.id, orig_subject: move.origTopic });
-  if (p.topic !== undefined) Object.assign(event, { orig_subject: move.origTopic, subject: p.topic, topic_links: [] });
+  if (p.topic !== undefined) Object.assign(event, { orig_subject: move.origTopic, subject: p.topic, topic_links: p.topicLinks });
   publishAfterCommit(services, onCommit, { realmId: p.realm.id, userIds: recipients, event, perUser });
 }
 
