@@ -201,3 +201,22 @@ test("an edit's new mentions are checked as a send's: a group the author may not
   assert.equal((await ann.get(`/messages/${m}`)).body.raw_content, 'plain words', 'nothing changed');
   assert.equal((await ann.patch(`/messages/${m}`, { content: 'quietly @_*leadership*' })).status, 200, 'a silent mention needs no permission');
 });
+
+test("the checks come in the order of Zulip's check_update_message: the payload before widgets, the topic permission before mentions", async () => {
+  const poll = await sendToChannel(ann, 'edits', 'votes', '/poll Lunch?\nsoup\nsalad');
+  const odd = await ann.patch(`/messages/${poll}`, { content: 'rewritten', propagate_mode: 'change_all' });
+  assert.deepEqual([odd.status, odd.body.msg], [400, 'Invalid propagate_mode without topic edit']);
+  const plain = await ann.patch(`/messages/${poll}`, { content: 'rewritten' });
+  assert.deepEqual([plain.status, plain.body.msg], [400, 'Widgets cannot be edited.']);
+
+  const groups = Object.fromEntries((await ann.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+  assert.equal((await t.owner.post('/user_groups/create', { name: 'board', members: [t.owner.userId], can_mention_group: groups['role:owners'] })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:administrators'] } })).status, 200);
+  try {
+    const m = await sendToChannel(ann, 'edits', 'agenda', 'plain words');
+    const both = await ann.patch(`/messages/${m}`, { content: 'paging @*board*', topic: 'elsewhere' });
+    assert.deepEqual([both.status, both.body.msg], [400, "You don't have permission to edit this message"]);
+  } finally {
+    await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:everyone'] } });
+  }
+});
