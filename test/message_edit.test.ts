@@ -220,3 +220,19 @@ test("the checks come in the order of Zulip's check_update_message: the payload 
     await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:everyone'] } });
   }
 });
+
+test("a deletion is told as Zulip's do_delete_messages tells it: a public channel's subscribers without the message, and whoever deleted it", async () => {
+  const cara = await t.createUser({ name: 'Cara Latecomer' });
+  assert.equal((await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'lobby' }], principals: [ann.userId, bob.userId] })).status, 200);
+  const m = await sendToChannel(ann, 'lobby', 'hello', 'before Cara came');
+  assert.equal((await cara.post('/users/me/subscriptions', { subscriptions: [{ name: 'lobby' }] })).status, 200);
+  const qc = await openQueue(cara, ['delete_message']);
+  const qo = await openQueue(t.owner, ['delete_message']);
+  assert.equal((await t.owner.delete(`/messages/${m}`)).status, 200);
+  const lobbyId = (await ann.get('/get_stream_id', { stream: 'lobby' })).body.stream_id;
+  const expected = { type: 'delete_message', message_ids: [m], message_type: 'stream', stream_id: lobbyId, topic: 'hello' };
+  for (const q of [[cara, qc], [t.owner, qo]] as const) {
+    const evs = (await queuedEvents(q[0], q[1])).map(({ id, ...e }: any) => e);
+    assert.deepEqual(evs, [expected]);
+  }
+});

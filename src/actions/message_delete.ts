@@ -4,12 +4,13 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getStream, type Stream } from '../store/channels.js';
+import { getStream, subscriberIds, type Stream } from '../store/channels.js';
 import { deleteMessagesByIds, type MessageRow } from '../store/messages.js';
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
 import { BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { modifiableMessage } from '../queries/message_access.js';
+import { messageActionAudience } from '../access/channel_access.js';
 import { deleteMessageEvent } from '../events/types.js';
 
 /** Whether a message sent at sentAt is still within a time limit (null: no limit). */
@@ -21,11 +22,14 @@ export async function deleteMessage(services: Services, user: User, realm: Realm
   const message = await modifiableMessage(services, user, id);
   const graph = await services.cache.groupGraph(realm.id);
   const stream = message.stream_id === null ? undefined : await getStream(services.database.db, realm.id, message.stream_id);
-  const sender = (await services.cache.users(realm.id)).get(message.sender_id);
-  checkCanDelete(graph, user, realm, message, stream, sender);
+  const users = await services.cache.users(realm.id);
+  checkCanDelete(graph, user, realm, message, stream, users.get(message.sender_id));
   await services.database.transaction(async (tx, onCommit) => {
-    const recipients = await deleteMessagesByIds(tx, realm.id, [message.id]);
-    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: recipients.get(message.id) ?? [], event: deleteMessageEvent(message) });
+    const subscribers = stream ? await subscriberIds(tx, stream.id) : [];
+    const holders = (await deleteMessagesByIds(tx, realm.id, [message.id])).get(message.id) ?? [];
+    // Zulip's do_delete_messages: those who can see the message, and always the one deleting it.
+    const told = messageActionAudience(holders, stream, subscribers, users).add(user.id);
+    publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: [...told], event: deleteMessageEvent(message) });
   });
 }
 
