@@ -236,3 +236,23 @@ test("a deletion is told as Zulip's do_delete_messages tells it: a public channe
     assert.deepEqual(evs, [expected]);
   }
 });
+
+test("a content edit sets the readers' flags as Zulip's update_user_message_flags: group members mentioned, topic participants, alert words", async () => {
+  const cat = await t.createUser({ name: 'Cat Bystander' });
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'edits' }], principals: [cat.userId] })).status, 200);
+  assert.equal((await bob.post('/users/me/alert_words', { alert_words: ['pineapple'] })).status, 200);
+  assert.equal((await t.owner.post('/user_groups/create', { name: 'crew', members: [bob.userId] })).status, 200);
+  await sendToChannel(bob, 'edits', 'flag party', 'I was here first');
+  const m = await sendToChannel(ann, 'edits', 'flag party', 'nothing special');
+  const qb = await openQueue(bob, ['update_message']);
+  const qc = await openQueue(cat, ['update_message']);
+  assert.equal((await ann.patch(`/messages/${m}`, { content: 'pineapple for @*crew*, and @**topic**' })).status, 200);
+  const [forBob] = await queuedEvents(bob, qb);
+  assert.deepEqual([...forBob.flags].sort(), ['has_alert_word', 'mentioned', 'topic_wildcard_mentioned', 'wildcard_mentioned']);
+  const [forCat] = await queuedEvents(cat, qc);
+  assert.deepEqual(forCat.flags, [], 'not a participant, not in the group, no alert word');
+  const fetched = (await bob.get(`/messages/${m}`)).body.message.flags;
+  assert.deepEqual([...fetched].sort(), [...forBob.flags].sort());
+  assert.equal((await ann.patch(`/messages/${m}`, { content: 'never mind' })).status, 200);
+  assert.deepEqual((await bob.get(`/messages/${m}`)).body.message.flags, [], 'all cleared by the next edit');
+});

@@ -6,7 +6,8 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
-import { deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, type EditEntry, type MessageRow } from '../store/messages.js';
+import { deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, topicParticipants, type EditEntry, type MessageRow } from '../store/messages.js';
+import { alertedUserIds, mentionedUserIds } from './message_mentions.js';
 import {
   deleteTopicPolicies,
   deleteUserMessageRows,
@@ -70,7 +71,8 @@ export interface EditPlan {
   now: number;
 }
 
-const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
+/** The flags a content edit recomputes (group_mentioned stays as the send set it, as in Zulip). */
+const EDIT_FLAG_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.has_alert_word;
 /** Resolving and unresolving again within this many seconds deletes the first notice instead. */
 const RESOLVE_UNDO_GRACE_SECONDS = 60;
 const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\.$/;
@@ -204,15 +206,29 @@ async function moveUserMessages(services: Services, tx: Transaction<DB>, onCommi
   return losingAccess;
 }
 
-/** Mentions follow the new content: recipients gain or lose the mention flags. Returns every row of the moved messages. */
+/**
+ * The new content's flags, as Zulip's update_user_message_flags sets them on every holder:
+ * mentioned (by name or as a mentioned group's member), the channel wildcard, the topic wildcard
+ * for the topic's participants (the sender included), alert words. Returns every row of the moved messages.
+ */
 async function updateMentionFlags(tx: Transaction<DB>, p: EditPlan, move: Move): Promise<UserMessageRow[]> {
   const rows = await userMessageRows(tx, move.ids);
-  const { rendered, message } = p;
-  if (rendered) {
-    for (const r of rows.filter((x) => x.message_id === message.id)) {
-      let flags = r.flags & ~MENTION_BITS;
-      if (rendered.mentionedUserIds.has(r.user_id)) flags |= FLAG_BITS.mentioned;
-      if (rendered.wildcard === 'stream' || (rendered.wildcard && !p.orig)) flags |= FLAG_BITS.stream_wildcard_mentioned;
+  const { rendered, message, content } = p;
+  if (rendered && content !== undefined) {
+    const own = rows.filter((x) => x.message_id === message.id);
+    const mentioned = mentionedUserIds(p.graph, rendered);
+    const participants = new Set<number>();
+    if (rendered.topicWildcard && p.orig) {
+      for (const id of await topicParticipants(tx, p.orig.id, move.destTopic)) participants.add(id);
+      participants.add(message.sender_id);
+    }
+    const alerted = await alertedUserIds(tx, content, own.map((r) => r.user_id), message.sender_id);
+    for (const r of own) {
+      let flags = r.flags & ~EDIT_FLAG_BITS;
+      if (mentioned.has(r.user_id)) flags |= FLAG_BITS.mentioned;
+      if (rendered.streamWildcard) flags |= FLAG_BITS.stream_wildcard_mentioned;
+      if (participants.has(r.user_id)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+      if (alerted.has(r.user_id)) flags |= FLAG_BITS.has_alert_word;
       if (flags !== r.flags) {
         await setUserMessageFlags(tx, r.user_id, message.id, flags);
         r.flags = flags;
