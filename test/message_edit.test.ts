@@ -256,3 +256,17 @@ test("a content edit sets the readers' flags as Zulip's update_user_message_flag
   assert.equal((await ann.patch(`/messages/${m}`, { content: 'never mind' })).status, 200);
   assert.deepEqual((await bob.get(`/messages/${m}`)).body.message.flags, [], 'all cleared by the next edit');
 });
+
+test("a message moved to start a topic makes its sender follow it, by Zulip's apply_automatic_unmute_follow_topics_policy (\"on initiation\")", async () => {
+  const editsId = (await ann.get('/get_stream_id', { stream: 'edits' })).body.stream_id;
+  assert.equal((await ann.patch('/settings', { automatically_follow_topics_policy: 3 })).status, 200);
+  await sendToChannel(bob, 'edits', 'older field', 'already here');
+  const first = await sendToChannel(ann, 'edits', 'seedbed', 'one');
+  const second = await sendToChannel(ann, 'edits', 'seedbed', 'two');
+  await sendToChannel(ann, 'edits', 'seedbed', 'three');
+  const qa = await openQueue(ann, ['user_topic']);
+  assert.equal((await bob.patch(`/messages/${second}`, { topic: 'sprout', send_notification_to_new_thread: false })).status, 200);
+  assert.equal((await bob.patch(`/messages/${first}`, { topic: 'older field', send_notification_to_new_thread: false })).status, 200);
+  const evs = (await queuedEvents(ann, qa)).map(({ id, last_updated, ...e }: any) => e);
+  assert.deepEqual(evs, [{ type: 'user_topic', stream_id: editsId, topic_name: 'sprout', visibility_policy: 3 }], 'not for a topic that already had older messages');
+});

@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
+import { streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
 import { deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, topicParticipants, type EditEntry, type MessageRow } from '../store/messages.js';
 import { alertedUserIds, mentionedUserIds } from './message_mentions.js';
 import {
@@ -29,9 +29,10 @@ import {
 import type { Executor } from '../store/db.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { VISIBILITY } from '../store/user_topics.js';
+import { setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { announceFirstMessageIds } from './first_message.js';
+import { ON_INITIATION } from './message_write.js';
 import { messageLink, paragraph, postChannelNotification, silentMention, text, topicLink } from './notification_bot.js';
 import type { renderMarkdown } from '../markdown/render.js';
 import { contentFlags } from '../markdown/content_flags.js';
@@ -129,6 +130,7 @@ export async function writeEdit(services: Services, tx: Transaction<DB>, onCommi
   let movedAll = false;
   if (moved && orig) movedAll = p.propagateMode === 'change_all' || (await visibleTopicMessages(tx, p.editor, orig, origTopic, { limit: 1 })).length === 0;
   if (movedAll && orig && dest) await moveTopicPolicies(services, tx, onCommit, p, move, new Set(losingAccess), destHadMessages);
+  else if (moved && orig && dest) await followStartedTopic(services, tx, onCommit, p, move, new Set(losingAccess));
   if (p.bot && orig && dest) await postMoveNotices(services, tx, onCommit, p, move, movedAll);
   if (streamMoved) await announceFirstMessageIds(services, tx, onCommit, { realmId: p.realm.id, users: p.users, graph: p.graph }, [{ ...orig! }, { ...dest! }]);
   return detached;
@@ -330,6 +332,35 @@ async function moveTopicPolicies(services: Services, tx: Transaction<DB>, onComm
       event: { type: 'user_topic', stream_id: e.streamId, topic_name: e.topic, last_updated: p.now, visibility_policy: e.policy },
     });
   }
+}
+
+/**
+ * Zulip's apply_automatic_unmute_follow_topics_policy after a partial move: when the edited
+ * message now starts its topic (as its sender can see the topic), a sender whose policy acts "on
+ * initiation" follows it, or else unmutes it in a muted channel.
+ */
+async function followStartedTopic(services: Services, tx: Transaction<DB>, onCommit: OnCommit, p: EditPlan, move: Move, losing: Set<number>): Promise<void> {
+  const sender = p.users.get(p.message.sender_id);
+  if (!sender || sender.is_bot || losing.has(sender.id)) return;
+  const settings = userSettingsOf(sender.settings);
+  const follow = settings.automatically_follow_topics_policy === ON_INITIATION;
+  if (!follow && settings.automatically_unmute_topics_in_muted_streams_policy !== ON_INITIATION) return;
+  const dest = p.dest!;
+  const [first] = await visibleTopicMessages(tx, sender, dest, move.destTopic, { limit: 1, excluding: move.ids });
+  if (first && first.id < p.message.id) return;
+  let policy: number = VISIBILITY.followed;
+  if (!follow) {
+    const sub = (await subscriptionsOf(tx, sender.id, [dest.id])).get(dest.id);
+    if (!sub?.active || !sub.is_muted) return;
+    policy = VISIBILITY.unmuted;
+  }
+  if ((await topicPolicies(tx, [sender.id], dest.id, move.destTopic)).get(sender.id) === policy) return;
+  await setTopicPolicy(tx, sender.id, dest.id, move.destTopic, policy, p.now);
+  publishAfterCommit(services, onCommit, {
+    realmId: p.realm.id,
+    userIds: [sender.id],
+    event: { type: 'user_topic', stream_id: dest.id, topic_name: move.destTopic, last_updated: p.now, visibility_policy: policy },
+  });
 }
 
 /** The Notification Bot's notices: resolving, and where messages moved to and from. */
