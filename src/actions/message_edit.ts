@@ -16,7 +16,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { notificationBot } from './notification_bot.js';
 import { renderMarkdown, topicLinks as renderTopicLinks } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
-import { checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
+import { checkCanCreateTopic, checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
 import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { hasSubmessages } from '../store/submessages.js';
 import { modifiableMessage } from '../queries/message_access.js';
@@ -199,7 +199,7 @@ function checkTopicPermission(editor: User, realm: Realm, graph: EditPlan['graph
   }
 }
 
-/** Check: the editor may move the messages to the other channel, within Zulip's time limits (a whole topic's included). */
+/** Check: the editor may move the messages to the other channel, within Zulip's time limits (a whole topic's included), and start the topic they land in. */
 async function checkChannelMovePermission(services: Services, editor: User, realm: Realm, graph: EditPlan['graph'], message: MessageRow, req: EditRequest, e: MoveCheck): Promise<void> {
   const settings = realm.settings;
   const inGroup = (g: number) => isUserInGroup(graph, editor.id, g);
@@ -215,6 +215,9 @@ async function checkChannelMovePermission(services: Services, editor: User, real
   }
   if (orig && e.moved && req.propagateMode === 'change_all' && !moderator && !e.resolved && !e.unresolved) {
     await checkWholeTopicTimeLimit(services.database.db, editor, realm, orig, message.topic, e.topic !== undefined, e.streamId !== undefined);
+  }
+  if (dest && e.moved && !e.resolved && !e.unresolved) {
+    await checkCanCreateTopic(services.database.db, graph, editor, await services.cache.users(realm.id), dest, e.topic ?? message.topic);
   }
 }
 
