@@ -49,6 +49,15 @@ test('bulk_message_deletion: without it, one delete_message event per message, w
   assert.deepEqual(bulk.sort((a: number, b: number) => a - b), ids);
 });
 
+test('bulk_message_deletion off and empty_topic_name off: each delete_message names the empty topic "general chat", as the bulk form does', async () => {
+  const id = (await ann.post('/messages', { type: 'stream', to: 'caps', topic: '', content: 'in general chat' })).body.id;
+  const old = (await register(bob, { event_types: ['delete_message'] })).queue_id;
+  const bulk = (await register(bob, { event_types: ['delete_message'], client_capabilities: { bulk_message_deletion: true } })).queue_id;
+  assert.equal((await ann.delete(`/messages/${id}`)).status, 200);
+  assert.deepEqual((await queuedEvents(bob, bulk)).map((e) => e.topic), ['general chat']);
+  assert.deepEqual((await queuedEvents(bob, old)).map((e) => [e.message_id, e.topic]), [[id, 'general chat']]);
+});
+
 test('notification_settings_null: without it, unset channel notification settings read as the global ones', async () => {
   await ann.patch('/settings', { enable_stream_push_notifications: true });
   const old = (await register(ann, { fetch_event_types: ['subscription'] })).subscriptions.find((s: any) => s.name === 'caps');

@@ -120,3 +120,16 @@ test('a request that runs out of time reports complete: false; repeating it fini
   const res = await admin.post(`/streams/${streamId}/delete_topic`, { topic_name: 'big' });
   assert.deepEqual([res.status, res.body.complete], [200, true]);
 });
+
+test("a topic's deletion is told as Zulip's do_delete_messages tells it: subscribers who joined later, and the administrator", async () => {
+  const late = await t.createUser({ name: 'Lee Latecomer' });
+  const ids = [await sendToChannel(ann, 'cleanup', 'bygone', 'x'), await sendToChannel(ann, 'cleanup', 'bygone', 'y')];
+  assert.equal((await late.post('/users/me/subscriptions', { subscriptions: [{ name: 'cleanup' }] })).status, 200);
+  const ql = await openQueue(late, ['delete_message']);
+  const qo = await openQueue(t.owner, ['delete_message']);
+  assert.equal((await t.owner.post(`/streams/${streamId}/delete_topic`, { topic_name: 'bygone' })).status, 200);
+  for (const [c, q] of [[late, ql], [t.owner, qo]] as const) {
+    const evs = await queuedEvents(c, q);
+    assert.deepEqual(evs.map((e: any) => e.message_ids), [ids], 'told once, of both');
+  }
+});

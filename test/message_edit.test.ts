@@ -2,7 +2,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { openQueue, queuedEvents, sendToChannel, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, sendToChannel, startTestServer, type TestServer } from './helpers.js';
+import { backdateMessage } from './beyond_api.js';
 
 let t: TestServer;
 let ann: Client;
@@ -61,6 +62,21 @@ test('topic edits: change_one, change_later, change_all', async () => {
   assert.equal((await ann.patch(`/messages/${dm.body.id}`, { topic: 'nope' })).status, 400);
 });
 
+test("a topic edit's update_message carries the new topic's topic_links, as Zulip's do_update_message sends them", async () => {
+  const made = await t.owner.post('/realm/filters', { pattern: 'ticket-(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/t/{id}' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  try {
+    const m = await sendToChannel(ann, 'edits', 'untracked', 'needs a ticket');
+    const q = await openQueue(bob, ['update_message']);
+    assert.equal((await ann.patch(`/messages/${m}`, { topic: 'see ticket-42', send_notification_to_new_thread: false })).status, 200);
+    const [ev] = await queuedEvents(bob, q);
+    assert.deepEqual(ev.topic_links, [{ text: 'ticket-42', url: 'https://tracker.example.com/t/42' }]);
+    assert.deepEqual((await bob.get(`/messages/${m}`)).body.message.topic_links, ev.topic_links, 'the same as the fetched message');
+  } finally {
+    await t.owner.delete(`/realm/filters/${made.body.id}`);
+  }
+});
+
 test('deleting: own messages by default, others only by administrators; events', async () => {
   const mine = await sendToChannel(ann, 'edits', 'deletions', 'oops');
   const theirs = await sendToChannel(bob, 'edits', 'deletions', 'not yours');
@@ -72,6 +88,28 @@ test('deleting: own messages by default, others only by administrators; events',
   const evs = await queuedEvents(bob, q);
   assert.deepEqual(evs.map((e: any) => e.message_ids[0]), [mine, theirs]);
   assert.equal((await ann.delete(`/messages/${mine}`)).status, 400);
+});
+
+test("deleting as Zulip's validate_can_delete_message: one's bots' messages count as one's own; past the time limit its own error", async () => {
+  const made = await ann.post('/bots', { full_name: 'Ann Helper', short_name: 'annhelper' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const email = (await ann.get(`/users/${made.body.user_id}`)).body.user.email;
+  const bot = new Client(t.url, email, made.body.api_key, made.body.user_id);
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'edits' }], principals: [bot.userId] })).status, 200);
+  const byBot = await sendToChannel(bot, 'edits', 'deletions', 'posted by a bot');
+  assert.deepEqual((await bob.delete(`/messages/${byBot}`)).body.msg, "You don't have permission to delete this message");
+  assert.equal((await ann.delete(`/messages/${byBot}`)).status, 200, "the bot's owner may delete it");
+
+  const old = await sendToChannel(ann, 'edits', 'deletions', 'said long ago');
+  await backdateMessage(t, old, 3600);
+  assert.equal((await t.owner.patch('/realm', { message_content_delete_limit_seconds: 600 })).status, 200);
+  try {
+    const late = await ann.delete(`/messages/${old}`);
+    assert.deepEqual([late.status, late.body.msg], [400, 'The time limit for deleting this message has passed']);
+    assert.equal((await t.owner.delete(`/messages/${old}`)).status, 200, 'deleting any message has no time limit');
+  } finally {
+    await t.owner.patch('/realm', { message_content_delete_limit_seconds: JSON.stringify('unlimited') });
+  }
 });
 
 test('an edit to blank content stores "(deleted)", as Zulip does', async () => {
@@ -162,4 +200,73 @@ test("an edit's new mentions are checked as a send's: a group the author may not
   assert.deepEqual([loud.status, loud.body.msg], [400, "You are not allowed to mention user group 'leadership'."]);
   assert.equal((await ann.get(`/messages/${m}`)).body.raw_content, 'plain words', 'nothing changed');
   assert.equal((await ann.patch(`/messages/${m}`, { content: 'quietly @_*leadership*' })).status, 200, 'a silent mention needs no permission');
+});
+
+test("the checks come in the order of Zulip's check_update_message: the payload before widgets, the topic permission before mentions", async () => {
+  const poll = await sendToChannel(ann, 'edits', 'votes', '/poll Lunch?\nsoup\nsalad');
+  const odd = await ann.patch(`/messages/${poll}`, { content: 'rewritten', propagate_mode: 'change_all' });
+  assert.deepEqual([odd.status, odd.body.msg], [400, 'Invalid propagate_mode without topic edit']);
+  const plain = await ann.patch(`/messages/${poll}`, { content: 'rewritten' });
+  assert.deepEqual([plain.status, plain.body.msg], [400, 'Widgets cannot be edited.']);
+
+  const groups = Object.fromEntries((await ann.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
+  assert.equal((await t.owner.post('/user_groups/create', { name: 'board', members: [t.owner.userId], can_mention_group: groups['role:owners'] })).status, 200);
+  assert.equal((await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:administrators'] } })).status, 200);
+  try {
+    const m = await sendToChannel(ann, 'edits', 'agenda', 'plain words');
+    const both = await ann.patch(`/messages/${m}`, { content: 'paging @*board*', topic: 'elsewhere' });
+    assert.deepEqual([both.status, both.body.msg], [400, "You don't have permission to edit this message"]);
+  } finally {
+    await t.owner.patch('/realm', { can_move_messages_between_topics_group: { new: groups['role:everyone'] } });
+  }
+});
+
+test("a deletion is told as Zulip's do_delete_messages tells it: a public channel's subscribers without the message, and whoever deleted it", async () => {
+  const cara = await t.createUser({ name: 'Cara Latecomer' });
+  assert.equal((await ann.post('/users/me/subscriptions', { subscriptions: [{ name: 'lobby' }], principals: [ann.userId, bob.userId] })).status, 200);
+  const m = await sendToChannel(ann, 'lobby', 'hello', 'before Cara came');
+  assert.equal((await cara.post('/users/me/subscriptions', { subscriptions: [{ name: 'lobby' }] })).status, 200);
+  const qc = await openQueue(cara, ['delete_message']);
+  const qo = await openQueue(t.owner, ['delete_message']);
+  assert.equal((await t.owner.delete(`/messages/${m}`)).status, 200);
+  const lobbyId = (await ann.get('/get_stream_id', { stream: 'lobby' })).body.stream_id;
+  const expected = { type: 'delete_message', message_ids: [m], message_type: 'stream', stream_id: lobbyId, topic: 'hello' };
+  for (const q of [[cara, qc], [t.owner, qo]] as const) {
+    const evs = (await queuedEvents(q[0], q[1])).map(({ id, ...e }: any) => e);
+    assert.deepEqual(evs, [expected]);
+  }
+});
+
+test("a content edit sets the readers' flags as Zulip's update_user_message_flags: group members mentioned, topic participants, alert words", async () => {
+  const cat = await t.createUser({ name: 'Cat Bystander' });
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'edits' }], principals: [cat.userId] })).status, 200);
+  assert.equal((await bob.post('/users/me/alert_words', { alert_words: ['pineapple'] })).status, 200);
+  assert.equal((await t.owner.post('/user_groups/create', { name: 'crew', members: [bob.userId] })).status, 200);
+  await sendToChannel(bob, 'edits', 'flag party', 'I was here first');
+  const m = await sendToChannel(ann, 'edits', 'flag party', 'nothing special');
+  const qb = await openQueue(bob, ['update_message']);
+  const qc = await openQueue(cat, ['update_message']);
+  assert.equal((await ann.patch(`/messages/${m}`, { content: 'pineapple for @*crew*, and @**topic**' })).status, 200);
+  const [forBob] = await queuedEvents(bob, qb);
+  assert.deepEqual([...forBob.flags].sort(), ['has_alert_word', 'mentioned', 'topic_wildcard_mentioned', 'wildcard_mentioned']);
+  const [forCat] = await queuedEvents(cat, qc);
+  assert.deepEqual(forCat.flags, [], 'not a participant, not in the group, no alert word');
+  const fetched = (await bob.get(`/messages/${m}`)).body.message.flags;
+  assert.deepEqual([...fetched].sort(), [...forBob.flags].sort());
+  assert.equal((await ann.patch(`/messages/${m}`, { content: 'never mind' })).status, 200);
+  assert.deepEqual((await bob.get(`/messages/${m}`)).body.message.flags, [], 'all cleared by the next edit');
+});
+
+test("a message moved to start a topic makes its sender follow it, by Zulip's apply_automatic_unmute_follow_topics_policy (\"on initiation\")", async () => {
+  const editsId = (await ann.get('/get_stream_id', { stream: 'edits' })).body.stream_id;
+  assert.equal((await ann.patch('/settings', { automatically_follow_topics_policy: 3 })).status, 200);
+  await sendToChannel(bob, 'edits', 'older field', 'already here');
+  const first = await sendToChannel(ann, 'edits', 'seedbed', 'one');
+  const second = await sendToChannel(ann, 'edits', 'seedbed', 'two');
+  await sendToChannel(ann, 'edits', 'seedbed', 'three');
+  const qa = await openQueue(ann, ['user_topic']);
+  assert.equal((await bob.patch(`/messages/${second}`, { topic: 'sprout', send_notification_to_new_thread: false })).status, 200);
+  assert.equal((await bob.patch(`/messages/${first}`, { topic: 'older field', send_notification_to_new_thread: false })).status, 200);
+  const evs = (await queuedEvents(ann, qa)).map(({ id, last_updated, ...e }: any) => e);
+  assert.deepEqual(evs, [{ type: 'user_topic', stream_id: editsId, topic_name: 'sprout', visibility_policy: 3 }], 'not for a topic that already had older messages');
 });

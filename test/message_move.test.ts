@@ -319,3 +319,21 @@ test('merging into an existing topic keeps the more visible policy; a renamed ca
     [['MERGE-B', 3]],
   );
 });
+
+test("can_create_topic_group, as Zulip's check_for_can_create_topic_group_violation: new topics by sending or moving, never by resolving", async () => {
+  assert.equal((await t.owner.patch(`/streams/${ids.origin}`, { can_create_topic_group: { new: groups['role:administrators'] } })).status, 200);
+  try {
+    const refused = 'You do not have permission to create new topics in this channel.';
+    await sendToChannel(admin, 'origin', 'agreed topic', 'started by an administrator');
+    const mine = await sendToChannel(ann, 'origin', 'agreed topic', 'a member may post in it');
+    const fresh = await ann.post('/messages', { type: 'stream', to: 'origin', topic: 'brand new', content: 'x' });
+    assert.deepEqual([fresh.status, fresh.body.msg], [400, refused]);
+    const moved = await ann.patch(`/messages/${mine}`, { topic: 'elsewhere new' });
+    assert.deepEqual([moved.status, moved.body.msg], [400, refused]);
+    const resolved = await ann.patch(`/messages/${mine}`, { topic: '✔ agreed topic', propagate_mode: 'change_all' });
+    assert.equal(resolved.status, 200, 'resolving is not creating');
+    assert.equal((await admin.patch(`/messages/${mine}`, { topic: 'admins may', send_notification_to_new_thread: false })).status, 200);
+  } finally {
+    await t.owner.patch(`/streams/${ids.origin}`, { can_create_topic_group: { new: groups['role:everyone'] } });
+  }
+});

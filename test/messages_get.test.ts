@@ -328,6 +328,17 @@ test('GET /messages/{id}: raw_content, apply_markdown, and one error for missing
   assert.equal((await carl.get('/messages/abc')).status, 400);
 });
 
+test("GET /messages/{id} after leaving a private channel: Zulip's access_message requires access to the channel, not only the message's row", async () => {
+  await subscribe('inner circle', [ann.userId, bob.userId], { invite_only: true });
+  const id = await sendToChannel(ann, 'inner circle', 'plans', 'just between us');
+  assert.equal((await bob.get(`/messages/${id}`)).status, 200);
+  assert.equal((await t.owner.delete('/users/me/subscriptions', { subscriptions: ['inner circle'], principals: [bob.userId] })).status, 200);
+  const gone = await bob.get(`/messages/${id}`);
+  assert.deepEqual([gone.status, gone.body.msg], [400, 'Invalid message(s)']);
+  assert.equal((await bob.get(`/messages/${id}/history`)).status, 400, 'nor its edit history');
+  assert.equal((await ann.get(`/messages/${id}`)).status, 200, 'a subscriber still reads it');
+});
+
 // Correctness over a large channel; its speed is the benchmark's figure (GET /messages topic narrow).
 test('a channel-and-topic narrow over a large channel finds its messages', { timeout: 120_000 }, async () => {
   await subscribe('big', [t.owner.userId, ann.userId]);

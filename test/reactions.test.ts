@@ -187,3 +187,14 @@ test('reactions: a reaction is participation for the automatic follow setting', 
   assert.deepEqual(await queuedEvents(ann, qa), []);
   assert.equal((await bob.patch('/settings', { automatically_follow_topics_policy: 3 })).status, 200);
 });
+
+test("reaction events go to whom Zulip's event_recipient_ids_for_action_on_messages names: not to a former subscriber of a private channel", async () => {
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'backroom' }], principals: [ann.userId, bob.userId], invite_only: true });
+  const id = (await ann.post('/messages', { type: 'stream', to: 'backroom', topic: 'x', content: 'members only' })).body.id;
+  assert.equal((await t.owner.delete('/users/me/subscriptions', { subscriptions: ['backroom'], principals: [bob.userId] })).status, 200);
+  const qb = await openQueue(bob, ['reaction']);
+  const qa = await openQueue(ann, ['reaction']);
+  assert.equal((await ann.post(`/messages/${id}/reactions`, { emoji_name: 'lock' })).status, 200);
+  assert.deepEqual(await queuedEvents(bob, qb), [], 'bob still holds the message but left the channel');
+  assert.equal((await queuedEvents(ann, qa)).length, 1);
+});

@@ -34,3 +34,18 @@ export function channelAccess(graph: GroupGraph, user: User, stream: Stream, sub
   const metadata = isRealmAdmin(user) || inGroup(stream.can_administer_channel_group);
   return { metadata, content: false };
 }
+
+/**
+ * Zulip's event_recipient_ids_for_action_on_messages: who hears of a deletion, reaction or vote on
+ * messages of one conversation. A direct message: who received it. A channel with protected
+ * history: its subscribers who received them; a private one with shared history: its subscribers;
+ * a public one: its subscribers and anyone else holding the messages, guests aside.
+ */
+export function messageActionAudience(holders: Iterable<number>, stream: Stream | undefined, subscribers: readonly number[], users: ReadonlyMap<number, User>): Set<number> {
+  if (!stream) return new Set(holders);
+  const subs = new Set(subscribers);
+  if (!stream.history_public_to_subscribers) return new Set([...holders].filter((u) => subs.has(u)));
+  if (stream.invite_only) return subs;
+  for (const u of holders) if (users.get(u)?.role !== ROLE.guest) subs.add(u);
+  return subs;
+}

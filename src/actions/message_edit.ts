@@ -14,9 +14,9 @@ import { ApiError, BadRequest, InvalidMessage, InvalidStreamId } from '../errors
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 import { notificationBot } from './notification_bot.js';
-import { renderMarkdown } from '../markdown/render.js';
+import { renderMarkdown, topicLinks as renderTopicLinks } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
-import { checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
+import { checkCanCreateTopic, checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
 import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
 import { hasSubmessages } from '../store/submessages.js';
 import { modifiableMessage } from '../queries/message_access.js';
@@ -62,7 +62,13 @@ function withinEditLimit(sentAt: number, limit: number | null): boolean {
 export async function editMessage(services: Services, editor: User, realm: Realm, id: number, req: EditRequest): Promise<{ detachedUploads: Record<string, unknown>[] }> {
   const message = await modifiableMessage(services, editor, id);
   const graph = await services.cache.groupGraph(realm.id);
+  // The order of Zulip's check_update_message: the request, the channels, the topic
+  // permission, the new content's mentions, then the channel permission and time limits.
   const { topic, streamId } = await checkEditRequest(services, editor, realm, message, req);
+  const where = await planEditChannels(services, editor, realm, graph, message, topic, streamId);
+  const moved = topic !== undefined || streamId !== undefined;
+  const move = { topic, streamId, moved, ...where };
+  checkTopicPermission(editor, realm, graph, message, move);
   let content: string | undefined;
   let rendered: ReturnType<typeof renderMarkdown> | undefined;
   if (req.content !== undefined) {
@@ -71,13 +77,13 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     rendered = renderMarkdown(content, await messageRenderContext(services, realm, editor, content));
     await checkEditMentions(services, editor, realm, graph, message, rendered);
   }
-  const where = await planEditChannels(services, editor, realm, graph, message, topic, streamId);
-  const moved = topic !== undefined || streamId !== undefined;
-  await checkMovePermissions(services, editor, realm, graph, message, req, { topic, streamId, moved, ...where });
+  await checkChannelMovePermission(services, editor, realm, graph, message, req, move);
   // Automated notices: the Notification Bot must exist before the transaction that posts them.
   const notices = where.orig !== undefined && moved && (req.notifyOld || req.notifyNew || where.resolved || where.unresolved);
   const bot = notices ? await notificationBot(services, realm.id) : undefined;
   const users = await services.cache.users(realm.id);
+  // Zulip's do_update_message sends the new topic's topic_links, as a sent message carries them.
+  const topicLinks = topic ? renderTopicLinks(topic, await services.cache.linkifiers(realm.id)) : [];
   const plan: EditPlan = {
     editor,
     realm,
@@ -93,6 +99,7 @@ export async function editMessage(services: Services, editor: User, realm: Realm
     rendered,
     moved,
     bot,
+    topicLinks,
     now: nowSeconds(),
     ...where,
   };
@@ -109,13 +116,9 @@ async function checkEditMentions(services: Services, editor: User, realm: Realm,
   checkWildcardPermission(graph, editor, realm, rendered, subscribers.length, participants.length);
 }
 
-/** Check: the edit is allowed and consistent; returns what actually changes (a topic or channel equal to the current one is no change). */
+/** Check (Zulip's validate_user_can_edit_message, then validate_message_edit_payload in its order): the edit is allowed and consistent; returns what actually changes (a topic or channel equal to the current one is no change). */
 async function checkEditRequest(services: Services, editor: User, realm: Realm, message: MessageRow, req: EditRequest): Promise<{ topic?: string; streamId?: number }> {
-  if (req.content !== undefined) {
-    checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
-    // A poll or to-do list is defined by its submessages; its text cannot change under them.
-    if (await hasSubmessages(services.database.db, message.id)) throw new BadRequest('Widgets cannot be edited.');
-  }
+  if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
   let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);
   if (topic === message.topic) topic = undefined;
   let streamId = req.streamId;
@@ -128,6 +131,8 @@ async function checkEditRequest(services: Services, editor: User, realm: Realm, 
   if (req.propagateMode !== 'change_one' && topic === undefined && streamId === undefined) throw new BadRequest('Invalid propagate_mode without topic edit');
   if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_DISPLAY_NAME}`) throw new BadRequest('General chat cannot be marked as resolved');
   if (streamId !== undefined && req.content !== undefined) throw new BadRequest('Cannot change message content while changing channel');
+  // A poll or to-do list is defined by its submessages; its text cannot change under them.
+  if (req.content !== undefined && (await hasSubmessages(services.database.db, message.id))) throw new BadRequest('Widgets cannot be edited.');
   if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
     throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
   }
@@ -172,37 +177,36 @@ async function planEditChannels(
   return { orig, dest, resolved, unresolved };
 }
 
-/** Check: the editor may move (or resolve) the topic and change the channel, within Zulip's time limits. */
-async function checkMovePermissions(
-  services: Services,
-  editor: User,
-  realm: Realm,
-  graph: EditPlan['graph'],
-  message: MessageRow,
-  req: EditRequest,
-  e: EditChannels & { topic: string | undefined; streamId: number | undefined; moved: boolean },
-): Promise<void> {
+type MoveCheck = EditChannels & { topic: string | undefined; streamId: number | undefined; moved: boolean };
+
+/** Check: the editor may move (or resolve) the topic, within Zulip's time limit for topics. */
+function checkTopicPermission(editor: User, realm: Realm, graph: EditPlan['graph'], message: MessageRow, e: MoveCheck): void {
+  const { orig, dest } = e;
+  if (e.topic === undefined || !orig || !dest) return;
+  const settings = realm.settings;
+  const inGroup = (g: number) => isUserInGroup(graph, editor.id, g);
+  const other = dest.id !== orig.id ? dest : undefined;
+  if (e.resolved || e.unresolved) {
+    const may = inGroup(settings.can_resolve_topics_group) || inGroup(orig.can_resolve_topics_group) || (other !== undefined && inGroup(other.can_resolve_topics_group));
+    if (!may) throw new BadRequest("You don't have permission to resolve topics in this channel.");
+    return;
+  }
+  const mayWithin = (s: Stream) => isRealmAdmin(editor) || inGroup(s.can_administer_channel_group) || inGroup(s.can_move_messages_within_channel_group);
+  const may = inGroup(settings.can_move_messages_between_topics_group) || mayWithin(orig) || (other !== undefined && mayWithin(other));
+  if (!may) throw new BadRequest("You don't have permission to edit this message");
+  if (editor.role > ROLE.moderator && !withinEditLimit(message.date_sent, settings.move_messages_within_stream_limit_seconds)) {
+    throw new BadRequest("The time limit for editing this message's topic has passed.");
+  }
+}
+
+/** Check: the editor may move the messages to the other channel, within Zulip's time limits (a whole topic's included), and start the topic they land in. */
+async function checkChannelMovePermission(services: Services, editor: User, realm: Realm, graph: EditPlan['graph'], message: MessageRow, req: EditRequest, e: MoveCheck): Promise<void> {
   const settings = realm.settings;
   const inGroup = (g: number) => isUserInGroup(graph, editor.id, g);
   const moderator = editor.role <= ROLE.moderator;
-  const channelAdmin = (s: Stream) => isRealmAdmin(editor) || inGroup(s.can_administer_channel_group);
   const { orig, dest } = e;
-  if (e.topic !== undefined && orig && dest) {
-    const other = dest.id !== orig.id ? dest : undefined;
-    if (e.resolved || e.unresolved) {
-      const may = inGroup(settings.can_resolve_topics_group) || inGroup(orig.can_resolve_topics_group) || (other !== undefined && inGroup(other.can_resolve_topics_group));
-      if (!may) throw new BadRequest("You don't have permission to resolve topics in this channel.");
-    } else {
-      const mayWithin = (s: Stream) => channelAdmin(s) || inGroup(s.can_move_messages_within_channel_group);
-      const may = inGroup(settings.can_move_messages_between_topics_group) || mayWithin(orig) || (other !== undefined && mayWithin(other));
-      if (!may) throw new BadRequest("You don't have permission to edit this message");
-      if (!moderator && !withinEditLimit(message.date_sent, settings.move_messages_within_stream_limit_seconds)) {
-        throw new BadRequest("The time limit for editing this message's topic has passed.");
-      }
-    }
-  }
   if (e.streamId !== undefined && orig && dest) {
-    const may = isRealmAdmin(editor) || inGroup(settings.can_move_messages_between_channels_group) || channelAdmin(orig) || inGroup(orig.can_move_messages_out_of_channel_group);
+    const may = isRealmAdmin(editor) || inGroup(settings.can_move_messages_between_channels_group) || inGroup(orig.can_administer_channel_group) || inGroup(orig.can_move_messages_out_of_channel_group);
     if (!may) throw new BadRequest("You don't have permission to move this message");
     if (!inGroup(dest.can_send_message_group)) throw new BadRequest('You do not have permission to post in this channel.');
     if (!moderator && !withinEditLimit(message.date_sent, settings.move_messages_between_streams_limit_seconds)) {
@@ -211,6 +215,9 @@ async function checkMovePermissions(
   }
   if (orig && e.moved && req.propagateMode === 'change_all' && !moderator && !e.resolved && !e.unresolved) {
     await checkWholeTopicTimeLimit(services.database.db, editor, realm, orig, message.topic, e.topic !== undefined, e.streamId !== undefined);
+  }
+  if (dest && e.moved && !e.resolved && !e.unresolved) {
+    await checkCanCreateTopic(services.database.db, graph, editor, await services.cache.users(realm.id), dest, e.topic ?? message.topic);
   }
 }
 

@@ -5,8 +5,9 @@ import type { Services } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
-import { streamRecipientIds, subscriberIds, type Stream } from '../store/channels.js';
-import { deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, type EditEntry, type MessageRow } from '../store/messages.js';
+import { streamRecipientIds, subscriberIds, subscriptionsOf, type Stream } from '../store/channels.js';
+import { deleteMessagesByIds, FLAG_BITS, flagNames, insertUserMessages, topicParticipants, type EditEntry, type MessageRow } from '../store/messages.js';
+import { alertedUserIds, mentionedUserIds } from './message_mentions.js';
 import {
   deleteTopicPolicies,
   deleteUserMessageRows,
@@ -28,9 +29,10 @@ import {
 import type { Executor } from '../store/db.js';
 import type { Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { VISIBILITY } from '../store/user_topics.js';
+import { setTopicPolicy, topicPolicies, VISIBILITY } from '../store/user_topics.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { announceFirstMessageIds } from './first_message.js';
+import { ON_INITIATION } from './message_write.js';
 import { messageLink, paragraph, postChannelNotification, silentMention, text, topicLink } from './notification_bot.js';
 import type { renderMarkdown } from '../markdown/render.js';
 import { contentFlags } from '../markdown/content_flags.js';
@@ -65,10 +67,13 @@ export interface EditPlan {
   moved: boolean;
   /** The Notification Bot, when the edit posts notices. */
   bot: User | undefined;
+  /** The new topic's linkifier matches (the event's topic_links), when the topic changes. */
+  topicLinks: Array<{ text: string; url: string }>;
   now: number;
 }
 
-const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
+/** The flags a content edit recomputes (group_mentioned stays as the send set it, as in Zulip). */
+const EDIT_FLAG_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.has_alert_word;
 /** Resolving and unresolving again within this many seconds deletes the first notice instead. */
 const RESOLVE_UNDO_GRACE_SECONDS = 60;
 const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\.$/;
@@ -125,6 +130,7 @@ export async function writeEdit(services: Services, tx: Transaction<DB>, onCommi
   let movedAll = false;
   if (moved && orig) movedAll = p.propagateMode === 'change_all' || (await visibleTopicMessages(tx, p.editor, orig, origTopic, { limit: 1 })).length === 0;
   if (movedAll && orig && dest) await moveTopicPolicies(services, tx, onCommit, p, move, new Set(losingAccess), destHadMessages);
+  else if (moved && orig && dest) await followStartedTopic(services, tx, onCommit, p, move, new Set(losingAccess));
   if (p.bot && orig && dest) await postMoveNotices(services, tx, onCommit, p, move, movedAll);
   if (streamMoved) await announceFirstMessageIds(services, tx, onCommit, { realmId: p.realm.id, users: p.users, graph: p.graph }, [{ ...orig! }, { ...dest! }]);
   return detached;
@@ -202,15 +208,29 @@ async function moveUserMessages(services: Services, tx: Transaction<DB>, onCommi
   return losingAccess;
 }
 
-/** Mentions follow the new content: recipients gain or lose the mention flags. Returns every row of the moved messages. */
+/**
+ * The new content's flags, as Zulip's update_user_message_flags sets them on every holder:
+ * mentioned (by name or as a mentioned group's member), the channel wildcard, the topic wildcard
+ * for the topic's participants (the sender included), alert words. Returns every row of the moved messages.
+ */
 async function updateMentionFlags(tx: Transaction<DB>, p: EditPlan, move: Move): Promise<UserMessageRow[]> {
   const rows = await userMessageRows(tx, move.ids);
-  const { rendered, message } = p;
-  if (rendered) {
-    for (const r of rows.filter((x) => x.message_id === message.id)) {
-      let flags = r.flags & ~MENTION_BITS;
-      if (rendered.mentionedUserIds.has(r.user_id)) flags |= FLAG_BITS.mentioned;
-      if (rendered.wildcard === 'stream' || (rendered.wildcard && !p.orig)) flags |= FLAG_BITS.stream_wildcard_mentioned;
+  const { rendered, message, content } = p;
+  if (rendered && content !== undefined) {
+    const own = rows.filter((x) => x.message_id === message.id);
+    const mentioned = mentionedUserIds(p.graph, rendered);
+    const participants = new Set<number>();
+    if (rendered.topicWildcard && p.orig) {
+      for (const id of await topicParticipants(tx, p.orig.id, move.destTopic)) participants.add(id);
+      participants.add(message.sender_id);
+    }
+    const alerted = await alertedUserIds(tx, content, own.map((r) => r.user_id), message.sender_id);
+    for (const r of own) {
+      let flags = r.flags & ~EDIT_FLAG_BITS;
+      if (mentioned.has(r.user_id)) flags |= FLAG_BITS.mentioned;
+      if (rendered.streamWildcard) flags |= FLAG_BITS.stream_wildcard_mentioned;
+      if (participants.has(r.user_id)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+      if (alerted.has(r.user_id)) flags |= FLAG_BITS.has_alert_word;
       if (flags !== r.flags) {
         await setUserMessageFlags(tx, r.user_id, message.id, flags);
         r.flags = flags;
@@ -268,7 +288,7 @@ async function publishUpdateMessage(
   if (orig) Object.assign(event, { stream_id: orig.id, stream_name: orig.name });
   if (p.moved) event.propagate_mode = p.propagateMode;
   if (move.streamMoved) Object.assign(event, { new_stream_id: dest!.id, orig_subject: move.origTopic });
-  if (p.topic !== undefined) Object.assign(event, { orig_subject: move.origTopic, subject: p.topic, topic_links: [] });
+  if (p.topic !== undefined) Object.assign(event, { orig_subject: move.origTopic, subject: p.topic, topic_links: p.topicLinks });
   publishAfterCommit(services, onCommit, { realmId: p.realm.id, userIds: recipients, event, perUser });
 }
 
@@ -312,6 +332,35 @@ async function moveTopicPolicies(services: Services, tx: Transaction<DB>, onComm
       event: { type: 'user_topic', stream_id: e.streamId, topic_name: e.topic, last_updated: p.now, visibility_policy: e.policy },
     });
   }
+}
+
+/**
+ * Zulip's apply_automatic_unmute_follow_topics_policy after a partial move: when the edited
+ * message now starts its topic (as its sender can see the topic), a sender whose policy acts "on
+ * initiation" follows it, or else unmutes it in a muted channel.
+ */
+async function followStartedTopic(services: Services, tx: Transaction<DB>, onCommit: OnCommit, p: EditPlan, move: Move, losing: Set<number>): Promise<void> {
+  const sender = p.users.get(p.message.sender_id);
+  if (!sender || sender.is_bot || losing.has(sender.id)) return;
+  const settings = userSettingsOf(sender.settings);
+  const follow = settings.automatically_follow_topics_policy === ON_INITIATION;
+  if (!follow && settings.automatically_unmute_topics_in_muted_streams_policy !== ON_INITIATION) return;
+  const dest = p.dest!;
+  const [first] = await visibleTopicMessages(tx, sender, dest, move.destTopic, { limit: 1, excluding: move.ids });
+  if (first && first.id < p.message.id) return;
+  let policy: number = VISIBILITY.followed;
+  if (!follow) {
+    const sub = (await subscriptionsOf(tx, sender.id, [dest.id])).get(dest.id);
+    if (!sub?.active || !sub.is_muted) return;
+    policy = VISIBILITY.unmuted;
+  }
+  if ((await topicPolicies(tx, [sender.id], dest.id, move.destTopic)).get(sender.id) === policy) return;
+  await setTopicPolicy(tx, sender.id, dest.id, move.destTopic, policy, p.now);
+  publishAfterCommit(services, onCommit, {
+    realmId: p.realm.id,
+    userIds: [sender.id],
+    event: { type: 'user_topic', stream_id: dest.id, topic_name: move.destTopic, last_updated: p.now, visibility_policy: policy },
+  });
 }
 
 /** The Notification Bot's notices: resolving, and where messages moved to and from. */

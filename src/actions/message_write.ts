@@ -219,7 +219,7 @@ function publishNewMessage(
 // Zulip's automatically_follow_topics_policy / automatically_unmute_topics_in_muted_streams_policy values.
 const ON_PARTICIPATION = 1;
 const ON_SEND = 2;
-const ON_INITIATION = 3;
+export const ON_INITIATION = 3;
 const NEVER = 4;
 
 /**

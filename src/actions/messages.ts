@@ -8,6 +8,8 @@ import { getStream, getStreamByName, STREAM_GROUP_SETTINGS, subscriberIds, type 
 import { userAtAddress } from '../queries/user_lookup.js';
 import { FLAG_BITS, dmGroupHasMessages, findDmGroup, topicParticipants } from '../store/messages.js';
 import { isUserInGroup, type GroupGraph } from '../store/cache.js';
+import type { Executor } from '../store/db.js';
+import { topicExists } from '../store/user_topics.js';
 import { ApiError, BadRequest, StreamDoesNotExist, StreamIdDoesNotExist } from '../errors.js';
 import { renderMarkdown, type Rendered } from '../markdown/render.js';
 import { usersVisibleTo } from './users.js';
@@ -154,6 +156,18 @@ export function checkWildcardPermission(graph: GroupGraph, sender: User, realm: 
   }
 }
 
+/**
+ * Zulip's check_for_can_create_topic_group_violation: a topic without messages may be started only
+ * by members of the channel's can_create_topic_group (a bot also through its owner).
+ */
+export async function checkCanCreateTopic(db: Executor, graph: GroupGraph, user: User, users: ReadonlyMap<number, User>, stream: Stream, topic: string): Promise<void> {
+  const group = stream.can_create_topic_group;
+  if (group === graph.systemIds['role:everyone'] || (await topicExists(db, stream.id, topic))) return;
+  const owner = user.is_bot && user.bot_owner_id !== null ? users.get(user.bot_owner_id) : undefined;
+  if (isUserInGroup(graph, user.id, group) || (owner !== undefined && isUserInGroup(graph, owner.id, group))) return;
+  throw new BadRequest('You do not have permission to create new topics in this channel.');
+}
+
 /** Zulip's check_user_group_mention_allowed: each group mentioned (not silently) must let the author mention it. */
 export function checkGroupMentionPermission(graph: GroupGraph, sender: User, rendered: Rendered): void {
   for (const groupId of rendered.mentionedGroupIds) {
@@ -194,6 +208,7 @@ export async function prepareMessage(services: Services, sender: User, realm: Re
     const policy = effectiveTopicsPolicy(stream, realm);
     if (topic === '' && policy === 'disable_empty_topic') throw new BadRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`);
     if (topic !== '' && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
+    await checkCanCreateTopic(services.database.db, graph, sender, users, stream, topic);
     // Subscribers the cached users lack (made in another process a moment ago) are read; when
     // all are there, as almost always, this costs no query.
     users = shapeUsers = await services.cache.usersIncluding(realm.id, resolved.subscribers);

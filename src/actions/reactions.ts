@@ -15,6 +15,7 @@ import { nowSeconds } from '../services.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { BadRequest, ReactionAlreadyExists, ReactionDoesNotExist } from '../errors.js';
 import { modifiableMessage } from '../queries/message_access.js';
+import { messageActionAudience } from '../access/channel_access.js';
 import { checkEmoji, emojiByName } from './emoji.js';
 import type { ReactionType } from '../store/emoji.js';
 
@@ -24,14 +25,11 @@ export interface ReactionRequest {
   reactionType?: ReactionType;
 }
 
-/** Who hears about a change to the message: its recipients, plus subscribers of shared-history channels. */
-export async function audience(db: Executor, realmId: number, m: MessageRow): Promise<number[]> {
-  const ids = new Set(await messageHolderIds(db, m.id));
-  if (m.stream_id !== null) {
-    const stream = await getStream(db, realmId, m.stream_id);
-    if (stream?.history_public_to_subscribers) for (const id of await subscriberIds(db, stream.id)) ids.add(id);
-  }
-  return [...ids];
+/** Who hears about a change to the message: Zulip's event_recipient_ids_for_action_on_messages (messageActionAudience). */
+export async function audience(db: Executor, realmId: number, m: MessageRow, users: ReadonlyMap<number, User>): Promise<number[]> {
+  const stream = m.stream_id === null ? undefined : await getStream(db, realmId, m.stream_id);
+  const [holders, subscribers] = await Promise.all([messageHolderIds(db, m.id), stream ? subscriberIds(db, stream.id) : Promise.resolve([])]);
+  return [...messageActionAudience(holders, stream, subscribers, users)];
 }
 
 /** Zulip's "on participation" value of the automatic follow/unmute settings: reacting counts. */
@@ -110,6 +108,7 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
   }
   const emojiCode = code;
   const reactionType = type;
+  const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     const same = await reactionsWithEmoji(tx, message.id, { emoji_code: emojiCode, reaction_type: reactionType });
     if (same.some((r) => r.user_id === user.id)) throw new ReactionAlreadyExists();
@@ -119,7 +118,7 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
     else await checkEmoji(tx, realm.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
     if (!(await insertReaction(tx, message.id, user.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType }))) throw new ReactionAlreadyExists();
     await takePart(services, tx, onCommit, realm, user, message);
-    const userIds = await audience(tx, realm.id, message);
+    const userIds = await audience(tx, realm.id, message, users);
     publishReaction(services, onCommit, realm, user, userIds, 'add', message.id, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
   });
 }
@@ -142,10 +141,11 @@ export async function removeReaction(services: Services, user: User, realm: Real
   if (type === null) throw new ReactionDoesNotExist();
   const emojiCode = code;
   const reactionType: ReactionType = type ?? 'unicode_emoji';
+  const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     const removedName = await deleteReaction(tx, message.id, user.id, { emoji_code: emojiCode, reaction_type: reactionType });
     if (removedName === undefined) throw new ReactionDoesNotExist();
-    const userIds = await audience(tx, realm.id, message);
+    const userIds = await audience(tx, realm.id, message, users);
     publishReaction(services, onCommit, realm, user, userIds, 'remove', message.id, { emoji_name: removedName, emoji_code: emojiCode, reaction_type: reactionType });
   });
 }

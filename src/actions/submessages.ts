@@ -15,6 +15,7 @@ import { audience, takePart } from './reactions.js';
 
 export async function addSubmessage(services: Services, user: User, realm: Realm, messageId: number, msgType: string, content: string): Promise<void> {
   const message = await modifiableMessage(services, user, messageId);
+  const users = await services.cache.users(realm.id);
   await services.database.transaction(async (tx, onCommit) => {
     // Submessages are for everyone who can read the message, but its sender starts them.
     if (message.sender_id !== user.id && !(await hasSubmessageFrom(tx, message.id, message.sender_id))) {
@@ -35,7 +36,7 @@ export async function addSubmessage(services: Services, user: User, realm: Realm
     await takePart(services, tx, onCommit, realm, user, message);
     publishAfterCommit(services, onCommit, {
       realmId: realm.id,
-      userIds: await audience(tx, realm.id, message),
+      userIds: await audience(tx, realm.id, message, users),
       event: { type: 'submessage', msg_type: msgType, message_id: message.id, submessage_id: id, sender_id: user.id, content },
     });
   });

@@ -5,13 +5,13 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
-import { getStream, isSubscribed } from '../store/channels.js';
+import { getStream, isSubscribed, subscriberIds } from '../store/channels.js';
 import { deleteMessagesByIds } from '../store/messages.js';
 import { deleteTopicPolicies, topicPolicyRows, VISIBILITY } from '../store/user_topics.js';
 import { newestTopicMessages, usersWithTopicMessages } from '../store/topics.js';
 import { InvalidStreamId, AdminRequired } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
-import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
+import { channelAccess, isRealmAdmin, messageActionAudience } from '../access/channel_access.js';
 import { announceFirstMessageIds } from './first_message.js';
 
 const BATCH = 1000;
@@ -36,8 +36,10 @@ export async function deleteTopic(services: Services, user: User, realm: Realm, 
       const batch = await newestTopicMessages(tx, stream.id, topic, o.batchSize ?? BATCH, onlyOwnRows ? user.id : undefined);
       if (batch.length === 0) return true;
       const ids = batch.map((m) => m.id).sort((a, b) => a - b);
+      const subscribers = await subscriberIds(tx, stream.id);
       const recipients = await deleteMessagesByIds(tx, realm.id, ids);
-      const userIds = [...new Set([...recipients.values()].flat())];
+      // Zulip's do_delete_messages: those who can see the messages, and the administrator deleting them.
+      const userIds = [...messageActionAudience([...recipients.values()].flat(), stream, subscribers, users).add(user.id)];
       await announceFirstMessageIds(services, tx, onCommit, { realmId: realm.id, users, graph }, [stream]);
       publishAfterCommit(services, onCommit, {
         realmId: realm.id,

@@ -314,7 +314,8 @@ export class QueueManager {
       if (q.filter && !q.filter(event, Array.isArray(extra.flags) ? (extra.flags as string[]) : [])) continue;
       if (event.type === 'delete_message' && q.opts.bulkMessageDeletion === false) {
         // Zulip's form for clients without bulk_message_deletion: one event per message.
-        const { message_ids: ids, ...rest } = event;
+        // The empty topic is named as in the bulk form for clients without empty_topic_name.
+        const { message_ids: ids, ...rest } = q.opts.emptyTopicName === false ? (withTopicDisplayNames(event, type) as typeof event) : event;
         for (const id of ids) q.pushFieldsJson(JSON.stringify({ ...rest, message_id: id }), fieldsJson(extra));
         continue;
       }

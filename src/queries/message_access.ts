@@ -7,17 +7,22 @@ import { getStream, getStreamForViewer } from '../store/channels.js';
 import { getMessages, type EditEntry, type MessageRow } from '../store/messages.js';
 import { BadRequest, InvalidMessage } from '../errors.js';
 import { fetchMessages } from './messages.js';
+import { channelAccess } from '../access/channel_access.js';
 import { highlightHtmlDifferences } from '../lib/html_diff.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../lib/message_text.js';
 
-/** The message, if the user may read it (their own row, or open channel history). */
+/** The message, if the user may read it (their own row, or open channel history), with Zulip's access_message rules. */
 export async function accessibleMessage(services: Services, user: User, id: number): Promise<MessageRow & { flags: number }> {
   const { rows } = await fetchMessages(services, user, { anchor: id, numBefore: 0, numAfter: 0, includeAnchor: true, terms: [{ kind: 'id', id, negated: false }] });
-  if (rows[0]) return rows[0];
-  const [m] = await getMessages(services.database.db, user.realm_id, [id]);
+  const own = rows[0];
+  if (own && own.stream_id === null) return own;
+  const m = own ?? (await getMessages(services.database.db, user.realm_id, [id]))[0];
   if (m?.stream_id != null) {
     const found = await getStreamForViewer(services.database.db, user.realm_id, user.id, { id: m.stream_id });
-    if (found) {
+    // Zulip's has_message_access: a channel message needs access to the channel's content too,
+    // so a row kept from before leaving a private channel (or a guest's, a public one) is not enough.
+    if (found && own && channelAccess(await services.cache.groupGraph(user.realm_id), user, found.stream, found.subscribed).content) return own;
+    if (found && !own) {
       const again = await fetchMessages(services, user, {
         anchor: id,
         numBefore: 0,
