@@ -127,6 +127,12 @@ test('custom emoji: reactions use the id as code; deactivation by author or admi
     { emoji_name: 'party_parrot', emoji_code: parrot.id, reaction_type: 'realm_emoji', user_id: ann.userId },
   ]);
   assert.equal(reactions[2].reaction_type, 'realm_emoji');
+  // Removing by name alone looks the code up but keeps remove_reaction's default type, unicode_emoji:
+  // a custom emoji's reaction is removed only with reaction_type given.
+  const byName = await bob.delete(`/messages/${id}/reactions`, { emoji_name: 'party_parrot' });
+  assert.deepEqual([byName.status, byName.body.code], [400, 'REACTION_DOES_NOT_EXIST']);
+  assert.equal((await bob.delete(`/messages/${id}/reactions`, { emoji_name: 'party_parrot', reaction_type: 'realm_emoji' })).status, 200);
+  assert.equal((await bob.post(`/messages/${id}/reactions`, { emoji_name: 'party_parrot' })).status, 200);
 
   // Bob did not add it and is no administrator.
   const notMine = await bob.delete('/realm/emoji/party_parrot');
