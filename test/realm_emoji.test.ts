@@ -96,6 +96,7 @@ test('custom emoji: name, file and permission errors', async () => {
   assert.deepEqual([big.status, big.body.msg], [400, 'Uploaded file is larger than the allowed limit of 5 MiB']);
   const g = await upload(guest, 'guestemoji');
   assert.deepEqual([g.status, g.body.msg], [400, 'Not allowed for guest users']);
+  assert.equal((await upload(guest, 'Bad Name!')).body.msg, 'Not allowed for guest users', 'the guest check comes first');
   // Administrators may override a built-in emoji's name.
   assert.equal((await upload(admin, 'octopus')).status, 200);
 

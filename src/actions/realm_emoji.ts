@@ -90,9 +90,10 @@ export function emojiTooLarge(): BadRequest {
 }
 
 export async function addRealmEmoji(services: Services, user: User, realm: Realm, rawName: string, files: Array<{ path: string; size: number }>): Promise<void> {
+  // upload_emoji is @require_member_or_admin: a guest is refused before the name is looked at.
+  if (user.role >= ROLE.guest) throw new BadRequest('Not allowed for guest users');
   const name = rawName.trim().replace(/ /g, '_');
   checkEmojiName(name);
-  if (user.role >= ROLE.guest) throw new BadRequest('Not allowed for guest users');
   const graph = await services.cache.groupGraph(realm.id);
   if (!isUserInGroup(graph, user.id, realm.settings.can_add_custom_emoji_group)) throw new BadRequest('Insufficient permission');
   if (await activeRealmEmojiByName(services.database.db, realm.id, name)) throw new BadRequest('A custom emoji with this name already exists.');
