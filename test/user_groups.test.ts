@@ -308,3 +308,22 @@ test("one PATCH changing several fields: an event per field, in edit_user_group'
     [id, { can_mention_group: members }],
   ]);
 });
+
+test("removing subgroups takes can_manage_group (adding takes can_add_members_group), and names an unknown or deactivated subgroup as Zulip's lock_subgroups_with_respect_to_supergroup does", async () => {
+  // Bob may add members and subgroups to the group, but does not manage it.
+  const group = (await ann.post('/user_groups/create', { name: 'sub-perms', members: [], can_add_members_group: { direct_members: [bob.userId], direct_subgroups: [] } })).body.group_id;
+  const child = (await ann.post('/user_groups/create', { name: 'sub-perms-child', members: [] })).body.group_id;
+  assert.equal((await bob.post(`/user_groups/${group}/subgroups`, { add: [child] })).status, 200);
+  const removed = await bob.post(`/user_groups/${group}/subgroups`, { delete: [child] });
+  assert.deepEqual([removed.status, removed.body.msg], [400, 'Insufficient permission']);
+  assert.equal((await bob.post(`/user_groups/${group}/members`, { delete_subgroups: [child] })).body.msg, 'Insufficient permission');
+  assert.equal((await ann.post(`/user_groups/${group}/subgroups`, { delete: [child] })).status, 200, 'the manager may');
+
+  const unknown = await ann.post(`/user_groups/${group}/subgroups`, { delete: [999999] });
+  assert.deepEqual([unknown.status, unknown.body.msg], [400, 'Invalid user group ID: 999999']);
+  assert.equal((await ann.post(`/user_groups/${group}/subgroups`, { add: [child] })).status, 200);
+  assert.equal((await ann.post(`/user_groups/${child}/deactivate`)).status, 400, 'in use as a subgroup');
+  // Removing members names a user that does not exist, as user_ids_to_users does.
+  const noUser = await ann.post(`/user_groups/${group}/members`, { delete: [999999] });
+  assert.deepEqual([noUser.status, noUser.body.msg], [400, 'Invalid user ID: 999999']);
+});
