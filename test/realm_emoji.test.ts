@@ -2,7 +2,7 @@
 // and remove them; realm_emoji in /register and in events; reactions with custom emoji.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, rawRequest, startTestServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let admin: Client;
@@ -97,6 +97,9 @@ test('custom emoji: name, file and permission errors', async () => {
   const g = await upload(guest, 'guestemoji');
   assert.deepEqual([g.status, g.body.msg], [400, 'Not allowed for guest users']);
   assert.equal((await upload(guest, 'Bad Name!')).body.msg, 'Not allowed for guest users', 'the guest check comes first');
+  const botRes = await ann.post('/bots', { full_name: 'Emoji Bot', short_name: 'emojibot', bot_type: 1 });
+  const bot = new Client(t.url, (await ann.get(`/users/${botRes.body.user_id}`)).body.user.email, botRes.body.api_key, botRes.body.user_id);
+  assert.equal((await upload(bot, 'botemoji')).body.msg, 'This endpoint does not accept bot requests.');
   // Administrators may override a built-in emoji's name.
   assert.equal((await upload(admin, 'octopus')).status, 200);
 

@@ -16,6 +16,7 @@ import { unicodeEmojiByName } from '../lib/emoji.js';
 import { ApiError, BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
+import { requireMemberOrAdmin } from '../access/roles.js';
 
 /** Zulip's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
@@ -90,8 +91,8 @@ export function emojiTooLarge(): BadRequest {
 }
 
 export async function addRealmEmoji(services: Services, user: User, realm: Realm, rawName: string, files: Array<{ path: string; size: number }>): Promise<void> {
-  // upload_emoji is @require_member_or_admin: a guest is refused before the name is looked at.
-  if (user.role >= ROLE.guest) throw new BadRequest('Not allowed for guest users');
+  // upload_emoji is @require_member_or_admin: guests and bots are refused before the name is looked at.
+  requireMemberOrAdmin(user);
   const name = rawName.trim().replace(/ /g, '_');
   checkEmojiName(name);
   const graph = await services.cache.groupGraph(realm.id);
