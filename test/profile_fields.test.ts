@@ -70,6 +70,11 @@ test('field definitions are checked as Zulip checks them', async () => {
   await bad({ name: 'Hinted', field_type: 1, hint: 'h'.repeat(81) }, 'hint is too long (limit: 80 characters)');
   await bad({ name: 'Choices', field_type: 3, field_data: {} }, 'Field must have at least one choice.');
   await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: 'A', order: '1' }, b: { text: 'A', order: '2' } } }, 'Field must not have duplicate choices.');
+  // validate_select_field_data: each choice through check_dict_only under the name field_data.
+  await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: ' ', order: '1' } } }, 'field_data["text"] cannot be blank.');
+  await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: 'A' } } }, 'order key is missing from field_data');
+  await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: 'A', order: '1', color: 'red' } } }, 'Unexpected arguments: color');
+  await bad({ name: 'Choices', field_type: 3, field_data: { ' ': { text: 'A', order: '1' } } }, "'value' cannot be blank.");
   await bad({ name: 'Ext', field_type: 7, field_data: { subtype: 'myspace' } }, 'Invalid external account type');
   await bad({ name: 'Ext', field_type: 7, field_data: { subtype: 'custom' } }, 'Custom external account must define URL pattern');
   await bad({ name: 'Ext', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'not a url' } }, 'Malformed URL pattern.');

@@ -135,22 +135,30 @@ function checkNameAndHint(name: string, hint: string): void {
   if (codePoints(name) > NAME_MAX_LENGTH) throw new BadRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
 }
 
-/** Choices of a dropdown: {key: {text, order}}, at least one, no two with the same text. */
+/**
+ * Choices of a dropdown: {key: {text, order}}, at least one, no two with the same text. Each
+ * choice is checked as Zulip's validate_select_field_data does, with check_dict_only under the
+ * name "field_data" (so its texts name field_data, not the choice's key), duplicates last.
+ */
 function checkSelectData(data: Record<string, unknown>): void {
   const entries = Object.entries(data);
   if (entries.length < 1) throw new BadRequest('Field must have at least one choice.');
   const texts = new Set<string>();
   for (const [key, choice] of entries) {
-    const at = `field_data["${key}"]`;
-    if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) throw new BadRequest(`${at} is not a dict`);
+    if (!key.trim()) throw new BadRequest("'value' cannot be blank.");
+    if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) throw new BadRequest('field_data is not a dict');
     const c = choice as Record<string, unknown>;
-    for (const k of Object.keys(c)) if (k !== 'text' && k !== 'order') throw new BadRequest(`Unexpected argument "${k}" in ${at}`);
-    if (typeof c.text !== 'string') throw new BadRequest(`${at}["text"] is not a string`);
-    if (typeof c.order !== 'string') throw new BadRequest(`${at}["order"] is not a string`);
-    if (!c.text.trim()) throw new BadRequest('Label cannot be blank.');
-    if (texts.has(c.text)) throw new BadRequest('Field must not have duplicate choices.');
-    texts.add(c.text);
+    for (const k of ['text', 'order']) {
+      if (!(k in c)) throw new BadRequest(`${k} key is missing from field_data`);
+      const v = c[k];
+      if (typeof v !== 'string') throw new BadRequest(`field_data["${k}"] is not a string`);
+      if (!v.trim()) throw new BadRequest(`field_data["${k}"] cannot be blank.`);
+    }
+    const extra = Object.keys(c).filter((k) => k !== 'text' && k !== 'order');
+    if (extra.length) throw new BadRequest(`Unexpected arguments: ${extra.join(', ')}`);
+    texts.add(c.text as string);
   }
+  if (texts.size !== entries.length) throw new BadRequest('Field must not have duplicate choices.');
 }
 
 /** An external account field: a known subtype, or "custom" with a URL pattern holding %(username)s. */
