@@ -299,16 +299,18 @@ export async function deleteProfileField(services: Services, caller: User, realm
   });
 }
 
-/** PATCH /realm/profile_fields: `order` lists every field of the organization, each once. */
+/**
+ * PATCH /realm/profile_fields, as Zulip's try_reorder_realm_custom_profile_fields: `order` must
+ * list every field of the organization; each takes the place of its last mention, and ids that
+ * are no field of the organization are ignored.
+ */
 export async function reorderProfileFields(services: Services, caller: User, realm: Realm, order: number[]): Promise<void> {
   requireRealmAdmin(caller);
   await services.database.transaction(async (tx, onCommit) => {
     const fields = await listProfileFields(tx, realm.id);
-    const position = new Map(order.map((id, i) => [id, i]));
-    if (position.size !== order.length || fields.length !== order.length || fields.some((f) => !position.has(f.id))) {
-      throw new BadRequest('Invalid order mapping.');
-    }
-    await setProfileFieldOrder(tx, position);
+    const mentioned = new Map(order.map((id, i) => [id, i]));
+    if (fields.some((f) => !mentioned.has(f.id))) throw new BadRequest('Invalid order mapping.');
+    await setProfileFieldOrder(tx, new Map(fields.map((f) => [f.id, mentioned.get(f.id)!])));
     await announceFields(services, tx, onCommit, realm.id);
   });
 }
