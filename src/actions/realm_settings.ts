@@ -173,9 +173,25 @@ const PLAIN: Record<string, Spec> = {
     },
   },
   org_type: { read: int, check: oneOf('org_type', ORG_TYPE_IDS) },
-  // A channel id, or a negative number for none (reported as -1).
-  ...Object.fromEntries(CHANNEL_SETTINGS.map((k) => [k, { read: int, check: (v: PlainValue) => ((v as number) < 0 ? -1 : v) }])),
+  // A channel id, or a negative number for none (stored, and reported by /register, as -1; the
+  // event and the answer carry the number given, as Zulip's do_set_realm_stream).
+  ...Object.fromEntries(CHANNEL_SETTINGS.map((k) => [k, { read: int }])),
 };
+
+/**
+ * The order in which update_realm applies what one request changes, each change with its own
+ * event: the time limits first (parse_and_set_setting_value_if_required), then the other plain
+ * properties, then group settings, then the channel settings, and org_type last.
+ */
+const TIME_LIMITS = ['message_content_delete_limit_seconds', 'message_content_edit_limit_seconds', 'move_messages_within_stream_limit_seconds', 'move_messages_between_streams_limit_seconds'];
+function updateRank(c: RealmChange): number {
+  if (c.kind === 'group') return 200;
+  if (TIME_LIMITS.includes(c.key)) return TIME_LIMITS.indexOf(c.key);
+  if (CHANNEL_SETTINGS.includes(c.key)) return 300 + CHANNEL_SETTINGS.indexOf(c.key);
+  return c.key === 'org_type' ? 400 : 100;
+}
+/** Array.prototype.sort is stable: the other properties keep their order, and group settings theirs. */
+const inUpdateOrder = (changes: RealmChange[]) => [...changes].sort((a, b) => updateRank(a) - updateRank(b));
 
 /** Which group-setting values each permission may take (Zulip's GroupPermissionSetting). */
 interface GroupRule {
@@ -298,7 +314,9 @@ export async function updateRealmSettings(services: Services, caller: User, real
     if (c.kind !== 'value' || !CHANNEL_SETTINGS.includes(c.key) || (c.value as number) < 0) continue;
     const stream = await getStream(services.database.db, realm.id, c.value as number);
     if (!stream || stream.is_archived) throw new BadRequest('Invalid channel ID');
+    if (c.key === 'moderation_request_channel_id' && !stream.invite_only) throw new BadRequest('Moderation request channel must be private.');
   }
+  changes = inUpdateOrder(changes);
 
   return services.database.transaction(async (tx, onCommit) => {
     // Settings are one JSON column: start from the row as it is now, not the cached copy.
@@ -320,7 +338,19 @@ export async function updateRealmSettings(services: Services, caller: User, real
         events.push({ type: 'realm', op: 'update_dict', property: 'default', data: { [c.key]: wanted } });
         continue;
       }
-      if (current[c.key] === c.value) continue;
+      if (CHANNEL_SETTINGS.includes(c.key)) {
+        // do_set_realm_stream runs unless the setting already names that very channel: a channel
+        // setting that is unset is set (and announced) again, whatever the request says.
+        const now = current[c.key] as number;
+        if (now >= 0 && now === c.value) continue;
+        settings[c.key] = (c.value as number) < 0 ? -1 : c.value;
+        current[c.key] = settings[c.key];
+        data[c.key] = c.value;
+        events.push({ type: 'realm', op: 'update', property: c.key, value: c.value });
+        continue;
+      }
+      // do_change_realm_org_type compares nothing: the value is stored and announced again.
+      if (current[c.key] === c.value && c.key !== 'org_type') continue;
       let rendered: string | undefined;
       if (c.key === 'description') rendered = renderMarkdown(String(c.value)).html;
       if (c.key === 'topics_policy') settings.mandatory_topics = c.value === 'disable_empty_topic';
