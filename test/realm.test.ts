@@ -226,7 +226,7 @@ test('accounts become full members as they age past the waiting period (the peri
   assert.equal((await t.owner.patch('/realm', { waiting_period_threshold: 0 })).status, 200);
 });
 
-test("one PATCH changing several kinds of settings: update_realm's order (time limits, properties, group settings, channels, org_type), channel values as given, org_type always", async () => {
+test("one PATCH changing several kinds of settings: update_realm's order (properties, time limits, group settings, channels, org_type), channel values as given, org_type always", async () => {
   assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'realm-order' }]) })).status, 200);
   const other = (await t.owner.get('/get_stream_id', { stream: 'realm-order' })).body.stream_id;
   const q = await openQueue(member, ['realm']);
@@ -236,12 +236,16 @@ test("one PATCH changing several kinds of settings: update_realm's order (time l
     can_add_custom_emoji_group: JSON.stringify({ new: groups['role:administrators'] }),
     send_welcome_emails: false,
     message_content_delete_limit_seconds: 1234,
+    avatar_changes_disabled: true,
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const label = (e: any) => (e.op === 'update' ? e.property : Object.keys(e.data)[0]);
+  // A time limit given a number is set with the body's locals, after the properties (one going
+  // back to unlimited comes first: see the update_dict test above).
   assert.deepEqual((await queuedEvents(member, q)).map(label), [
-    'message_content_delete_limit_seconds',
+    'avatar_changes_disabled',
     'send_welcome_emails',
+    'message_content_delete_limit_seconds',
     'can_add_custom_emoji_group',
     'new_stream_announcements_stream_id',
     'org_type',
@@ -258,5 +262,5 @@ test("one PATCH changing several kinds of settings: update_realm's order (time l
   // The moderation request channel must be private (do_set_realm_moderation_request_channel).
   const open = await t.owner.patch('/realm', { moderation_request_channel_id: other });
   assert.deepEqual([open.status, open.body.msg], [400, 'Moderation request channel must be private.']);
-  await t.owner.patch('/realm', { can_add_custom_emoji_group: JSON.stringify({ new: groups['role:members'] }) });
+  await t.owner.patch('/realm', { can_add_custom_emoji_group: JSON.stringify({ new: groups['role:members'] }), avatar_changes_disabled: false });
 });

@@ -179,19 +179,24 @@ const PLAIN: Record<string, Spec> = {
 };
 
 /**
- * The order in which update_realm applies what one request changes, each change with its own
- * event: the time limits first (parse_and_set_setting_value_if_required), then the other plain
- * properties, then group settings, then the channel settings, and org_type last.
+ * The order in which Zulip's update_realm applies what one request changes, each change with its
+ * own event: time limits and jitsi_server_url going back to their default (None) first, then the
+ * properties in its parameters' (alphabetical) order, then message_retention_days and the other
+ * time limits and jitsi_server_url (locals of its body), group settings, the channel settings,
+ * and org_type last.
  */
 const TIME_LIMITS = ['message_content_delete_limit_seconds', 'message_content_edit_limit_seconds', 'move_messages_within_stream_limit_seconds', 'move_messages_between_streams_limit_seconds'];
+const BODY_LOCALS = ['message_retention_days', ...TIME_LIMITS, 'jitsi_server_url'];
 function updateRank(c: RealmChange): number {
-  if (c.kind === 'group') return 200;
-  if (TIME_LIMITS.includes(c.key)) return TIME_LIMITS.indexOf(c.key);
-  if (CHANNEL_SETTINGS.includes(c.key)) return 300 + CHANNEL_SETTINGS.indexOf(c.key);
-  return c.key === 'org_type' ? 400 : 100;
+  if (c.kind === 'group') return 300;
+  if (BODY_LOCALS.includes(c.key) && c.key !== 'message_retention_days' && c.value === null) return BODY_LOCALS.indexOf(c.key);
+  if (BODY_LOCALS.includes(c.key)) return 200 + BODY_LOCALS.indexOf(c.key);
+  if (CHANNEL_SETTINGS.includes(c.key)) return 400 + CHANNEL_SETTINGS.indexOf(c.key);
+  return c.key === 'org_type' ? 500 : 100;
 }
-/** Array.prototype.sort is stable: the other properties keep their order, and group settings theirs. */
-const inUpdateOrder = (changes: RealmChange[]) => [...changes].sort((a, b) => updateRank(a) - updateRank(b));
+/** Properties sort by name; the sort is stable, so group settings keep their order. */
+const inUpdateOrder = (changes: RealmChange[]) =>
+  [...changes].sort((a, b) => updateRank(a) - updateRank(b) || (updateRank(a) === 100 && a.key !== b.key ? (a.key < b.key ? -1 : 1) : 0));
 
 /** Which group-setting values each permission may take (Zulip's GroupPermissionSetting). */
 interface GroupRule {
