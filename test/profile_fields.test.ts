@@ -169,8 +169,9 @@ test('users set their values; profile_data everywhere; realm_user updates; per-t
   await bad([{ id: ids.bio, value: 'x'.repeat(501) }], 'Biography is too long (limit: 500 characters)');
   await bad([{ id: ids.editor, value: 'notepad' }], "'notepad' is not a valid choice for 'Editor'.");
   await bad([{ id: ids.site, value: 'not a url' }], 'Website is not a URL');
-  await bad([{ id: ids.mentor, value: [999999] }], 'Invalid user ID: 999999');
-  await bad([{ id: ids.mentor, value: 'me' }], 'Mentor is not a list');
+  // check_valid_user_ids names the list "User IDs" and every unknown id at once.
+  await bad([{ id: ids.mentor, value: [999999, other.userId, 999998] }], 'Invalid user IDs: 999999, 999998');
+  await bad([{ id: ids.mentor, value: 'me' }], 'User IDs is not a list');
   const botMentor = await other.post('/bots', { full_name: 'Mentor Bot', short_name: 'mentorbot' });
   await bad([{ id: ids.mentor, value: [botMentor.body.user_id] }], `User with ID ${botMentor.body.user_id} is a bot`);
   await bad([{ id: ids.phone, value: 5 }], 'Phone number is not a string');

@@ -343,15 +343,21 @@ function checkedValue(field: ProfileField, value: unknown, realmUsers: ReadonlyM
   const name = field.name;
   switch (field.field_type) {
     case FIELD_TYPE.user: {
-      if (!Array.isArray(value)) throw new BadRequest(`${name} is not a list`);
+      // Zulip's check_valid_user_ids: the list is named "User IDs" whatever the field's name, and
+      // every id that is no user of the organization is listed before any other complaint.
+      if (!Array.isArray(value)) throw new BadRequest('User IDs is not a list');
       for (const [i, id] of value.entries()) {
-        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new BadRequest(`${name}[${i}] is not an integer`);
-        const person = realmUsers.get(id);
-        if (!person) throw new BadRequest(`Invalid user ID: ${id}`);
+        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new BadRequest(`User IDs[${i}] is not an integer`);
+      }
+      const ids = value as number[];
+      const unknown = ids.filter((id) => !realmUsers.has(id));
+      if (unknown.length) throw new BadRequest(`Invalid user IDs: ${unknown.join(', ')}`);
+      for (const id of ids) {
+        const person = realmUsers.get(id)!;
         if (!person.is_active) throw new BadRequest(`User with ID ${id} is deactivated`);
         if (person.is_bot) throw new BadRequest(`User with ID ${id} is a bot`);
       }
-      return JSON.stringify([...new Set(value as number[])]);
+      return JSON.stringify([...new Set(ids)]);
     }
     default: {
       if (typeof value !== 'string') throw new BadRequest(`${name} is not a string`);
