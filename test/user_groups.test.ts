@@ -132,6 +132,8 @@ test("names Zulip refuses: blank, too long, and the prefixes mention syntax rese
   assert.equal(ok.status, 200, 'only a leading @ is refused');
   const rename = await ann.patch(`/user_groups/${ok.body.group_id}`, { name: '@crew' });
   assert.deepEqual([rename.status, rename.body.msg], [400, "User group name cannot start with '@'."]);
+  // add_user_group reads the members (user_ids_to_users) before check_user_group_name.
+  assert.equal((await ann.post('/user_groups/create', { name: '@both-wrong', members: [999999] })).body.msg, 'Invalid user ID: 999999');
 });
 
 test('PATCH deactivated: false reactivates, true does nothing (deactivating checks use first); unchanged fields send no event', async () => {

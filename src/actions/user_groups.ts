@@ -88,8 +88,9 @@ export async function createUserGroup(
   const named = idsNamedBy(Object.values(g.settings));
   const graph = await services.cache.groupGraph(realm.id, [...g.subgroups, ...named.groupIds]);
   if (!isUserInGroup(graph, caller.id, realm.settings.can_create_groups)) throw new NotAllowed('Insufficient permission');
-  const name = validName(g.name);
+  // As add_user_group: the members are read (user_ids_to_users) before the name is checked.
   await checkMembers(services, realm.id, g.members);
+  const name = validName(g.name);
   const users = await services.cache.usersIncluding(realm.id, named.userIds);
   for (const s of g.subgroups) checkSubgroup(graph, s);
   const ids = graph.systemIds;
