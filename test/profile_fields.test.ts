@@ -81,6 +81,8 @@ test('field definitions are checked as Zulip checks them', async () => {
   await bad({ name: 'Long', field_type: 2, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.');
   const second = await field({ name: 'Second', field_type: 1, display_in_profile_summary: true });
   await bad({ name: 'Third', field_type: 1, display_in_profile_summary: true }, 'Only 2 custom profile fields can be displayed in the profile summary.');
+  // The limit is looked at before the rest of the definition.
+  await bad({ name: ' ', field_type: 2, display_in_profile_summary: true }, 'Only 2 custom profile fields can be displayed in the profile summary.');
   assert.equal((await admin.delete(`/realm/profile_fields/${second}`)).status, 200);
   assert.equal((await admin.post('/realm/profile_fields', { name: 'No type' })).body.code, 'REQUEST_VARIABLE_MISSING');
   assert.equal((await admin.post('/realm/profile_fields', { name: 'Bad data', field_type: 3, field_data: 'nope' })).status, 400);

@@ -222,6 +222,9 @@ export async function createProfileField(services: Services, caller: User, realm
   let hint = spec.hint ?? '';
   const summary = spec.displayInProfileSummary ?? false;
   const matching = spec.useForUserMatching ?? false;
+  // create_realm_custom_profile_field looks at the summary limit before anything else (and the
+  // transaction below looks again).
+  if (summary && (await summaryFieldCount(services.database.db, realm.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
   checkFieldSpec(name, hint, fieldType, data, summary, matching);
   if (isDefaultExternal(fieldType, data)) {
     const known = DEFAULT_EXTERNAL_ACCOUNTS[data.subtype as string]!;
@@ -261,6 +264,8 @@ export async function updateProfileField(services: Services, caller: User, realm
   const data = spec.fieldData ?? currentData;
   const summary = spec.displayInProfileSummary ?? field.display_in_profile_summary;
   const matching = spec.useForUserMatching ?? field.use_for_user_matching;
+  // update_realm_custom_profile_field: the summary limit first, then the rest.
+  if (spec.displayInProfileSummary && (await summaryFieldCount(services.database.db, realm.id, field.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
   if (isDefaultExternal(field.field_type, currentData)) {
     // Zulip lets only the flags of a known external account change.
     const same = name === field.name && hint === field.hint && JSON.stringify(data) === JSON.stringify(currentData);
