@@ -112,6 +112,10 @@ test('permissions: administrators only; owners only where Zulip says so', async 
     { create_multiuse_invite_group: { new: groups['role:owners'] } },
     { can_manage_billing_group: { new: groups['role:owners'] } },
   ];
+  // update_realm's body checks the video chat provider, then the GIPHY rating, before asking for an owner.
+  const both = await admin.patch('/realm', { giphy_rating: 99, video_chat_provider: 99, invite_required: true });
+  assert.deepEqual([both.status, both.body.msg], [400, 'Invalid video_chat_provider 99']);
+  assert.equal((await admin.patch('/realm', { giphy_rating: 99, invite_required: true })).body.msg, 'Invalid giphy_rating 99');
   for (const params of ownerOnly) {
     const res = await admin.patch('/realm', params as any);
     assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner'], JSON.stringify(params));

@@ -149,13 +149,8 @@ const PLAIN: Record<string, Spec> = {
     },
   },
   video_chat_provider: { read: int },
-  giphy_rating: {
-    read: int,
-    check: (v) => {
-      if (![0, 1, 2, 3, 4, 5].includes(v as number)) throw new BadRequest(`Invalid giphy_rating ${String(v)}`);
-      return v;
-    },
-  },
+  // Checked in updateRealmSettings, after video_chat_provider, as update_realm's body does.
+  giphy_rating: { read: int },
   jitsi_server_url: {
     read: str,
     check: (v) => {
@@ -294,6 +289,13 @@ function eventFor(key: string, value: PlainValue, description?: string): Event {
 
 export async function updateRealmSettings(services: Services, caller: User, realm: Realm, requested: RealmChange[]): Promise<Record<string, unknown>> {
   requireRealmAdmin(caller);
+  // update_realm's body checks the video chat provider and the GIPHY rating before asking for an owner.
+  const providers = [0, 1, ...(services.config.bigBlueButton ? [4] : [])];
+  const value = (key: string) => requested.find((c) => c.key === key && c.kind === 'value') as { value: PlainValue } | undefined;
+  const provider = value('video_chat_provider');
+  if (provider && !providers.includes(provider.value as number)) throw new BadRequest(`Invalid video_chat_provider ${String(provider.value)}`);
+  const giphy = value('giphy_rating');
+  if (giphy && ![0, 1, 2, 3, 4, 5].includes(giphy.value as number)) throw new BadRequest(`Invalid giphy_rating ${String(giphy.value)}`);
   const ownerOnly = requested.some((c) => (c.kind === 'value' ? PLAIN[c.key]?.owner : OWNER_ONLY_GROUPS.has(c.key)));
   if (ownerOnly && caller.role !== ROLE.owner) throw new OwnerRequired();
 
@@ -303,10 +305,6 @@ export async function updateRealmSettings(services: Services, caller: User, real
   if (legacy) {
     changes = changes.filter((c) => c.key !== 'mandatory_topics');
     if (!changes.some((c) => c.key === 'topics_policy')) changes.push({ kind: 'value', key: 'topics_policy', value: legacy.kind === 'value' && legacy.value ? 'disable_empty_topic' : 'allow_empty_topic' });
-  }
-  const providers = [0, 1, ...(services.config.bigBlueButton ? [4] : [])];
-  for (const c of changes) {
-    if (c.key === 'video_chat_provider' && c.kind === 'value' && !providers.includes(c.value as number)) throw new BadRequest(`Invalid video_chat_provider ${String(c.value)}`);
   }
   if (changes.length === 0) return {};
 
