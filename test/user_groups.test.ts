@@ -241,6 +241,11 @@ test("guests and bots are refused on user-group endpoints as Zulip's require_mem
   for (const [c, msg] of [[guest, 'Not allowed for guest users'], [bot, 'This endpoint does not accept bot requests.']] as const) {
     for (const res of await Promise.all(calls(c))) assert.deepEqual([res.status, res.body.msg], [400, msg]);
   }
+  // get_is_user_group_member reads the user as access_user_by_id does: no bots, no deactivated users.
+  assert.equal((await ann.get(`/user_groups/${id}/members/${bot.userId}`)).body.msg, 'No such user');
+  const gone = await t.createUser({ name: 'Gone Member' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await ann.get(`/user_groups/${id}/members/${gone.userId}`)).body.msg, 'User is deactivated');
   assert.equal((await ann.post(`/user_groups/${id}/deactivate`)).status, 200);
   for (const path of [`/user_groups/${id}/members`, `/user_groups/${id}/subgroups`, `/user_groups/${id}/members/${ann.userId}`]) {
     const res = await ann.get(path);
