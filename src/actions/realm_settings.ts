@@ -344,8 +344,8 @@ export async function updateRealmSettings(services: Services, caller: User, real
       if (CHANNEL_SETTINGS.includes(c.key)) {
         // do_set_realm_stream runs unless the setting already names that very channel: a channel
         // setting that is unset is set (and announced) again, whatever the request says.
-        const now = current[c.key] as number;
-        if (now >= 0 && now === c.value) continue;
+        const currentId = current[c.key] as number;
+        if (currentId >= 0 && currentId === c.value) continue;
         settings[c.key] = (c.value as number) < 0 ? -1 : c.value;
         current[c.key] = settings[c.key];
         data[c.key] = c.value;
