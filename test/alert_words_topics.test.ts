@@ -32,6 +32,13 @@ test('alert words: add, list, remove, events, and the flag on matching messages'
   assert.deepEqual(evs.map((e: any) => e.alert_words), [['Deploy', 'outage'], ['outage']]);
   assert.equal((await ann.post('/users/me/alert_words', { alert_words: ['x'.repeat(101)] })).status, 400);
   assert.equal((await ann.post('/users/me/alert_words', { alert_words: '"not a list"' })).status, 400);
+  // As Zulip's add_alert_words: the limit counts characters of the word as sent, before trimming.
+  const padded = await ann.post('/users/me/alert_words', { alert_words: [` ${'y'.repeat(100)}`] });
+  assert.deepEqual([padded.status, padded.body.msg], [400, 'alert_words[0] is too long (limit: 100 characters)']);
+  const smiles = '😀'.repeat(100);
+  assert.deepEqual((await ann.post('/users/me/alert_words', { alert_words: [smiles] })).body.alert_words, ['outage', smiles]);
+  // remove_alert_words takes the words as sent: a padded one names no word.
+  assert.deepEqual((await ann.delete('/users/me/alert_words', { alert_words: [' outage ', smiles] })).body.alert_words, ['outage']);
   const state = await ann.post('/register', { fetch_event_types: ['alert_words'] });
   assert.deepEqual(state.body.alert_words, ['outage']);
 });

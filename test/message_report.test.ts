@@ -17,7 +17,9 @@ before(async () => {
   reported = await t.createUser({ name: 'Rex Rude' });
   admin = await t.createUser({ role: 'administrator', name: 'Ada Admin' });
   guest = await t.createUser({ role: 'guest', name: 'Gus Guest' });
-  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'town square' }, { name: 'mods' }], principals: [t.owner.userId, member.userId, reported.userId] });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'town square' }], principals: [t.owner.userId, member.userId, reported.userId] });
+  // Zulip's moderation request channel must be private.
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'mods' }], principals: [t.owner.userId, member.userId, reported.userId], invite_only: true });
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden' }], invite_only: true });
   const all = (await t.owner.get('/streams')).body.streams as Array<{ stream_id: number; name: string }>;
   streams = Object.fromEntries(all.map((s) => [s.name, s.stream_id]));

@@ -90,13 +90,15 @@ test('anchors: newest, oldest, a message id, between ids, first unread, with fou
 
 test('parameters are validated as Zulip validates them', async () => {
   const missing = await ann.get('/messages', { num_before: 1 });
-  assert.deepEqual([missing.status, missing.body.msg], [400, "Missing 'anchor' argument"]);
+  // parse_anchor_value's own sentence and code, not the missing-argument error.
+  assert.deepEqual([missing.status, missing.body.code, missing.body.msg], [400, 'BAD_REQUEST', "Missing 'anchor' argument."]);
   const cases: Array<[Record<string, unknown>, string, string]> = [
     [{ anchor: 'middle' }, 'BAD_REQUEST', 'Invalid anchor'],
     [{ anchor: '1.5' }, 'BAD_REQUEST', 'Invalid anchor'],
     [{ anchor: 'newest', num_before: -1 }, 'BAD_REQUEST', 'num_before is too small'],
     [{ anchor: 'newest', num_after: 'many' }, 'BAD_REQUEST', 'num_after is not an integer'],
     [{ anchor: 'newest', num_before: 4000, num_after: 1001 }, 'BAD_REQUEST', 'Too many messages requested (maximum 5000).'],
+    [{ anchor: window[2], num_before: 1, num_after: 1, include_anchor: false }, 'BAD_REQUEST', 'The anchor can only be excluded at an end of the range'],
     [{ anchor: 'newest', narrow: '[{' }, 'BAD_REQUEST', 'Argument "narrow" is not valid JSON.'],
     [{ anchor: 'newest', narrow: '{}' }, 'BAD_REQUEST', 'narrow is not a list'],
     [{ anchor: 'newest', narrow: [['channel', 5]] }, 'BAD_REQUEST', 'Invalid narrow: element is not a string pair'],

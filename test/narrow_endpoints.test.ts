@@ -180,7 +180,12 @@ test('GET /messages with message_ids: the requested messages the viewer may read
   assert.deepEqual((await dora.get('/messages', { message_ids: [a], narrow: [['channel', 'general']] })).body.messages.map((m: any) => m.id), [a]);
 
   const both = await ann.get('/messages', { message_ids: [a], anchor: 'newest', num_before: 2 });
-  assert.deepEqual([both.status, both.body.msg], [400, 'Unsupported parameter combination: message_ids, anchor, num_before']);
+  // get_messages_backend names every window parameter, and only a window asking for something conflicts.
+  const all = 'num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor';
+  assert.deepEqual([both.status, both.body.msg], [400, `Unsupported parameter combination: ${all}`]);
+  assert.equal((await ann.get('/messages', { message_ids: [a], use_first_unread_anchor: true })).body.msg, `Unsupported parameter combination: ${all}`);
+  const emptyWindow = await ann.get('/messages', { message_ids: [a], num_before: 0, num_after: 0, include_anchor: true });
+  assert.deepEqual([emptyWindow.status, emptyWindow.body.messages?.map((m: any) => m.id)], [200, [a]]);
   const notInts = await ann.get('/messages', { message_ids: ['a'] });
   assert.equal(notInts.status, 400);
 });

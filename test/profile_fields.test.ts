@@ -70,12 +70,19 @@ test('field definitions are checked as Zulip checks them', async () => {
   await bad({ name: 'Hinted', field_type: 1, hint: 'h'.repeat(81) }, 'hint is too long (limit: 80 characters)');
   await bad({ name: 'Choices', field_type: 3, field_data: {} }, 'Field must have at least one choice.');
   await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: 'A', order: '1' }, b: { text: 'A', order: '2' } } }, 'Field must not have duplicate choices.');
+  // validate_select_field_data: each choice through check_dict_only under the name field_data.
+  await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: ' ', order: '1' } } }, 'field_data["text"] cannot be blank.');
+  await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: 'A' } } }, 'order key is missing from field_data');
+  await bad({ name: 'Choices', field_type: 3, field_data: { a: { text: 'A', order: '1', color: 'red' } } }, 'Unexpected arguments: color');
+  await bad({ name: 'Choices', field_type: 3, field_data: { ' ': { text: 'A', order: '1' } } }, "'value' cannot be blank.");
   await bad({ name: 'Ext', field_type: 7, field_data: { subtype: 'myspace' } }, 'Invalid external account type');
   await bad({ name: 'Ext', field_type: 7, field_data: { subtype: 'custom' } }, 'Custom external account must define URL pattern');
   await bad({ name: 'Ext', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'not a url' } }, 'Malformed URL pattern.');
   await bad({ name: 'Long', field_type: 2, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.');
   const second = await field({ name: 'Second', field_type: 1, display_in_profile_summary: true });
   await bad({ name: 'Third', field_type: 1, display_in_profile_summary: true }, 'Only 2 custom profile fields can be displayed in the profile summary.');
+  // The limit is looked at before the rest of the definition.
+  await bad({ name: ' ', field_type: 2, display_in_profile_summary: true }, 'Only 2 custom profile fields can be displayed in the profile summary.');
   assert.equal((await admin.delete(`/realm/profile_fields/${second}`)).status, 200);
   assert.equal((await admin.post('/realm/profile_fields', { name: 'No type' })).body.code, 'REQUEST_VARIABLE_MISSING');
   assert.equal((await admin.post('/realm/profile_fields', { name: 'Bad data', field_type: 3, field_data: 'nope' })).status, 400);
@@ -99,7 +106,11 @@ test('update, reorder and delete fields', async () => {
   assert.deepEqual(listed.map((f: any) => f.id), order);
   assert.equal(listed.find((f: any) => f.id === ids.phone).name, 'Phone number');
   assert.equal((await admin.patch('/realm/profile_fields', { order: order.slice(1) })).body.msg, 'Invalid order mapping.');
-  assert.equal((await admin.patch('/realm/profile_fields', { order: [...order, 999999] })).body.msg, 'Invalid order mapping.');
+  // try_reorder_realm_custom_profile_fields needs every field listed; other ids are ignored, and a
+  // field listed twice takes its last place.
+  assert.equal((await admin.patch('/realm/profile_fields', { order: [...order, 999999] })).status, 200);
+  assert.equal((await admin.patch('/realm/profile_fields', { order: [order[1], ...order] })).status, 200);
+  assert.deepEqual((await member.get('/realm/profile_fields')).body.custom_fields.map((f: any) => f.id), order);
 
   const temp = await field({ name: 'Temporary', field_type: 1 });
   assert.equal((await member.patch('/users/me/profile_data', { data: [{ id: temp, value: 'soon gone' }] })).status, 200);
@@ -160,8 +171,9 @@ test('users set their values; profile_data everywhere; realm_user updates; per-t
   await bad([{ id: ids.bio, value: 'x'.repeat(501) }], 'Biography is too long (limit: 500 characters)');
   await bad([{ id: ids.editor, value: 'notepad' }], "'notepad' is not a valid choice for 'Editor'.");
   await bad([{ id: ids.site, value: 'not a url' }], 'Website is not a URL');
-  await bad([{ id: ids.mentor, value: [999999] }], 'Invalid user ID: 999999');
-  await bad([{ id: ids.mentor, value: 'me' }], 'Mentor is not a list');
+  // check_valid_user_ids names the list "User IDs" and every unknown id at once.
+  await bad([{ id: ids.mentor, value: [999999, other.userId, 999998] }], 'Invalid user IDs: 999999, 999998');
+  await bad([{ id: ids.mentor, value: 'me' }], 'User IDs is not a list');
   const botMentor = await other.post('/bots', { full_name: 'Mentor Bot', short_name: 'mentorbot' });
   await bad([{ id: ids.mentor, value: [botMentor.body.user_id] }], `User with ID ${botMentor.body.user_id} is a bot`);
   await bad([{ id: ids.phone, value: 5 }], 'Phone number is not a string');

@@ -54,7 +54,8 @@ test('settings with update_dict events: description, editing limits, topics poli
   const dicts = (await queuedEvents(member, q)).filter((e) => e.op === 'update_dict').map((e) => e.data);
   assert.equal(dicts.every((d) => typeof d === 'object'), true);
   assert.deepEqual(dicts[0], { description: 'We talk about **things**.', rendered_description: '<p>We talk about <strong>things</strong>.</p>' });
-  assert.deepEqual(dicts.slice(1), [{ allow_message_editing: false }, { message_content_edit_limit_seconds: null }, { topics_policy: 'disable_empty_topic', mandatory_topics: true }]);
+  // update_realm applies the time limits before the other properties.
+  assert.deepEqual(dicts.slice(1), [{ message_content_edit_limit_seconds: null }, { allow_message_editing: false }, { topics_policy: 'disable_empty_topic', mandatory_topics: true }]);
   const state = await realmState(member);
   assert.equal(state.realm_description, 'We talk about **things**.');
   assert.equal(state.realm_message_content_edit_limit_seconds, null);
@@ -111,6 +112,10 @@ test('permissions: administrators only; owners only where Zulip says so', async 
     { create_multiuse_invite_group: { new: groups['role:owners'] } },
     { can_manage_billing_group: { new: groups['role:owners'] } },
   ];
+  // update_realm's body checks the video chat provider, then the GIPHY rating, before asking for an owner.
+  const both = await admin.patch('/realm', { giphy_rating: 99, video_chat_provider: 99, invite_required: true });
+  assert.deepEqual([both.status, both.body.msg], [400, 'Invalid video_chat_provider 99']);
+  assert.equal((await admin.patch('/realm', { giphy_rating: 99, invite_required: true })).body.msg, 'Invalid giphy_rating 99');
   for (const params of ownerOnly) {
     const res = await admin.patch('/realm', params as any);
     assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner'], JSON.stringify(params));
@@ -223,4 +228,43 @@ test('accounts become full members as they age past the waiting period (the peri
   assert.deepEqual(evs.map((e) => [e.op, e.group_id, e.user_ids.includes(member.userId)]), [['add_members', groups['role:fullmembers'], true]]);
   assert.equal(await promoteFullMembers(services, threeDaysOn), 0, 'a second pass changes nothing');
   assert.equal((await t.owner.patch('/realm', { waiting_period_threshold: 0 })).status, 200);
+});
+
+test("one PATCH changing several kinds of settings: update_realm's order (properties, time limits, group settings, channels, org_type), channel values as given, org_type always", async () => {
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'realm-order' }]) })).status, 200);
+  const other = (await t.owner.get('/get_stream_id', { stream: 'realm-order' })).body.stream_id;
+  const q = await openQueue(member, ['realm']);
+  const res = await t.owner.patch('/realm', {
+    org_type: 0,
+    new_stream_announcements_stream_id: other,
+    can_add_custom_emoji_group: JSON.stringify({ new: groups['role:administrators'] }),
+    send_welcome_emails: false,
+    message_content_delete_limit_seconds: 1234,
+    avatar_changes_disabled: true,
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const label = (e: any) => (e.op === 'update' ? e.property : Object.keys(e.data)[0]);
+  // A time limit given a number is set with the body's locals, after the properties (one going
+  // back to unlimited comes first: see the update_dict test above).
+  assert.deepEqual((await queuedEvents(member, q)).map(label), [
+    'avatar_changes_disabled',
+    'send_welcome_emails',
+    'message_content_delete_limit_seconds',
+    'can_add_custom_emoji_group',
+    'new_stream_announcements_stream_id',
+    'org_type',
+  ]);
+  // do_change_realm_org_type compares nothing: the same value is announced and answered again.
+  const q2 = await openQueue(member, ['realm']);
+  const same = await t.owner.patch('/realm', { org_type: 0, signup_announcements_stream_id: -5 });
+  assert.deepEqual([same.body.org_type, same.body.signup_announcements_stream_id], [0, -5], JSON.stringify(same.body));
+  assert.deepEqual((await queuedEvents(member, q2)).map((e: any) => [e.property, e.value]), [
+    ['signup_announcements_stream_id', -5],
+    ['org_type', 0],
+  ]);
+  assert.equal((await realmState(member)).realm_signup_announcements_stream_id, -1);
+  // The moderation request channel must be private (do_set_realm_moderation_request_channel).
+  const open = await t.owner.patch('/realm', { moderation_request_channel_id: other });
+  assert.deepEqual([open.status, open.body.msg], [400, 'Moderation request channel must be private.']);
+  await t.owner.patch('/realm', { can_add_custom_emoji_group: JSON.stringify({ new: groups['role:members'] }), avatar_changes_disabled: false });
 });

@@ -2,7 +2,7 @@
 // and remove them; realm_emoji in /register and in events; reactions with custom emoji.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openQueue, queuedEvents, rawRequest, startTestServer, type Client, type TestServer } from './helpers.js';
+import { Client, openQueue, queuedEvents, rawRequest, startTestServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let admin: Client;
@@ -96,6 +96,10 @@ test('custom emoji: name, file and permission errors', async () => {
   assert.deepEqual([big.status, big.body.msg], [400, 'Uploaded file is larger than the allowed limit of 5 MiB']);
   const g = await upload(guest, 'guestemoji');
   assert.deepEqual([g.status, g.body.msg], [400, 'Not allowed for guest users']);
+  assert.equal((await upload(guest, 'Bad Name!')).body.msg, 'Not allowed for guest users', 'the guest check comes first');
+  const botRes = await ann.post('/bots', { full_name: 'Emoji Bot', short_name: 'emojibot', bot_type: 1 });
+  const bot = new Client(t.url, (await ann.get(`/users/${botRes.body.user_id}`)).body.user.email, botRes.body.api_key, botRes.body.user_id);
+  assert.equal((await upload(bot, 'botemoji')).body.msg, 'This endpoint does not accept bot requests.');
   // Administrators may override a built-in emoji's name.
   assert.equal((await upload(admin, 'octopus')).status, 200);
 
@@ -127,6 +131,12 @@ test('custom emoji: reactions use the id as code; deactivation by author or admi
     { emoji_name: 'party_parrot', emoji_code: parrot.id, reaction_type: 'realm_emoji', user_id: ann.userId },
   ]);
   assert.equal(reactions[2].reaction_type, 'realm_emoji');
+  // Removing by name alone looks the code up but keeps remove_reaction's default type, unicode_emoji:
+  // a custom emoji's reaction is removed only with reaction_type given.
+  const byName = await bob.delete(`/messages/${id}/reactions`, { emoji_name: 'party_parrot' });
+  assert.deepEqual([byName.status, byName.body.code], [400, 'REACTION_DOES_NOT_EXIST']);
+  assert.equal((await bob.delete(`/messages/${id}/reactions`, { emoji_name: 'party_parrot', reaction_type: 'realm_emoji' })).status, 200);
+  assert.equal((await bob.post(`/messages/${id}/reactions`, { emoji_name: 'party_parrot' })).status, 200);
 
   // Bob did not add it and is no administrator.
   const notMine = await bob.delete('/realm/emoji/party_parrot');

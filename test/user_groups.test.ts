@@ -132,6 +132,8 @@ test("names Zulip refuses: blank, too long, and the prefixes mention syntax rese
   assert.equal(ok.status, 200, 'only a leading @ is refused');
   const rename = await ann.patch(`/user_groups/${ok.body.group_id}`, { name: '@crew' });
   assert.deepEqual([rename.status, rename.body.msg], [400, "User group name cannot start with '@'."]);
+  // add_user_group reads the members (user_ids_to_users) before check_user_group_name.
+  assert.equal((await ann.post('/user_groups/create', { name: '@both-wrong', members: [999999] })).body.msg, 'Invalid user ID: 999999');
 });
 
 test('PATCH deactivated: false reactivates, true does nothing (deactivating checks use first); unchanged fields send no event', async () => {
@@ -239,6 +241,11 @@ test("guests and bots are refused on user-group endpoints as Zulip's require_mem
   for (const [c, msg] of [[guest, 'Not allowed for guest users'], [bot, 'This endpoint does not accept bot requests.']] as const) {
     for (const res of await Promise.all(calls(c))) assert.deepEqual([res.status, res.body.msg], [400, msg]);
   }
+  // get_is_user_group_member reads the user as access_user_by_id does: no bots, no deactivated users.
+  assert.equal((await ann.get(`/user_groups/${id}/members/${bot.userId}`)).body.msg, 'No such user');
+  const gone = await t.createUser({ name: 'Gone Member' });
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await ann.get(`/user_groups/${id}/members/${gone.userId}`)).body.msg, 'User is deactivated');
   assert.equal((await ann.post(`/user_groups/${id}/deactivate`)).status, 200);
   for (const path of [`/user_groups/${id}/members`, `/user_groups/${id}/subgroups`, `/user_groups/${id}/members/${ann.userId}`]) {
     const res = await ann.get(path);
@@ -307,4 +314,23 @@ test("one PATCH changing several fields: an event per field, in edit_user_group'
     [id, { can_join_group: members }],
     [id, { can_mention_group: members }],
   ]);
+});
+
+test("removing subgroups takes can_manage_group (adding takes can_add_members_group), and names an unknown or deactivated subgroup as Zulip's lock_subgroups_with_respect_to_supergroup does", async () => {
+  // Bob may add members and subgroups to the group, but does not manage it.
+  const group = (await ann.post('/user_groups/create', { name: 'sub-perms', members: [], can_add_members_group: { direct_members: [bob.userId], direct_subgroups: [] } })).body.group_id;
+  const child = (await ann.post('/user_groups/create', { name: 'sub-perms-child', members: [] })).body.group_id;
+  assert.equal((await bob.post(`/user_groups/${group}/subgroups`, { add: [child] })).status, 200);
+  const removed = await bob.post(`/user_groups/${group}/subgroups`, { delete: [child] });
+  assert.deepEqual([removed.status, removed.body.msg], [400, 'Insufficient permission']);
+  assert.equal((await bob.post(`/user_groups/${group}/members`, { delete_subgroups: [child] })).body.msg, 'Insufficient permission');
+  assert.equal((await ann.post(`/user_groups/${group}/subgroups`, { delete: [child] })).status, 200, 'the manager may');
+
+  const unknown = await ann.post(`/user_groups/${group}/subgroups`, { delete: [999999] });
+  assert.deepEqual([unknown.status, unknown.body.msg], [400, 'Invalid user group ID: 999999']);
+  assert.equal((await ann.post(`/user_groups/${group}/subgroups`, { add: [child] })).status, 200);
+  assert.equal((await ann.post(`/user_groups/${child}/deactivate`)).status, 400, 'in use as a subgroup');
+  // Removing members names a user that does not exist, as user_ids_to_users does.
+  const noUser = await ann.post(`/user_groups/${group}/members`, { delete: [999999] });
+  assert.deepEqual([noUser.status, noUser.body.msg], [400, 'Invalid user ID: 999999']);
 });

@@ -21,11 +21,17 @@ export function containsAlertWord(text: string, word: string): boolean {
   return new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRe(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
 }
 
+/**
+ * Zulip's add_alert_words: each word as sent is at most MAX_ALERT_WORD_LENGTH characters (code
+ * points, before trimming); then clean_alert_words trims and drops blanks, and
+ * add_user_alert_words keeps the first spelling of each word, ignoring case.
+ */
 function cleanWords(words: string[]): string[] {
-  const out = new Map<string, string>();
   for (const [i, w] of words.entries()) {
-    const word = w.trim();
-    if (word.length > MAX_ALERT_WORD_LENGTH) throw new BadRequest(`alert_words[${i}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`);
+    if ([...w].length > MAX_ALERT_WORD_LENGTH) throw new BadRequest(`alert_words[${i}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`);
+  }
+  const out = new Map<string, string>();
+  for (const word of words.map((w) => w.trim())) {
     if (word && !out.has(word.toLowerCase())) out.set(word.toLowerCase(), word);
   }
   return [...out.values()];
@@ -46,7 +52,8 @@ export async function addAlertWords(services: Services, user: User, words: strin
 }
 
 export async function removeAlertWords(services: Services, user: User, words: string[]): Promise<string[]> {
-  const lower = words.map((w) => w.trim().toLowerCase()).filter(Boolean);
+  // remove_user_alert_words matches each word as sent, ignoring case only (no trimming).
+  const lower = words.map((w) => w.toLowerCase()).filter(Boolean);
   return services.database.transaction(async (tx, onCommit) => {
     await deleteAlertWords(tx, user.id, lower);
     const all = await alertWordsOf(tx, user.id);

@@ -135,22 +135,30 @@ function checkNameAndHint(name: string, hint: string): void {
   if (codePoints(name) > NAME_MAX_LENGTH) throw new BadRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
 }
 
-/** Choices of a dropdown: {key: {text, order}}, at least one, no two with the same text. */
+/**
+ * Choices of a dropdown: {key: {text, order}}, at least one, no two with the same text. Each
+ * choice is checked as Zulip's validate_select_field_data does, with check_dict_only under the
+ * name "field_data" (so its texts name field_data, not the choice's key), duplicates last.
+ */
 function checkSelectData(data: Record<string, unknown>): void {
   const entries = Object.entries(data);
   if (entries.length < 1) throw new BadRequest('Field must have at least one choice.');
   const texts = new Set<string>();
   for (const [key, choice] of entries) {
-    const at = `field_data["${key}"]`;
-    if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) throw new BadRequest(`${at} is not a dict`);
+    if (!key.trim()) throw new BadRequest("'value' cannot be blank.");
+    if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) throw new BadRequest('field_data is not a dict');
     const c = choice as Record<string, unknown>;
-    for (const k of Object.keys(c)) if (k !== 'text' && k !== 'order') throw new BadRequest(`Unexpected argument "${k}" in ${at}`);
-    if (typeof c.text !== 'string') throw new BadRequest(`${at}["text"] is not a string`);
-    if (typeof c.order !== 'string') throw new BadRequest(`${at}["order"] is not a string`);
-    if (!c.text.trim()) throw new BadRequest('Label cannot be blank.');
-    if (texts.has(c.text)) throw new BadRequest('Field must not have duplicate choices.');
-    texts.add(c.text);
+    for (const k of ['text', 'order']) {
+      if (!(k in c)) throw new BadRequest(`${k} key is missing from field_data`);
+      const v = c[k];
+      if (typeof v !== 'string') throw new BadRequest(`field_data["${k}"] is not a string`);
+      if (!v.trim()) throw new BadRequest(`field_data["${k}"] cannot be blank.`);
+    }
+    const extra = Object.keys(c).filter((k) => k !== 'text' && k !== 'order');
+    if (extra.length) throw new BadRequest(`Unexpected arguments: ${extra.join(', ')}`);
+    texts.add(c.text as string);
   }
+  if (texts.size !== entries.length) throw new BadRequest('Field must not have duplicate choices.');
 }
 
 /** An external account field: a known subtype, or "custom" with a URL pattern holding %(username)s. */
@@ -214,6 +222,9 @@ export async function createProfileField(services: Services, caller: User, realm
   let hint = spec.hint ?? '';
   const summary = spec.displayInProfileSummary ?? false;
   const matching = spec.useForUserMatching ?? false;
+  // create_realm_custom_profile_field looks at the summary limit before anything else (and the
+  // transaction below looks again).
+  if (summary && (await summaryFieldCount(services.database.db, realm.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
   checkFieldSpec(name, hint, fieldType, data, summary, matching);
   if (isDefaultExternal(fieldType, data)) {
     const known = DEFAULT_EXTERNAL_ACCOUNTS[data.subtype as string]!;
@@ -253,6 +264,8 @@ export async function updateProfileField(services: Services, caller: User, realm
   const data = spec.fieldData ?? currentData;
   const summary = spec.displayInProfileSummary ?? field.display_in_profile_summary;
   const matching = spec.useForUserMatching ?? field.use_for_user_matching;
+  // update_realm_custom_profile_field: the summary limit first, then the rest.
+  if (spec.displayInProfileSummary && (await summaryFieldCount(services.database.db, realm.id, field.id)) >= MAX_SUMMARY_FIELDS) throw new BadRequest(SUMMARY_LIMIT_MESSAGE);
   if (isDefaultExternal(field.field_type, currentData)) {
     // Zulip lets only the flags of a known external account change.
     const same = name === field.name && hint === field.hint && JSON.stringify(data) === JSON.stringify(currentData);
@@ -291,16 +304,18 @@ export async function deleteProfileField(services: Services, caller: User, realm
   });
 }
 
-/** PATCH /realm/profile_fields: `order` lists every field of the organization, each once. */
+/**
+ * PATCH /realm/profile_fields, as Zulip's try_reorder_realm_custom_profile_fields: `order` must
+ * list every field of the organization; each takes the place of its last mention, and ids that
+ * are no field of the organization are ignored.
+ */
 export async function reorderProfileFields(services: Services, caller: User, realm: Realm, order: number[]): Promise<void> {
   requireRealmAdmin(caller);
   await services.database.transaction(async (tx, onCommit) => {
     const fields = await listProfileFields(tx, realm.id);
-    const position = new Map(order.map((id, i) => [id, i]));
-    if (position.size !== order.length || fields.length !== order.length || fields.some((f) => !position.has(f.id))) {
-      throw new BadRequest('Invalid order mapping.');
-    }
-    await setProfileFieldOrder(tx, position);
+    const mentioned = new Map(order.map((id, i) => [id, i]));
+    if (fields.some((f) => !mentioned.has(f.id))) throw new BadRequest('Invalid order mapping.');
+    await setProfileFieldOrder(tx, new Map(fields.map((f) => [f.id, mentioned.get(f.id)!])));
     await announceFields(services, tx, onCommit, realm.id);
   });
 }
@@ -333,15 +348,21 @@ function checkedValue(field: ProfileField, value: unknown, realmUsers: ReadonlyM
   const name = field.name;
   switch (field.field_type) {
     case FIELD_TYPE.user: {
-      if (!Array.isArray(value)) throw new BadRequest(`${name} is not a list`);
+      // Zulip's check_valid_user_ids: the list is named "User IDs" whatever the field's name, and
+      // every id that is no user of the organization is listed before any other complaint.
+      if (!Array.isArray(value)) throw new BadRequest('User IDs is not a list');
       for (const [i, id] of value.entries()) {
-        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new BadRequest(`${name}[${i}] is not an integer`);
-        const person = realmUsers.get(id);
-        if (!person) throw new BadRequest(`Invalid user ID: ${id}`);
+        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new BadRequest(`User IDs[${i}] is not an integer`);
+      }
+      const ids = value as number[];
+      const unknown = ids.filter((id) => !realmUsers.has(id));
+      if (unknown.length) throw new BadRequest(`Invalid user IDs: ${unknown.join(', ')}`);
+      for (const id of ids) {
+        const person = realmUsers.get(id)!;
         if (!person.is_active) throw new BadRequest(`User with ID ${id} is deactivated`);
         if (person.is_bot) throw new BadRequest(`User with ID ${id} is a bot`);
       }
-      return JSON.stringify([...new Set(value as number[])]);
+      return JSON.stringify([...new Set(ids)]);
     }
     default: {
       if (typeof value !== 'string') throw new BadRequest(`${name} is not a string`);

@@ -125,8 +125,9 @@ export async function addReaction(services: Services, user: User, realm: Realm, 
 
 /**
  * Removes the user's reaction. A reaction_type no emoji has (null) matches nothing, as in Zulip,
- * which does not check the type here; without a code, the name's emoji gives it (and the type,
- * unless one was given).
+ * which does not check the type here; without a code, the name's emoji gives the code only: the
+ * type stays what was given, else unicode_emoji (remove_reaction's default), so a custom emoji's
+ * reaction named without its type is not found, as in Zulip.
  */
 export async function removeReaction(services: Services, user: User, realm: Realm, messageId: number, req: Omit<ReactionRequest, 'reactionType'> & { reactionType?: ReactionType | null }): Promise<void> {
   const message = await modifiableMessage(services, user, messageId);
@@ -136,7 +137,6 @@ export async function removeReaction(services: Services, user: User, realm: Real
     if (req.emojiName === undefined) throw new BadRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
     const found = await emojiByName(services.database.db, realm.id, req.emojiName);
     code = found.emoji_code;
-    if (type === undefined) type = found.reaction_type;
   }
   if (type === null) throw new ReactionDoesNotExist();
   const emojiCode = code;

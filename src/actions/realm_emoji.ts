@@ -16,6 +16,7 @@ import { unicodeEmojiByName } from '../lib/emoji.js';
 import { ApiError, BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
+import { requireMemberOrAdmin } from '../access/roles.js';
 
 /** Zulip's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
@@ -90,9 +91,10 @@ export function emojiTooLarge(): BadRequest {
 }
 
 export async function addRealmEmoji(services: Services, user: User, realm: Realm, rawName: string, files: Array<{ path: string; size: number }>): Promise<void> {
+  // upload_emoji is @require_member_or_admin: guests and bots are refused before the name is looked at.
+  requireMemberOrAdmin(user);
   const name = rawName.trim().replace(/ /g, '_');
   checkEmojiName(name);
-  if (user.role >= ROLE.guest) throw new BadRequest('Not allowed for guest users');
   const graph = await services.cache.groupGraph(realm.id);
   if (!isUserInGroup(graph, user.id, realm.settings.can_add_custom_emoji_group)) throw new BadRequest('Insufficient permission');
   if (await activeRealmEmojiByName(services.database.db, realm.id, name)) throw new BadRequest('A custom emoji with this name already exists.');

@@ -149,13 +149,8 @@ const PLAIN: Record<string, Spec> = {
     },
   },
   video_chat_provider: { read: int },
-  giphy_rating: {
-    read: int,
-    check: (v) => {
-      if (![0, 1, 2, 3, 4, 5].includes(v as number)) throw new BadRequest(`Invalid giphy_rating ${String(v)}`);
-      return v;
-    },
-  },
+  // Checked in updateRealmSettings, after video_chat_provider, as update_realm's body does.
+  giphy_rating: { read: int },
   jitsi_server_url: {
     read: str,
     check: (v) => {
@@ -173,9 +168,30 @@ const PLAIN: Record<string, Spec> = {
     },
   },
   org_type: { read: int, check: oneOf('org_type', ORG_TYPE_IDS) },
-  // A channel id, or a negative number for none (reported as -1).
-  ...Object.fromEntries(CHANNEL_SETTINGS.map((k) => [k, { read: int, check: (v: PlainValue) => ((v as number) < 0 ? -1 : v) }])),
+  // A channel id, or a negative number for none (stored, and reported by /register, as -1; the
+  // event and the answer carry the number given, as Zulip's do_set_realm_stream).
+  ...Object.fromEntries(CHANNEL_SETTINGS.map((k) => [k, { read: int }])),
 };
+
+/**
+ * The order in which Zulip's update_realm applies what one request changes, each change with its
+ * own event: time limits and jitsi_server_url going back to their default (None) first, then the
+ * properties in its parameters' (alphabetical) order, then message_retention_days and the other
+ * time limits and jitsi_server_url (locals of its body), group settings, the channel settings,
+ * and org_type last.
+ */
+const TIME_LIMITS = ['message_content_delete_limit_seconds', 'message_content_edit_limit_seconds', 'move_messages_within_stream_limit_seconds', 'move_messages_between_streams_limit_seconds'];
+const BODY_LOCALS = ['message_retention_days', ...TIME_LIMITS, 'jitsi_server_url'];
+function updateRank(c: RealmChange): number {
+  if (c.kind === 'group') return 300;
+  if (BODY_LOCALS.includes(c.key) && c.key !== 'message_retention_days' && c.value === null) return BODY_LOCALS.indexOf(c.key);
+  if (BODY_LOCALS.includes(c.key)) return 200 + BODY_LOCALS.indexOf(c.key);
+  if (CHANNEL_SETTINGS.includes(c.key)) return 400 + CHANNEL_SETTINGS.indexOf(c.key);
+  return c.key === 'org_type' ? 500 : 100;
+}
+/** Properties sort by name; the sort is stable, so group settings keep their order. */
+const inUpdateOrder = (changes: RealmChange[]) =>
+  [...changes].sort((a, b) => updateRank(a) - updateRank(b) || (updateRank(a) === 100 && a.key !== b.key ? (a.key < b.key ? -1 : 1) : 0));
 
 /** Which group-setting values each permission may take (Zulip's GroupPermissionSetting). */
 interface GroupRule {
@@ -273,6 +289,13 @@ function eventFor(key: string, value: PlainValue, description?: string): Event {
 
 export async function updateRealmSettings(services: Services, caller: User, realm: Realm, requested: RealmChange[]): Promise<Record<string, unknown>> {
   requireRealmAdmin(caller);
+  // update_realm's body checks the video chat provider and the GIPHY rating before asking for an owner.
+  const providers = [0, 1, ...(services.config.bigBlueButton ? [4] : [])];
+  const value = (key: string) => requested.find((c) => c.key === key && c.kind === 'value') as { value: PlainValue } | undefined;
+  const provider = value('video_chat_provider');
+  if (provider && !providers.includes(provider.value as number)) throw new BadRequest(`Invalid video_chat_provider ${String(provider.value)}`);
+  const giphy = value('giphy_rating');
+  if (giphy && ![0, 1, 2, 3, 4, 5].includes(giphy.value as number)) throw new BadRequest(`Invalid giphy_rating ${String(giphy.value)}`);
   const ownerOnly = requested.some((c) => (c.kind === 'value' ? PLAIN[c.key]?.owner : OWNER_ONLY_GROUPS.has(c.key)));
   if (ownerOnly && caller.role !== ROLE.owner) throw new OwnerRequired();
 
@@ -282,10 +305,6 @@ export async function updateRealmSettings(services: Services, caller: User, real
   if (legacy) {
     changes = changes.filter((c) => c.key !== 'mandatory_topics');
     if (!changes.some((c) => c.key === 'topics_policy')) changes.push({ kind: 'value', key: 'topics_policy', value: legacy.kind === 'value' && legacy.value ? 'disable_empty_topic' : 'allow_empty_topic' });
-  }
-  const providers = [0, 1, ...(services.config.bigBlueButton ? [4] : [])];
-  for (const c of changes) {
-    if (c.key === 'video_chat_provider' && c.kind === 'value' && !providers.includes(c.value as number)) throw new BadRequest(`Invalid video_chat_provider ${String(c.value)}`);
   }
   if (changes.length === 0) return {};
 
@@ -298,7 +317,9 @@ export async function updateRealmSettings(services: Services, caller: User, real
     if (c.kind !== 'value' || !CHANNEL_SETTINGS.includes(c.key) || (c.value as number) < 0) continue;
     const stream = await getStream(services.database.db, realm.id, c.value as number);
     if (!stream || stream.is_archived) throw new BadRequest('Invalid channel ID');
+    if (c.key === 'moderation_request_channel_id' && !stream.invite_only) throw new BadRequest('Moderation request channel must be private.');
   }
+  changes = inUpdateOrder(changes);
 
   return services.database.transaction(async (tx, onCommit) => {
     // Settings are one JSON column: start from the row as it is now, not the cached copy.
@@ -320,7 +341,19 @@ export async function updateRealmSettings(services: Services, caller: User, real
         events.push({ type: 'realm', op: 'update_dict', property: 'default', data: { [c.key]: wanted } });
         continue;
       }
-      if (current[c.key] === c.value) continue;
+      if (CHANNEL_SETTINGS.includes(c.key)) {
+        // do_set_realm_stream runs unless the setting already names that very channel: a channel
+        // setting that is unset is set (and announced) again, whatever the request says.
+        const currentId = current[c.key] as number;
+        if (currentId >= 0 && currentId === c.value) continue;
+        settings[c.key] = (c.value as number) < 0 ? -1 : c.value;
+        current[c.key] = settings[c.key];
+        data[c.key] = c.value;
+        events.push({ type: 'realm', op: 'update', property: c.key, value: c.value });
+        continue;
+      }
+      // do_change_realm_org_type compares nothing: the value is stored and announced again.
+      if (current[c.key] === c.value && c.key !== 'org_type') continue;
       let rendered: string | undefined;
       if (c.key === 'description') rendered = renderMarkdown(String(c.value)).html;
       if (c.key === 'topics_policy') settings.mandatory_topics = c.value === 'disable_empty_topic';

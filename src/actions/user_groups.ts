@@ -88,8 +88,9 @@ export async function createUserGroup(
   const named = idsNamedBy(Object.values(g.settings));
   const graph = await services.cache.groupGraph(realm.id, [...g.subgroups, ...named.groupIds]);
   if (!isUserInGroup(graph, caller.id, realm.settings.can_create_groups)) throw new NotAllowed('Insufficient permission');
-  const name = validName(g.name);
+  // As add_user_group: the members are read (user_ids_to_users) before the name is checked.
   await checkMembers(services, realm.id, g.members);
+  const name = validName(g.name);
   const users = await services.cache.usersIncluding(realm.id, named.userIds);
   for (const s of g.subgroups) checkSubgroup(graph, s);
   const ids = graph.systemIds;
@@ -198,15 +199,20 @@ export async function changeGroupMembers(
   id: number,
   c: { add: number[]; remove: number[]; addSubgroups: number[]; removeSubgroups: number[] },
 ): Promise<void> {
-  const graph = await services.cache.groupGraph(realm.id, [id, ...c.addSubgroups]);
+  const graph = await services.cache.groupGraph(realm.id, [id, ...c.addSubgroups, ...c.removeSubgroups]);
   // Since Zulip 11.0 (feature level 391) a deactivated group's members and subgroups can change.
   const group = editableGroup(graph, id);
+  // remove_members_from_group_backend reads the users (user_ids_to_users) before the group.
+  await checkMembers(services, realm.id, c.remove);
   const manage = mayManage(graph, realm, caller, id);
   const inSetting = (setting: number | null) => setting !== null && isUserInGroup(graph, caller.id, setting);
   const onlySelf = (ids: number[]) => ids.length > 0 && ids.every((x) => x === caller.id);
   if (c.add.length && !(manage || inSetting(group.can_add_members_group) || (onlySelf(c.add) && inSetting(group.can_join_group)))) throw new NotAllowed('Insufficient permission');
   if (c.remove.length && !(manage || inSetting(group.can_remove_members_group) || (onlySelf(c.remove) && inSetting(group.can_leave_group)))) throw new NotAllowed('Insufficient permission');
-  if ((c.addSubgroups.length || c.removeSubgroups.length) && !(manage || inSetting(group.can_add_members_group))) throw new NotAllowed('Insufficient permission');
+  // Zulip's add_subgroups_to_group_backend asks can_add_members_group, but
+  // remove_subgroups_from_group_backend asks can_manage_group: only managers take subgroups out.
+  if (c.addSubgroups.length && !(manage || inSetting(group.can_add_members_group))) throw new NotAllowed('Insufficient permission');
+  if (c.removeSubgroups.length && !manage) throw new NotAllowed('Insufficient permission');
   await checkMembers(services, realm.id, c.add);
   const current = graph.members.get(id) ?? new Set<number>();
   for (const x of c.add) if (current.has(x)) throw new BadRequest(`User ${x} is already a member of this group`);
@@ -217,7 +223,11 @@ export async function changeGroupMembers(
     if (subs.has(s)) throw new BadRequest(`User group ${s} is already a subgroup of this group.`);
     if (wouldCycle(graph, id, s)) throw new BadRequest(`User group ${id} is already a subgroup of one of the passed subgroups.`);
   }
-  for (const s of c.removeSubgroups) if (!subs.has(s)) throw new BadRequest(`User group ${s} is not a subgroup of this group.`);
+  for (const s of c.removeSubgroups) {
+    // lock_subgroups_with_respect_to_supergroup names an unknown or deactivated group first.
+    checkSubgroup(graph, s);
+    if (!subs.has(s)) throw new BadRequest(`User group ${s} is not a subgroup of this group.`);
+  }
   // The people told of it may be new to this process's cache: read them too.
   const users = await services.cache.usersIncluding(realm.id, [...c.add, ...c.remove]);
   const audience = audienceOf(users);

@@ -68,10 +68,16 @@ function directTarget(raw: string): { userIds?: number[]; emails?: string[] } {
   return { userIds: [...new Set(v as number[])] };
 }
 
-/** Zulip's parse_anchor_value; use_first_unread_anchor (the legacy spelling) wins over anchor. */
+/** What get_messages_backend's IncompatibleParametersError names when message_ids comes with a window. */
+const WINDOW_PARAMETERS = ['num_before', 'num_after', 'anchor', 'message_ids', 'include_anchor', 'use_first_unread_anchor'];
+
+/**
+ * Zulip's parse_anchor_value; use_first_unread_anchor (the legacy spelling) wins over anchor. A
+ * missing anchor is its own JsonableError (a sentence, BAD_REQUEST), not a missing-argument error.
+ */
 function parseAnchor(raw: string | undefined, useFirstUnread: boolean, params: Params): Anchor {
   if (useFirstUnread) return 'first_unread';
-  if (raw === undefined) throw new MissingArgument('anchor');
+  if (raw === undefined) throw new BadRequest("Missing 'anchor' argument.");
   if (raw === 'newest' || raw === 'oldest' || raw === 'first_unread') return raw;
   if (raw === 'date') return { date: parseAnchorDate(params.optStr('anchor_date')) };
   if (!/^\s*-?\d+\s*$/.test(raw)) throw new BadRequest('Invalid anchor');
@@ -138,17 +144,22 @@ export function registerMessageRoutes(r: Router): void {
 
   r.get('/messages', async ({ params, services, user, realm }) => {
     const messageIds = params.optJson('message_ids', check.intList);
+    const rawAnchor = params.optStr('anchor');
+    const useFirstUnread = params.bool('use_first_unread_anchor', false);
+    const requestedBefore = nonNegative(params, 'num_before');
+    const requestedAfter = nonNegative(params, 'num_after');
+    const includeAnchor = params.bool('include_anchor', true);
     if (messageIds !== undefined) {
-      // A set of messages instead of a window: none of the window's parameters may come with it.
-      const window = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((p) => params.has(p));
-      if (window.length) throw new IncompatibleParameters(['message_ids', ...window]);
+      // get_messages_backend: a set of messages instead of a window. Only a window that asks for
+      // something (a nonzero count, an anchor) conflicts, and the error names every window parameter.
+      if (requestedBefore || requestedAfter || rawAnchor !== undefined || useFirstUnread) throw new IncompatibleParameters(WINDOW_PARAMETERS);
       if (messageIds.length > MAX_MESSAGES_PER_FETCH) throw new BadRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     }
-    const anchor = messageIds ? 0 : parseAnchor(params.optStr('anchor'), params.bool('use_first_unread_anchor', false), params);
-    const numBefore = nonNegative(params, 'num_before');
-    const numAfter = messageIds ? messageIds.length : nonNegative(params, 'num_after');
-    const includeAnchor = params.bool('include_anchor', true);
+    const anchor = messageIds ? 0 : parseAnchor(rawAnchor, useFirstUnread, params);
+    const numBefore = requestedBefore;
+    const numAfter = messageIds ? messageIds.length : requestedAfter;
     if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw new BadRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+    if (!messageIds && numBefore > 0 && numAfter > 0 && !includeAnchor) throw new BadRequest('The anchor can only be excluded at an end of the range');
     const applyMarkdown = params.bool('apply_markdown', true);
     const clientGravatar = params.bool('client_gravatar', true);
     const allowEmptyTopicName = params.bool('allow_empty_topic_name', false);
@@ -256,7 +267,7 @@ export function registerMessageRoutes(r: Router): void {
   });
 
   r.post('/messages/flags/narrow', async ({ params, services, user, realm }) => {
-    const anchor = parseAnchor(params.optStr('anchor'), false, params);
+    const anchor = parseAnchor(params.str('anchor'), false, params);
     const includeAnchor = params.bool('include_anchor', true);
     const numBefore = nonNegative(params, 'num_before', true);
     const numAfter = nonNegative(params, 'num_after', true);

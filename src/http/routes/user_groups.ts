@@ -122,7 +122,10 @@ export function registerUserGroupRoutes(r: Router): void {
     const id = pathInt(ctx, 'user_group_id', invalidGroup);
     readableGroup(await ctx.services.cache.groupGraph(ctx.realm.id, [id]), id);
     const userId = pathInt(ctx, 'user_id', () => new NoSuchUser());
-    if (!(await ctx.services.cache.user(ctx.realm.id, userId))) throw new NoSuchUser();
+    // access_user_by_id(for_admin=False): bots are no such user, and deactivated users are refused.
+    const target = await ctx.services.cache.user(ctx.realm.id, userId);
+    if (!target || target.is_bot) throw new NoSuchUser();
+    if (!target.is_active) throw new BadRequest('User is deactivated');
     // Read after the user: a user the cache lacked joins it, and the graph then has their groups.
     const graph = await ctx.services.cache.groupGraph(ctx.realm.id);
     const direct = ctx.params.bool('direct_member_only', false);
