@@ -175,9 +175,10 @@ test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter
         const el = document.activeElement as HTMLTextAreaElement | null;
         return el?.tagName === 'TEXTAREA' && el.id.startsWith('edit-') && !el.disabled && el.value === t;
       }, text, { timeout: 5000 });
-      // Compose stays open beside the edit: still one textbox named with "topic", one with "message".
-      assert.equal(await page.getByRole('textbox', { name: /topic/i }).count(), 1);
-      assert.equal(await page.getByRole('textbox', { name: /message/i }).count(), 1);
+      // Compose stays open beside the edit, its Topic and Message as they were.
+      const compose = page.getByRole('region', { name: 'Compose' });
+      assert.equal(await compose.getByRole('textbox', { name: /topic/i }).count(), 1);
+      assert.equal(await compose.getByRole('textbox', { name: /message/i }).count(), 1);
     };
     const edited = page.getByRole('textbox', { name: 'Edited text' });
 
@@ -215,7 +216,8 @@ test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter
     // The topic typed key by key stays in its field (the text box does not take the focus back
     // at each key), and Enter there saves it.
     await openEdit('first draft\nsecond line\nthird line');
-    const subject = page.getByRole('textbox', { name: 'Subject' });
+    // Named Topic, as everywhere else in the client and in Zulip (it said "Subject").
+    const subject = mine.getByRole('textbox', { name: 'Topic' });
     await subject.focus();
     await subject.press('Control+a');
     await subject.pressSequentially('renamed edits');

@@ -104,6 +104,8 @@ test("the Inbox's counts sit centred on their rows, and 'Mark all as read' (aske
     assert.ok(await row.isVisible());
 
     await markAll.click();
+    // An ordinary action, styled as Zulip's primary button: not as a dangerous one.
+    assert.equal(await ask.getByRole('button', { name: 'Mark as read' }).getAttribute('class'), 'primary');
     await ask.getByRole('button', { name: 'Mark as read' }).click();
     await inbox.getByText('You have no unread messages.').waitFor({ timeout: 5000 });
     await a.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /^Inbox$/ }).waitFor({ timeout: 5000 });
