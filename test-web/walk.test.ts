@@ -143,3 +143,17 @@ test('compose opened over the Inbox on a phone (no Esc key) closes with its own 
     await a.context.close();
   }
 });
+
+test('on a phone Send sits at the right edge of compose, as on the desktop', async () => {
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 390, height: 844 });
+  try {
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/lunch`);
+    const compose = a.page.getByRole('region', { name: 'Compose' });
+    const send = compose.getByRole('button', { name: 'Send' });
+    await send.waitFor({ timeout: 5000 });
+    const [c, b] = await Promise.all([compose.boundingBox(), send.boundingBox()]);
+    assert.ok(c && b && c.x + c.width - (b.x + b.width) <= 16, `Send's right edge ${b && b.x + b.width} by compose's ${c && c.x + c.width}`);
+  } finally {
+    await a.context.close();
+  }
+});

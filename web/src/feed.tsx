@@ -15,10 +15,11 @@ import { channelName, dmOthers, feed, feedState, Message, ownArrived, selectedId
 // recipient group has the same sender: as in Zulip, the name and avatar show once for the run.
 type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message; cont: boolean };
 
-// First guesses of row heights (px) before a row is measured; measured heights replace them. A
-// message continuing its sender's run has no name line: guessed as tall as a full one, rows
-// measured above the reader moved the message on screen by the difference.
-const ESTIMATE = { start: 52, head: 40, msg: 60, cont: 30 } as const;
+// First guesses of row heights (px) before a row is measured; measured heights replace them. Each
+// is the row's height as drawn (a one-line message): a guess off by some pixels moved the message
+// on screen by as much when a row inserted above it at the top of the feed was measured (a header
+// guessed 40 px, drawn 46). A message continuing its sender's run has no name line.
+const ESTIMATE = { start: 84, head: 46, msg: 60, cont: 30 } as const;
 
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
