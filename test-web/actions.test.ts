@@ -1,20 +1,10 @@
 // Message actions and the live state around them: star (and the Starred view), quote and reply,
 // edit history, typing notifications seen by the other person, a subscription added live.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { closeScene, openScene, loggedIn, makeChannel, type Person, type WebServer } from './harness.js';
+import { testScene, loggedIn, makeChannel } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
-
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-});
-after(() => closeScene({ srv, browser }));
+const s = testScene();
 
 // A 1×1 PNG, as a browser hands a dropped or pasted file to the page.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -26,12 +16,12 @@ function pngTransfer({ b64, name }: { b64: string; name: string }): DataTransfer
 }
 
 test('star, quote and reply, edit history, typing seen live, a channel added live', async () => {
-  const sent = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'ideas', content: 'Let us plant a garden' });
-  await bob.api.patch(`/messages/${sent.body.id}`, { content: 'Let us plant a vegetable garden' });
-  const a = await loggedIn(browser, srv.url, alice);
-  const b = await loggedIn(browser, srv.url, bob);
+  const sent = await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'ideas', content: 'Let us plant a garden' });
+  await s.bob.api.patch(`/messages/${sent.body.id}`, { content: 'Let us plant a vegetable garden' });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
+  const b = await loggedIn(s.browser, s.srv.url, s.bob);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/ideas`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/ideas`);
     const msg = a.page.getByRole('article').filter({ hasText: 'vegetable garden' });
     await msg.waitFor({ timeout: 5000 });
 
@@ -57,12 +47,12 @@ test('star, quote and reply, edit history, typing seen live, a channel added liv
     assert.match(await box.inputValue(), /Let us plant a vegetable garden/);
 
     // Bob starts typing in the topic: Alice sees it.
-    await b.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/ideas`);
+    await b.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/ideas`);
     await b.page.getByRole('textbox', { name: 'Message' }).pressSequentially('Tomatoes');
     await a.page.getByText('Bob Brown is typing…').waitFor({ timeout: 5000 });
 
     // An administrator subscribes Alice to a new channel: it appears in her sidebar.
-    await makeChannel(srv.owner, 'gardening', [srv.owner, alice]);
+    await makeChannel(s.srv.owner, 'gardening', [s.srv.owner, s.alice]);
     await a.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /gardening/ }).waitFor({ timeout: 5000 });
   } finally {
     await a.context.close();
@@ -71,9 +61,9 @@ test('star, quote and reply, edit history, typing seen live, a channel added liv
 });
 
 test('an image dropped on compose is uploaded and sent; it shows through a temporary URL, never with the key in an address', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/pictures`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/pictures`);
     await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
     const dataTransfer = await a.page.evaluateHandle(pngTransfer, { b64: PNG, name: 'dot.png' });
     await a.page.locator('section.compose').dispatchEvent('drop', { dataTransfer });
@@ -99,9 +89,9 @@ test('an image dropped on compose is uploaded and sent; it shows through a tempo
 });
 
 test('an image pasted into the message box is uploaded and its link written where the cursor was', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/pasted`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/pasted`);
     const box = a.page.getByRole('textbox', { name: 'Message' });
     await box.fill('look: ');
     // What the browser dispatches when an image on the clipboard is pasted into the box.

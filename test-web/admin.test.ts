@@ -4,25 +4,17 @@
 // API key and zuliprc). Each step is checked through the API (the server holds the change) and,
 // where another person would notice, in their own page, live.
 import { readFileSync } from 'node:fs';
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { closeScene, loggedIn, makeChannel, openScene, type Person, type WebServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { loggedIn, makeChannel, testScene, type Person } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
 let design: number;
-
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-  design = await makeChannel(srv.owner, 'design', [srv.owner, alice, bob]);
+const s = testScene(async () => {
+  design = await makeChannel(s.srv.owner, 'design', [s.srv.owner, s.alice, s.bob]);
 });
-after(() => closeScene({ srv, browser }));
 
 /** The owner's administration page at one tab. */
 async function adminAt(page: Page, tab: string): Promise<void> {
@@ -70,31 +62,31 @@ async function person(who: Person, id: number): Promise<{ role: number; is_activ
 }
 
 test('users: a role changed, a person deactivated and reactivated', async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner);
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
   const dialogs = nativeDialogs(o.page);
   try {
     await adminAt(o.page, 'Users');
     await o.page.getByLabel('Role of Bob Brown').selectOption({ label: 'Moderator' });
     await o.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
-    assert.equal((await person(srv.owner, bob.api.userId)).role, 300);
+    assert.equal((await person(s.srv.owner, s.bob.api.userId)).role, 300);
 
     await confirmInPage(o.page, 'Deactivate Bob Brown', 'Deactivate Bob Brown?', 'Deactivate', 'button');
     await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).waitFor({ timeout: 5000 });
-    assert.equal((await person(srv.owner, bob.api.userId)).is_active, false);
-    assert.equal((await bob.api.get('/users/me')).status, 401, 'a deactivated account cannot use the API');
+    assert.equal((await person(s.srv.owner, s.bob.api.userId)).is_active, false);
+    assert.equal((await s.bob.api.get('/users/me')).status, 401, 'a deactivated account cannot use the API');
     // Bob, trying to log in meanwhile, is told why it fails.
-    const context = await browser.newContext();
+    const context = await s.browser.newContext();
     const login = await context.newPage();
-    await login.goto(srv.url);
-    await login.getByLabel('Email').fill(bob.email);
-    await login.getByLabel('Password').fill(bob.password);
+    await login.goto(s.srv.url);
+    await login.getByLabel('Email').fill(s.bob.email);
+    await login.getByLabel('Password').fill(s.bob.password);
     await login.getByRole('button', { name: 'Log in' }).click();
     await login.getByRole('alert').filter({ hasText: /deactivated|disabled/i }).waitFor({ timeout: 5000 });
     await context.close();
 
     await o.page.getByRole('button', { name: 'Reactivate Bob Brown' }).click();
     await o.page.getByRole('button', { name: 'Deactivate Bob Brown' }).waitFor({ timeout: 5000 });
-    assert.equal((await person(srv.owner, bob.api.userId)).is_active, true);
+    assert.equal((await person(s.srv.owner, s.bob.api.userId)).is_active, true);
     // An owner cannot change their own role or deactivate themselves from this table.
     assert.equal(await o.page.getByLabel('Role of Olivia Owner').isDisabled(), true);
     assert.deepEqual(dialogs, [], 'no browser dialog');
@@ -104,8 +96,8 @@ test('users: a role changed, a person deactivated and reactivated', async () => 
 });
 
 test('channels: renamed with a new description, a member removed and added, archived; a member sees it live', async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner);
-  const a = await loggedIn(browser, srv.url, alice);
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const dialogs = nativeDialogs(o.page);
   try {
     const aliceSidebar = a.page.getByRole('navigation', { name: 'Conversations' });
@@ -117,25 +109,25 @@ test('channels: renamed with a new description, a member removed and added, arch
     await o.page.getByLabel('Channel description').fill('Sketches and reviews');
     await o.page.getByRole('button', { name: 'Save channel' }).click();
     await aliceSidebar.getByRole('link', { name: /design-team/ }).waitFor({ timeout: 5000 });
-    const info = await srv.owner.api.get(`/streams/${design}`);
+    const info = await s.srv.owner.api.get(`/streams/${design}`);
     assert.equal(info.body.stream.name, 'design-team');
     assert.equal(info.body.stream.description, 'Sketches and reviews');
 
-    const members = async () => ((await srv.owner.api.get(`/streams/${design}/members`)).body.subscribers as number[]).sort();
+    const members = async () => ((await s.srv.owner.api.get(`/streams/${design}/members`)).body.subscribers as number[]).sort();
     await o.page.getByRole('button', { name: 'Remove Bob Brown' }).click();
     await o.page.getByRole('button', { name: 'Remove Bob Brown' }).waitFor({ state: 'detached', timeout: 5000 });
-    assert.deepEqual(await members(), [srv.owner.api.userId, alice.api.userId].sort());
+    assert.deepEqual(await members(), [s.srv.owner.api.userId, s.alice.api.userId].sort());
     await o.page.getByLabel('Add member (name or email)').fill('Bob Brown');
     await o.page.getByRole('button', { name: 'Add member' }).click();
     await o.page.getByRole('button', { name: 'Remove Bob Brown' }).waitFor({ timeout: 5000 });
-    assert.deepEqual(await members(), [srv.owner.api.userId, alice.api.userId, bob.api.userId].sort());
+    assert.deepEqual(await members(), [s.srv.owner.api.userId, s.alice.api.userId, s.bob.api.userId].sort());
 
     await confirmInPage(o.page, 'Archive design-team', 'Archive design-team?', 'Archive', 'Escape');
     await o.page.getByRole('button', { name: 'Archive design-team' }).waitFor({ state: 'detached', timeout: 5000 });
     await aliceSidebar.getByRole('link', { name: /design-team/ }).waitFor({ state: 'detached', timeout: 5000 });
-    assert.equal((await srv.owner.api.get(`/streams/${design}`)).body.stream.is_archived, true);
+    assert.equal((await s.srv.owner.api.get(`/streams/${design}`)).body.stream.is_archived, true);
     // #general was not touched.
-    assert.equal((await srv.owner.api.get(`/streams/${general}`)).body.stream.is_archived, false);
+    assert.equal((await s.srv.owner.api.get(`/streams/${s.general}`)).body.stream.is_archived, false);
     assert.deepEqual(dialogs, [], 'no browser dialog');
   } finally {
     await o.context.close();
@@ -144,8 +136,8 @@ test('channels: renamed with a new description, a member removed and added, arch
 });
 
 test('organization: name, description and a policy; a linkifier that a message then uses', async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner);
-  const a = await loggedIn(browser, srv.url, alice);
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
     await adminAt(o.page, 'Organization');
     await o.page.getByLabel('Organization name').fill('Renamed Org');
@@ -158,7 +150,7 @@ test('organization: name, description and a policy; a linkifier that a message t
     assert.equal(await editing.isChecked(), true);
     await editing.uncheck();
     await o.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
-    const state = await srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm']) });
+    const state = await s.srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm']) });
     assert.equal(state.body.realm_name, 'Renamed Org');
     assert.equal(state.body.realm_description.includes('Where the team talks'), true);
     assert.equal(state.body.realm_allow_message_editing, false);
@@ -167,8 +159,8 @@ test('organization: name, description and a policy; a linkifier that a message t
     await o.page.getByLabel('URL template').fill('https://tracker.example.com/issues/{id}');
     await o.page.getByRole('button', { name: 'Add linkifier' }).click();
     await o.page.getByRole('button', { name: 'Remove linkifier #(?P<id>[0-9]+)' }).waitFor({ timeout: 5000 });
-    await alice.api.post('/messages', { type: 'stream', to: general, topic: 'bugs', content: 'This is #42 again' });
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/bugs`);
+    await s.alice.api.post('/messages', { type: 'stream', to: s.general, topic: 'bugs', content: 'This is #42 again' });
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/bugs`);
     const link = a.page.getByRole('article').filter({ hasText: 'This is' }).getByRole('link', { name: '#42' });
     await link.waitFor({ timeout: 5000 });
     assert.equal(await link.getAttribute('href'), 'https://tracker.example.com/issues/42');
@@ -179,7 +171,7 @@ test('organization: name, description and a policy; a linkifier that a message t
 });
 
 test('custom emoji added and removed; a bot created, its key shown, then deactivated; the system bots not listed', async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner);
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
   const dialogs = nativeDialogs(o.page);
   try {
     await adminAt(o.page, 'Custom emoji');
@@ -187,7 +179,7 @@ test('custom emoji added and removed; a bot created, its key shown, then deactiv
     await o.page.getByLabel('Image').setInputFiles({ name: 'shipit.png', mimeType: 'image/png', buffer: PNG });
     await o.page.getByRole('button', { name: 'Add emoji' }).click();
     await o.page.getByRole('button', { name: 'Remove :shipit:' }).waitFor({ timeout: 5000 });
-    const emoji = Object.values((await srv.owner.api.get('/realm/emoji')).body.emoji as Record<string, { name: string; deactivated: boolean }>);
+    const emoji = Object.values((await s.srv.owner.api.get('/realm/emoji')).body.emoji as Record<string, { name: string; deactivated: boolean }>);
     assert.ok(emoji.some((e) => e.name === 'shipit' && !e.deactivated));
     await o.page.getByRole('button', { name: 'Remove :shipit:' }).click();
     await o.page.getByRole('button', { name: 'Remove :shipit:' }).waitFor({ state: 'detached', timeout: 5000 });
@@ -199,14 +191,14 @@ test('custom emoji added and removed; a bot created, its key shown, then deactiv
     const key = o.page.locator('code.key').filter({ hasText: 'API key:' });
     await key.waitFor({ timeout: 5000 });
     const apiKey = (await key.textContent())!.replace('API key:', '').trim();
-    const state = await srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) });
+    const state = await s.srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) });
     const bots = state.body.realm_bots as Array<{ full_name: string; api_key: string; user_id: number }>;
     const bot = bots.find((b) => b.full_name === 'Build Bot');
     assert.ok(bot, 'the bot exists');
     assert.equal(bot.api_key, apiKey, 'the key shown is the bot\'s');
     // The system bots every organization shares (Notification Bot, Welcome Bot, ...) are not the
     // organization's to deactivate: only its own bots are listed, as in Zulip.
-    const system = (await srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm_user']) })).body.cross_realm_bots as Array<{ full_name: string; email: string }>;
+    const system = (await s.srv.owner.api.post('/register', { fetch_event_types: JSON.stringify(['realm_user']) })).body.cross_realm_bots as Array<{ full_name: string; email: string }>;
     assert.ok(system.length > 0, 'the server has system bots');
     await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).waitFor({ timeout: 5000 });
     for (const b of system) {
@@ -215,7 +207,7 @@ test('custom emoji added and removed; a bot created, its key shown, then deactiv
     }
     await confirmInPage(o.page, 'Deactivate Build Bot', 'Deactivate Build Bot?', 'Deactivate', 'button');
     await o.page.getByRole('button', { name: 'Deactivate Build Bot' }).waitFor({ state: 'detached', timeout: 5000 });
-    assert.equal((await person(srv.owner, bot.user_id)).is_active, false);
+    assert.equal((await person(s.srv.owner, bot.user_id)).is_active, false);
     assert.deepEqual(dialogs, [], 'no browser dialog');
   } finally {
     await o.context.close();
@@ -223,13 +215,13 @@ test('custom emoji added and removed; a bot created, its key shown, then deactiv
 });
 
 test('an unknown administration or settings tab in the address shows the first tab', async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner);
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
   try {
-    await o.page.goto(`${srv.url}/#organization/no-such-tab`);
+    await o.page.goto(`${s.srv.url}/#organization/no-such-tab`);
     await o.page.getByLabel('Emails to invite').waitFor({ timeout: 5000 });
     const sections = o.page.getByRole('navigation', { name: 'Administration sections' });
     assert.equal(await sections.getByRole('link', { name: 'Users' }).getAttribute('aria-current'), 'page');
-    await o.page.goto(`${srv.url}/#settings/no-such-tab`);
+    await o.page.goto(`${s.srv.url}/#settings/no-such-tab`);
     await o.page.getByLabel('Full name').waitFor({ timeout: 5000 });
     assert.equal(await o.page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Profile' }).getAttribute('aria-current'), 'page');
   } finally {
@@ -238,15 +230,15 @@ test('an unknown administration or settings tab in the address shows the first t
 });
 
 test('settings: a new name seen by others, a notification setting kept, the API key shown and a zuliprc downloaded', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
-  const b = await loggedIn(browser, srv.url, bob);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
+  const b = await loggedIn(s.browser, s.srv.url, s.bob);
   try {
     await a.page.getByRole('link', { name: 'Settings' }).click();
     await a.page.getByRole('link', { name: 'Profile' }).click();
     await a.page.getByLabel('Full name').fill('Alice Anders-Smith');
     await a.page.getByRole('button', { name: 'Save name' }).click();
     await b.page.getByText('Alice Anders-Smith').first().waitFor({ timeout: 5000 });
-    assert.equal((await person(bob, alice.api.userId)).full_name, 'Alice Anders-Smith');
+    assert.equal((await person(s.bob, s.alice.api.userId)).full_name, 'Alice Anders-Smith');
 
     await a.page.getByRole('link', { name: 'Notifications' }).click();
     const email = a.page.getByRole('checkbox', { name: 'Email when I am away' });
@@ -256,16 +248,16 @@ test('settings: a new name seen by others, a notification setting kept, the API 
     await a.page.reload();
     await a.page.getByRole('checkbox', { name: 'Email when I am away' }).waitFor();
     assert.equal(await a.page.getByRole('checkbox', { name: 'Email when I am away' }).isChecked(), !was);
-    const state = await alice.api.post('/register', { fetch_event_types: JSON.stringify(['user_settings']) });
+    const state = await s.alice.api.post('/register', { fetch_event_types: JSON.stringify(['user_settings']) });
     assert.equal(state.body.user_settings.enable_offline_email_notifications, !was);
 
     await a.page.getByRole('link', { name: 'API key' }).click();
     await a.page.getByRole('button', { name: 'Show API key' }).click();
-    assert.equal((await a.page.locator('code.key').textContent())?.trim(), alice.api.apiKey);
+    assert.equal((await a.page.locator('code.key').textContent())?.trim(), s.alice.api.apiKey);
     const [download] = await Promise.all([a.page.waitForEvent('download'), a.page.getByRole('link', { name: 'Download zuliprc' }).click()]);
     assert.equal(download.suggestedFilename(), 'zuliprc');
     const text = readFileSync((await download.path())!, 'utf8');
-    assert.equal(text, `[api]\nemail=${alice.email}\nkey=${alice.api.apiKey}\nsite=${srv.url}\n`);
+    assert.equal(text, `[api]\nemail=${s.alice.email}\nkey=${s.alice.api.apiKey}\nsite=${s.srv.url}\n`);
   } finally {
     await a.context.close();
     await b.context.close();

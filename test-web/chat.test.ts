@@ -1,9 +1,9 @@
 // Two people in two browser contexts: logging in (and a wrong password), chatting live in a
 // channel topic and by direct message, unread counts rising and falling.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Locator } from 'playwright-core';
-import { closeScene, openScene, loggedIn, screenshot, type Person, type WebServer } from './harness.js';
+import type { Locator } from 'playwright-core';
+import { testScene, loggedIn, screenshot } from './harness.js';
 
 /** Waits until an input shows the value (the app updates compose when a view opens). */
 async function waitForValue(input: Locator, value: string): Promise<void> {
@@ -14,19 +14,10 @@ async function waitForValue(input: Locator, value: string): Promise<void> {
   assert.equal(await input.inputValue(), value);
 }
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
-
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-});
-after(() => closeScene({ srv, browser }));
+const s = testScene();
 
 test('the page is served with a strict CSP; a wrong password shows an error, no browser prompt', async () => {
-  const res = await fetch(`${srv.url}/`, { headers: { 'Accept-Encoding': 'br' } });
+  const res = await fetch(`${s.srv.url}/`, { headers: { 'Accept-Encoding': 'br' } });
   assert.equal(res.status, 200);
   const csp = res.headers.get('content-security-policy') ?? '';
   assert.match(csp, /script-src 'self'(;|$)/);
@@ -34,22 +25,22 @@ test('the page is served with a strict CSP; a wrong password shows an error, no 
   assert.equal(res.headers.get('cache-control'), 'no-cache');
   const html = await res.text();
   const asset = /src="(\/static\/[^"]+\.js)"/.exec(html)![1]!;
-  const js = await fetch(`${srv.url}${asset}`, { headers: { 'Accept-Encoding': 'gzip' } });
+  const js = await fetch(`${s.srv.url}${asset}`, { headers: { 'Accept-Encoding': 'gzip' } });
   assert.equal(js.status, 200);
   assert.match(js.headers.get('cache-control') ?? '', /immutable/);
   assert.equal(js.headers.get('content-encoding'), 'gzip');
 
-  const context = await browser.newContext();
+  const context = await s.browser.newContext();
   const page = await context.newPage();
   // Loading the page logs no error (the browser's own request for a missing icon was a 404 there).
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  await page.goto(srv.url, { waitUntil: 'networkidle' });
+  await page.goto(s.srv.url, { waitUntil: 'networkidle' });
   await page.waitForTimeout(300);
   assert.deepEqual(errors, []);
-  await page.getByLabel('Email').fill(alice.email);
+  await page.getByLabel('Email').fill(s.alice.email);
   await page.getByLabel('Password').fill('not-the-password');
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('alert').filter({ hasText: /wrong email or password/i }).waitFor({ timeout: 5000 });
@@ -59,8 +50,8 @@ test('the page is served with a strict CSP; a wrong password shows an error, no 
 });
 
 test('two people chat live in a channel topic and by direct message; unread counts rise and fall', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
-  const b = await loggedIn(browser, srv.url, bob);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
+  const b = await loggedIn(s.browser, s.srv.url, s.bob);
   try {
     // Bob looks at his direct messages with Alice while she writes in #general.
     await b.page.getByRole('link', { name: 'Alice Anders' }).first().click();
@@ -110,17 +101,16 @@ test('two people chat live in a channel topic and by direct message; unread coun
     await a.context.close();
     await b.context.close();
   }
-  void general;
 });
 
 test('the session survives a reload and is shared by tabs; a revoked key and logging out return to the login page', async () => {
-  const carol = await srv.makePerson('Carol Chen');
-  const c = await loggedIn(browser, srv.url, carol);
+  const carol = await s.srv.makePerson('Carol Chen');
+  const c = await loggedIn(s.browser, s.srv.url, carol);
   try {
     await c.page.reload();
     await c.page.getByRole('searchbox', { name: 'Search' }).waitFor({ timeout: 5000 });
     const tab = await c.context.newPage();
-    await tab.goto(srv.url);
+    await tab.goto(s.srv.url);
     await tab.getByRole('searchbox', { name: 'Search' }).waitFor({ timeout: 5000 });
     // Logging out in one tab logs out the other.
     await tab.getByRole('button', { name: 'Log out' }).click();
@@ -133,7 +123,7 @@ test('the session survives a reload and is shared by tabs; a revoked key and log
     await c.page.getByRole('button', { name: 'Log in' }).click();
     await c.page.getByRole('searchbox', { name: 'Search' }).waitFor({ timeout: 5000 });
     const key = (await c.page.evaluate(`JSON.parse(localStorage.getItem('confab.session')).apiKey`)) as string;
-    const regen = await fetch(`${srv.url}/api/v1/users/me/api_key/regenerate`, {
+    const regen = await fetch(`${s.srv.url}/api/v1/users/me/api_key/regenerate`, {
       method: 'POST',
       headers: { Authorization: `Basic ${Buffer.from(`${carol.email}:${key}`).toString('base64')}` },
     });
@@ -147,13 +137,13 @@ test('the session survives a reload and is shared by tabs; a revoked key and log
 });
 
 test('the login page links to password reset, which answers the same for any address', async () => {
-  const context = await browser.newContext();
+  const context = await s.browser.newContext();
   const page = await context.newPage();
   try {
-    await page.goto(srv.url);
+    await page.goto(s.srv.url);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.getByRole('heading', { name: /reset/i }).waitFor({ timeout: 5000 });
-    await page.getByLabel('Email').fill(alice.email);
+    await page.getByLabel('Email').fill(s.alice.email);
     await page.getByRole('button', { name: 'Send a reset link' }).click();
     await page.getByRole('heading', { name: 'Check your email' }).waitFor({ timeout: 5000 });
   } finally {

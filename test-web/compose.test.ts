@@ -2,31 +2,22 @@
 // direct message to someone never written to (picked by typing their full name), a message
 // written from the inbox. What one sends is never counted unread for oneself, and one sees
 // where it went.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { closeScene, makeChannel, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import { makeChannel, testScene, loggedIn } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
-
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'lunch', content: 'Pizza at noon?' });
-  const unread = await alice.api.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0 });
-  await alice.api.post('/messages/flags', { messages: unread.body.messages.map((m: { id: number }) => m.id), op: 'add', flag: 'read' });
+const s = testScene(async () => {
+  await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'lunch', content: 'Pizza at noon?' });
+  const unread = await s.alice.api.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0 });
+  await s.alice.api.post('/messages/flags', { messages: unread.body.messages.map((m: { id: number }) => m.id), op: 'add', flag: 'read' });
 });
-after(() => closeScene({ srv, browser }));
 
 test('a new topic and a first direct message sent from other views: a notice links there, and nothing one sent is unread', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   try {
     // In the lunch topic, Alice starts a new topic: the lunch view does not show it, a notice does.
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/lunch`);
     await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
     await page.getByRole('button', { name: 'New topic' }).click();
     await page.getByRole('textbox', { name: 'Topic' }).fill('offsite');
@@ -40,7 +31,7 @@ test('a new topic and a first direct message sent from other views: a notice lin
     assert.equal(await page.getByRole('status').filter({ hasText: 'Message sent' }).count(), 0, 'the notice goes with the view');
 
     // From the channel, x and Bob's full name typed: a first direct message to him.
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
     await page.getByRole('heading', { name: '#general' }).click();
     await page.keyboard.press('x');
@@ -66,7 +57,7 @@ test('a new topic and a first direct message sent from other views: a notice lin
     await page.getByRole('article').filter({ hasText: 'Written while looking at the inbox' }).waitFor({ timeout: 5000 });
 
     // Nothing Alice sent counts as unread for her, neither now nor after a reload (the server's flags).
-    const mine = await alice.api.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'sender', operand: alice.api.userId }]) });
+    const mine = await s.alice.api.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'sender', operand: s.alice.api.userId }]) });
     assert.equal(mine.body.messages.length, 3);
     for (const m of mine.body.messages) assert.ok(m.flags.includes('read'), `${m.content} is read for its sender`);
     await page.reload();
@@ -82,13 +73,13 @@ test('a new topic and a first direct message sent from other views: a notice lin
 });
 
 test('an address typed in the search box or a link opens the conversation itself; a public channel one is not in takes a message; #recent_topics', async () => {
-  const announcements = await makeChannel(srv.owner, 'announcements', [srv.owner]);
-  await srv.owner.api.post('/messages', { type: 'stream', to: announcements, topic: 'news', content: 'The office moves in May' });
-  const a = await loggedIn(browser, srv.url, alice);
+  const announcements = await makeChannel(s.srv.owner, 'announcements', [s.srv.owner]);
+  await s.srv.owner.api.post('/messages', { type: 'stream', to: announcements, topic: 'news', content: 'The office moves in May' });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   try {
     const search = page.getByRole('searchbox', { name: 'Search' });
-    await search.fill(`dm:${bob.email}`);
+    await search.fill(`dm:${s.bob.email}`);
     await search.press('Enter');
     await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
     assert.equal(await page.getByRole('textbox', { name: 'Topic' }).count(), 0);
@@ -96,7 +87,7 @@ test('an address typed in the search box or a link opens the conversation itself
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('article').filter({ hasText: 'Found you through the search box' }).waitFor({ timeout: 5000 });
 
-    await page.goto(`${srv.url}/#narrow/dm/${bob.email}`);
+    await page.goto(`${s.srv.url}/#narrow/dm/${s.bob.email}`);
     await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
     await page.getByRole('article').filter({ hasText: 'Found you through the search box' }).waitFor({ timeout: 5000 });
     // The same links opened as the page loads, before the organization's data has arrived.
@@ -104,21 +95,21 @@ test('an address typed in the search box or a link opens the conversation itself
     await page.getByRole('heading', { name: 'Direct messages with Bob Brown', level: 1 }).waitFor({ timeout: 5000 });
     assert.equal(await page.getByRole('textbox', { name: 'Message' }).getAttribute('placeholder'), 'Message Bob Brown');
     await page.goto('about:blank');
-    await page.goto(`${srv.url}/#narrow/channel/general/topic/lunch`);
+    await page.goto(`${s.srv.url}/#narrow/channel/general/topic/lunch`);
     await page.getByRole('heading', { name: '#general › lunch', level: 1 }).waitFor({ timeout: 5000 });
     await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
     assert.equal(await page.getByRole('textbox', { name: 'Topic' }).inputValue(), 'lunch');
 
-    await search.fill(`sender:${bob.email}`);
+    await search.fill(`sender:${s.bob.email}`);
     await search.press('Enter');
     await page.getByRole('article').filter({ hasText: 'Pizza at noon?' }).waitFor({ timeout: 5000 });
     assert.equal(await page.getByRole('article').filter({ hasNotText: 'Bob Brown' }).count(), 0, 'only messages Bob sent');
 
-    await page.goto(`${srv.url}/#recent_topics`);
+    await page.goto(`${s.srv.url}/#recent_topics`);
     await page.getByRole('heading', { name: 'Recent conversations', level: 1 }).waitFor({ timeout: 5000 });
 
     // A public channel Alice is not subscribed to: she reads it and can post there.
-    await page.goto(`${srv.url}/#narrow/channel/${announcements}-announcements`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${announcements}-announcements`);
     await page.getByRole('article').filter({ hasText: 'The office moves in May' }).waitFor({ timeout: 5000 });
     const channel = page.getByRole('combobox', { name: 'Channel' });
     assert.equal(await channel.evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent), '#announcements');
@@ -135,7 +126,7 @@ test('an address typed in the search box or a link opens the conversation itself
 });
 
 test("a person's full name typed in To and sent without picking from the list reaches them; a name nobody has is refused", async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   try {
     await page.getByRole('button', { name: 'New direct message' }).click();

@@ -3,25 +3,19 @@
 // repeating or jumping over a message, no work left running once the scrolling stops, j/k moving
 // the selection to messages that were not in the page, a near/ID link to an old message, and a live
 // message arriving at the bottom staying in view.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { axe, closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { axe, testScene, loggedIn } from './harness.js';
 
 const COUNT = 2100;
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
 let ids: number[] = [];
 
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
+const s = testScene(async () => {
   // A few senders at a time; ids give the order (the server numbers messages as it commits them).
   for (let i = 0; i < COUNT; i += 8) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(8, COUNT - i) }, (_, j) => bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: `long message ${i + j}` })),
+      Array.from({ length: Math.min(8, COUNT - i) }, (_, j) => s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'long', content: `long message ${i + j}` })),
     );
     for (const r of batch) {
       assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -29,15 +23,14 @@ before(async () => {
     }
   }
   ids = ids.sort((a, b) => a - b);
-  await alice.api.post('/mark_all_as_read');
+  await s.alice.api.post('/mark_all_as_read');
 });
-after(() => closeScene({ srv, browser }));
 
-const topicUrl = () => `${srv.url}/#narrow/channel/${general}-general/topic/long`;
+const topicUrl = () => `${s.srv.url}/#narrow/channel/${s.general}-general/topic/long`;
 
 /** Alice's page for one test, closed after it whatever happens. */
 async function asAlice(run: (page: Page) => Promise<void>, options: BrowserContextOptions = {}): Promise<void> {
-  const a = await loggedIn(browser, srv.url, alice, undefined, undefined, options);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, undefined, options);
   try {
     await run(a.page);
   } finally {
@@ -211,7 +204,7 @@ test('a near link opens an old message in view and selected; jump to first unrea
     // "Jump to first unread" brings a message that is loaded but not in the page into view.
     const old = ids[COUNT - 50]!;
     assert.equal(await page.locator(`article[data-message-id="${old}"]`).count(), 0);
-    await alice.api.post('/messages/flags', { messages: [old], op: 'remove', flag: 'read' });
+    await s.alice.api.post('/messages/flags', { messages: [old], op: 'remove', flag: 'read' });
     await page.getByRole('button', { name: 'Jump to first unread' }).click({ timeout: 5000 });
     await page.waitForFunction(
       (id) => {
@@ -226,7 +219,7 @@ test('a near link opens an old message in view and selected; jump to first unrea
     await page.getByRole('button', { name: 'Jump to first unread' }).waitFor({ state: 'detached', timeout: 5000 });
     await page.keyboard.press('End');
     for (let i = 0; i < 3; i++) {
-      const r = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: `live at the bottom ${i}` });
+      const r = await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'long', content: `live at the bottom ${i}` });
       const el = page.locator(`article[data-message-id="${r.body.id}"]`);
       await el.waitFor({ timeout: 5000 });
       await page.waitForFunction(
@@ -241,9 +234,9 @@ test('a near link opens an old message in view and selected; jump to first unrea
     }
     // The last message grows under the reader (edited to ten lines): the view stays at the bottom
     // and the next live message is followed too.
-    const last = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: 'about to grow' });
+    const last = await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'long', content: 'about to grow' });
     await page.locator(`article[data-message-id="${last.body.id}"]`).waitFor({ timeout: 5000 });
-    await bob.api.patch(`/messages/${last.body.id}`, { content: Array.from({ length: 10 }, (_, i) => `grown line ${i}`).join('\n\n') });
+    await s.bob.api.patch(`/messages/${last.body.id}`, { content: Array.from({ length: 10 }, (_, i) => `grown line ${i}`).join('\n\n') });
     await page.getByRole('article').filter({ hasText: 'grown line 9' }).waitFor({ timeout: 5000 });
     await page.waitForFunction(
       () => {
@@ -253,7 +246,7 @@ test('a near link opens an old message in view and selected; jump to first unrea
       undefined,
       { timeout: 3000 },
     );
-    const next = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'long', content: 'after the growth' });
+    const next = await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'long', content: 'after the growth' });
     await page.waitForFunction(
       (id) => {
         const feed = document.querySelector('.feed')!;

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -158,16 +159,42 @@ export interface Scene {
 }
 
 export async function openScene(): Promise<Scene> {
-  const srv = await startWebServer();
-  const browser = await launch();
-  const alice = await srv.makePerson('Alice Anders');
-  const bob = await srv.makePerson('Bob Brown');
-  const general = await makeChannel(srv.owner, 'general', [srv.owner, alice, bob]);
-  return { srv, browser, alice, bob, general };
+  const s = {} as Scene;
+  try {
+    await fillScene(s);
+  } catch (e) {
+    await closeScene(s);
+    throw e;
+  }
+  return s;
 }
 
-/** Closes what openScene started (either may be missing when it failed half-way). */
-export async function closeScene(s: { srv?: WebServer; browser?: Browser }): Promise<void> {
+/** Opens a scene into `s` step by step, so that what was started is known when a step fails. */
+async function fillScene(s: Scene): Promise<void> {
+  s.srv = await startWebServer();
+  s.browser = await launch();
+  s.alice = await s.srv.makePerson('Alice Anders');
+  s.bob = await s.srv.makePerson('Bob Brown');
+  s.general = await makeChannel(s.srv.owner, 'general', [s.srv.owner, s.alice, s.bob]);
+}
+
+/** Closes what a scene started (either part may be missing when opening it failed half-way). */
+export async function closeScene(s: Partial<Scene>): Promise<void> {
   await s.browser?.close();
   await s.srv?.close();
+}
+
+/**
+ * A test file's scene, as test/helpers.ts' testServerFor is an API test file's server: opened
+ * before the file's tests, then `setup` (the file's own channels and messages), closed after them.
+ * The object returned is filled in by the time the tests run.
+ */
+export function testScene(setup?: () => Promise<void>): Scene {
+  const s = {} as Scene;
+  before(async () => {
+    await fillScene(s);
+    await setup?.();
+  });
+  after(() => closeScene(s));
+  return s;
 }

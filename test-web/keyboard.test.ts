@@ -1,34 +1,26 @@
 // Keyboard use and Zulip's URL hashes: shortcuts (c, x, r, j/k, n, /, Esc, ?), a #narrow/…/near/
 // link opening at its message, the back button walking the views, typeahead and preview in compose.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import { testScene, loggedIn } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
 const ids: number[] = [];
 
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
+const s = testScene(async () => {
   for (let i = 0; i < 120; i++) {
-    const r = await bob.api.post('/messages', { type: 'stream', to: general, topic: i < 100 ? 'history' : 'unread topic', content: `numbered message ${i}` });
+    const r = await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: i < 100 ? 'history' : 'unread topic', content: `numbered message ${i}` });
     ids.push(r.body.id);
   }
   // Alice has read the history; the last 20 (another topic) stay unread.
-  await alice.api.post('/messages/flags', { messages: ids.slice(0, 100), op: 'add', flag: 'read' });
+  await s.alice.api.post('/messages/flags', { messages: ids.slice(0, 100), op: 'add', flag: 'read' });
 });
-after(() => closeScene({ srv, browser }));
 
 test('shortcuts, near links and the back button', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   try {
     // A link to one message opens its topic with that message in view and selected.
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/history/near/${ids[10]}`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/history/near/${ids[10]}`);
     const target = page.locator(`article[data-message-id="${ids[10]}"]`);
     await target.waitFor({ timeout: 5000 });
     assert.match((await target.getAttribute('class')) ?? '', /selected/);
@@ -71,7 +63,7 @@ test('shortcuts, near links and the back button', async () => {
     await page.keyboard.press('/');
     await page.waitForFunction(() => document.activeElement?.id === 'search');
     await page.keyboard.press('Escape');
-    await page.goto(`${srv.url}/#feed`);
+    await page.goto(`${s.srv.url}/#feed`);
     await page.getByRole('heading', { name: 'Combined feed' }).waitFor();
     await page.locator('body').click({ position: { x: 700, y: 5 } }).catch(() => {});
     await page.keyboard.press('Escape');
@@ -105,13 +97,13 @@ test('shortcuts, near links and the back button', async () => {
 });
 
 test('from the keyboard only: a message selected takes the focus, Tab reaches its actions, an emoji picked by name; Esc takes back a new topic', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName ?? '');
   try {
     // All read (the test before may have left some unread): the topic opens at its newest message.
-    await alice.api.post('/mark_all_as_read');
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/unread.20topic`);
+    await s.alice.api.post('/mark_all_as_read');
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/unread.20topic`);
     await page.getByRole('article').filter({ hasText: 'numbered message 119' }).waitFor({ timeout: 5000 });
     await page.getByRole('heading', { name: '#general › unread topic', level: 1 }).click();
     // k selects the last message, already on screen: it takes the focus, and Tab goes to its actions.
@@ -156,14 +148,14 @@ test('from the keyboard only: a message selected takes the focus, Tab reaches it
 });
 
 test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter, with Enter when Enter sends, cancelled with Esc', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   const focusedMessage = () => page.evaluate(() => document.activeElement?.getAttribute('data-message-id') ?? '');
   try {
-    await alice.api.patch('/settings', { enter_sends: false });
-    await alice.api.post('/mark_all_as_read');
-    const ownId = (await alice.api.post('/messages', { type: 'stream', to: general, topic: 'edits', content: 'first draft' })).body.id as number;
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await s.alice.api.patch('/settings', { enter_sends: false });
+    await s.alice.api.post('/mark_all_as_read');
+    const ownId = (await s.alice.api.post('/messages', { type: 'stream', to: s.general, topic: 'edits', content: 'first draft' })).body.id as number;
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     const mine = page.locator(`article[data-message-id="${ownId}"]`);
     await mine.waitFor({ timeout: 5000 });
     await page.getByRole('heading', { name: '#general', level: 1 }).click();
@@ -183,9 +175,10 @@ test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter
         const el = document.activeElement as HTMLTextAreaElement | null;
         return el?.tagName === 'TEXTAREA' && el.id.startsWith('edit-') && !el.disabled && el.value === t;
       }, text, { timeout: 5000 });
-      // Compose stays open beside the edit: still one textbox named with "topic", one with "message".
-      assert.equal(await page.getByRole('textbox', { name: /topic/i }).count(), 1);
-      assert.equal(await page.getByRole('textbox', { name: /message/i }).count(), 1);
+      // Compose stays open beside the edit, its Topic and Message as they were.
+      const compose = page.getByRole('region', { name: 'Compose' });
+      assert.equal(await compose.getByRole('textbox', { name: /topic/i }).count(), 1);
+      assert.equal(await compose.getByRole('textbox', { name: /message/i }).count(), 1);
     };
     const edited = page.getByRole('textbox', { name: 'Edited text' });
 
@@ -201,7 +194,7 @@ test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter
     assert.equal(await focusedMessage(), String(ownId));
 
     // "Enter sends" on: Shift+Enter adds a line, Enter saves.
-    await alice.api.patch('/settings', { enter_sends: true });
+    await s.alice.api.patch('/settings', { enter_sends: true });
     await page.waitForTimeout(500); // the setting's event reaches the page
     await openEdit('first draft\nsecond line');
     await page.keyboard.press('Control+End');
@@ -223,20 +216,21 @@ test('Enter on the selected message replies to it; an edit saved with Ctrl+Enter
     // The topic typed key by key stays in its field (the text box does not take the focus back
     // at each key), and Enter there saves it.
     await openEdit('first draft\nsecond line\nthird line');
-    const subject = page.getByRole('textbox', { name: 'Subject' });
+    // Named Topic, as everywhere else in the client and in Zulip (it said "Subject").
+    const subject = mine.getByRole('textbox', { name: 'Topic' });
     await subject.focus();
     await subject.press('Control+a');
     await subject.pressSequentially('renamed edits');
     assert.equal(await subject.inputValue(), 'renamed edits');
     await subject.press('Enter');
     await edited.waitFor({ state: 'detached', timeout: 5000 });
-    const after = await alice.api.get(`/messages/${ownId}`);
+    const after = await s.alice.api.get(`/messages/${ownId}`);
     assert.equal(after.body.message.subject, 'renamed edits');
   } catch (e) {
     await page.screenshot({ path: '/tmp/kb-fail-3.png' });
     throw e;
   } finally {
-    await alice.api.patch('/settings', { enter_sends: false });
+    await s.alice.api.patch('/settings', { enter_sends: false });
     await a.context.close();
   }
 });

@@ -1,31 +1,24 @@
 // What a person sees overlap or slip away, checked by the boxes on screen: the "Jump to first
 // unread" button over the feed, the pinned recipient header over the next group's header, and
 // the keyboard's focus leaving the shortcuts dialog for the page behind it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { closeScene, makeChannel, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { makeChannel, testScene, loggedIn } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
 let small: number;
 
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
+const s = testScene(async () => {
   for (const topic of ['alpha', 'beta', 'gamma'])
-    for (let i = 0; i < 12; i++) await bob.api.post('/messages', { type: 'stream', to: general, topic, content: `${topic} message ${i}` });
+    for (let i = 0; i < 12; i++) await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic, content: `${topic} message ${i}` });
   // Two short topics: on a low window both groups are in the page and the feed still scrolls.
-  small = await makeChannel(srv.owner, 'small', [alice, bob]);
+  small = await makeChannel(s.srv.owner, 'small', [s.alice, s.bob]);
   for (const topic of ['alpha', 'beta'])
-    for (let i = 0; i < 4; i++) await bob.api.post('/messages', { type: 'stream', to: small, topic, content: `${topic} message ${i}` });
-  await alice.api.post('/messages', { type: 'stream', to: small, topic: 'alpha', content: 'my own short note' });
+    for (let i = 0; i < 4; i++) await s.bob.api.post('/messages', { type: 'stream', to: small, topic, content: `${topic} message ${i}` });
+  await s.alice.api.post('/messages', { type: 'stream', to: small, topic: 'alpha', content: 'my own short note' });
   const table = `| col one | col two | col three | col four | col five | col six |\n|---|---|---|---|---|---|\n|${' cell content here |'.repeat(6)}`;
-  await bob.api.post('/messages', { type: 'stream', to: small, topic: 'table', content: table });
+  await s.bob.api.post('/messages', { type: 'stream', to: small, topic: 'table', content: table });
 });
-after(() => closeScene({ srv, browser }));
 
 type Box = { top: number; bottom: number; left: number; right: number };
 const box = (page: Page, selector: string) =>
@@ -36,9 +29,9 @@ const box = (page: Page, selector: string) =>
 const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
 test('at 360 px, "Jump to first unread" covers nothing of the feed and leaves the channel name whole', async () => {
-  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 360, height: 740 });
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     const jump = a.page.getByRole('button', { name: 'Jump to first unread' });
     await jump.waitFor({ timeout: 5000 });
     await a.page.getByText('The start of this conversation.').waitFor({ timeout: 5000 });
@@ -53,9 +46,9 @@ test('at 360 px, "Jump to first unread" covers nothing of the feed and leaves th
 });
 
 test("at 360 px an administrator's header keeps a usable search box, and the conversations drawer opens below it", async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner, { width: 360, height: 740 });
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner, { width: 360, height: 740 });
   try {
-    await o.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await o.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     const search = await o.page.getByRole('searchbox', { name: 'Search' }).boundingBox();
     assert.ok(search && search.width >= 150, `the search box is ${search?.width}px wide`);
     for (const name of ['Settings', 'Administration']) assert.ok(await o.page.getByRole('link', { name }).isVisible(), `${name} shown`);
@@ -74,10 +67,10 @@ test("at 360 px an administrator's header keeps a usable search box, and the con
 });
 
 test('at 360 px the conversations drawer closes on the link to the open view, on Esc and on a tap beside it', async () => {
-  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 360, height: 740 });
   const isOpen = () => a.page.getByRole('button', { name: 'Show conversations' }).getAttribute('aria-expanded');
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     await a.page.getByRole('article').first().waitFor({ timeout: 5000 });
     const menu = a.page.getByRole('button', { name: 'Show conversations' });
     await menu.click();
@@ -102,9 +95,9 @@ test('at 360 px the conversations drawer closes on the link to the open view, on
 });
 
 test('at 360 px a wide table scrolls sideways in its message instead of squeezing its words apart', async () => {
-  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 360, height: 740 });
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${small}-small/topic/table`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${small}-small/topic/table`);
     const table = a.page.getByRole('article').filter({ hasText: 'col six' }).locator('table');
     await table.waitFor({ timeout: 5000 });
     const narrowest = await table.evaluate((t) => Math.min(...[...t.querySelectorAll('td, th')].map((c) => c.getBoundingClientRect().width)));
@@ -116,9 +109,9 @@ test('at 360 px a wide table scrolls sideways in its message instead of squeezin
 });
 
 test('at 360 px a tap on a message selects it and does nothing else (no action slides under the finger)', async () => {
-  const a = await loggedIn(browser, srv.url, alice, { width: 360, height: 740 });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 360, height: 740 });
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${small}-small/topic/alpha`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${small}-small/topic/alpha`);
     // Her own message has the most actions (edit and delete too), Bob's fewer.
     for (const text of ['my own short note', 'alpha message 3']) {
       const msg = a.page.getByRole('article').filter({ hasText: text });
@@ -136,9 +129,9 @@ test('at 360 px a tap on a message selects it and does nothing else (no action s
 });
 
 test('scrolling, the pinned header is pushed away by the next one instead of covering it', async () => {
-  const a = await loggedIn(browser, srv.url, alice, { width: 1000, height: 420 });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 1000, height: 420 });
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${small}-small`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${small}-small`);
     await a.page.getByRole('article').filter({ hasText: 'beta message 0' }).waitFor({ state: 'attached', timeout: 5000 });
     // The beta header brought 20 and 35 px below the top of the feed, alpha's header pinned above it.
     const betaHeader = a.page.locator('h2.recipient').filter({ hasText: 'beta' });
@@ -160,10 +153,10 @@ test('scrolling, the pinned header is pushed away by the next one instead of cov
 });
 
 test('the shortcuts dialog keeps the keyboard inside it, and Esc gives the focus back', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const { page } = a;
   try {
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     await page.getByRole('article').first().waitFor({ timeout: 5000 });
     await page.getByRole('heading', { name: '#general', level: 1 }).click();
     // k selects (and focuses) a message: where the focus must come back to.

@@ -1,32 +1,23 @@
 // Live changes seen by another person (edit, reaction, deletion, move), a file upload, search,
 // a hostile message, and recovery when the server restarts mid-session.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import type { Browser, Page } from 'playwright-core';
-import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { testScene, loggedIn } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
-
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-});
-after(() => closeScene({ srv, browser }));
+const s = testScene();
 
 const article = (page: Page, text: string) => page.getByRole('article').filter({ hasText: text });
 
 test('edits, reactions, deletions and moves appear live for the other person', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
-  const b = await loggedIn(browser, srv.url, bob);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
+  const b = await loggedIn(s.browser, s.srv.url, s.bob);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/plans`);
-    await b.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/plans`);
+    await b.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     await a.page.getByRole('textbox', { name: 'Message' }).fill('Meet at noon');
     await a.page.getByRole('button', { name: 'Send' }).click();
     const onBob = article(b.page, 'Meet at');
@@ -51,7 +42,7 @@ test('edits, reactions, deletions and moves appear live for the other person', a
 
     // The owner moves the topic: Bob's channel view shows the new topic name.
     const msgId = Number(await onBob.getAttribute('data-message-id'));
-    const moved = await srv.owner.api.patch(`/messages/${msgId}`, { topic: 'new plans', propagate_mode: 'change_all' });
+    const moved = await s.srv.owner.api.patch(`/messages/${msgId}`, { topic: 'new plans', propagate_mode: 'change_all' });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     await b.page.getByRole('heading', { name: /new plans/ }).waitFor({ timeout: 5000 });
 
@@ -76,9 +67,9 @@ test('edits, reactions, deletions and moves appear live for the other person', a
 });
 
 test('a file is uploaded, sent and listed in the message; search shows only matches', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/files`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/files`);
     const dir = mkdtempSync(join(tmpdir(), 'confab-upload-'));
     const file = join(dir, 'notes.txt');
     writeFileSync(file, 'some notes');
@@ -103,7 +94,7 @@ test('a file is uploaded, sent and listed in the message; search shows only matc
     assert.match(a.page.url(), /#narrow\/search\/zebras/);
 
     // Operators: only Alice's messages in the files topic.
-    await a.page.getByRole('searchbox', { name: 'Search' }).fill('topic:files sender:' + alice.email);
+    await a.page.getByRole('searchbox', { name: 'Search' }).fill('topic:files sender:' + s.alice.email);
     await a.page.getByRole('searchbox', { name: 'Search' }).press('Enter');
     await article(a.page, 'nothing to see').waitFor({ timeout: 5000 });
     assert.equal(await a.page.getByRole('article').count(), 2);
@@ -125,14 +116,14 @@ test('a file is uploaded, sent and listed in the message; search shows only matc
 });
 
 test('a hostile message runs no script', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const violations: string[] = [];
   a.page.on('dialog', (d) => {
     violations.push(`dialog: ${d.message()}`);
     void d.dismiss();
   });
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/hostile`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/hostile`);
     const hostile = [
       '<img src=x onerror="window.__pwned=1;alert(1)">',
       '[click me](javascript:window.__pwned=2)',
@@ -140,7 +131,7 @@ test('a hostile message runs no script', async () => {
       '![x](javascript:alert(4))',
       '<a href="javascript:alert(5)">raw</a> <svg onload=alert(6)>',
     ].join('\n\n');
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'hostile', content: hostile });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'hostile', content: hostile });
     const msg = article(a.page, 'click me');
     await msg.waitFor({ timeout: 5000 });
     const link = msg.getByRole('link', { name: 'click me' });
@@ -156,14 +147,14 @@ test('a hostile message runs no script', async () => {
 });
 
 test('the server restarts mid-session: the page shows it is reconnecting and recovers by itself', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/restart`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/restart`);
     await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
-    const restarting = srv.restart(2500);
+    const restarting = s.srv.restart(2500);
     await a.page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor({ timeout: 8000 });
     await restarting;
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'restart', content: 'sent after the restart' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'restart', content: 'sent after the restart' });
     await article(a.page, 'sent after the restart').waitFor({ timeout: 15000 });
     await a.page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor({ state: 'detached', timeout: 5000 });
     // And the page still sends.
@@ -176,16 +167,16 @@ test('the server restarts mid-session: the page shows it is reconnecting and rec
 });
 
 test('rich content: math with the KaTeX stylesheet loaded on demand, a spoiler that opens, emoji as characters', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   const cspErrors: string[] = [];
   a.page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
   });
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/rich`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/rich`);
     await a.page.getByRole('textbox', { name: 'Message' }).waitFor();
     assert.equal(await a.page.locator('link[href*="katex-"]').count(), 0, 'KaTeX CSS is not part of the first view');
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'rich', content: 'Euler: $$e^{i\\pi} + 1 = 0$$ :tada:\n\n```spoiler Plot twist\nthe butler\n```' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'rich', content: 'Euler: $$e^{i\\pi} + 1 = 0$$ :tada:\n\n```spoiler Plot twist\nthe butler\n```' });
     const msg = article(a.page, 'Euler');
     await msg.locator('.katex').first().waitFor({ timeout: 5000 });
     await a.page.waitForFunction(() => [...document.styleSheets].some((s) => (s.href ?? '').includes('/static/katex-')), undefined, { timeout: 5000 });
@@ -201,8 +192,8 @@ test('rich content: math with the KaTeX stylesheet loaded on demand, a spoiler t
 });
 
 test('desktop notifications while the page is hidden: DMs and mentions, channels as their settings say, none for muted topics; a click opens the conversation', async () => {
-  const a = await loggedIn(browser, srv.url, alice, undefined, async (context) => {
-    await context.grantPermissions(['notifications'], { origin: srv.url });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, async (context) => {
+    await context.grantPermissions(['notifications'], { origin: s.srv.url });
     // The page in the background (another tab in front), and each notification it raises recorded
     // as it is shown.
     await context.addInitScript(() => {
@@ -222,18 +213,18 @@ test('desktop notifications while the page is hidden: DMs and mentions, channels
   const shown = () => a.page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string }> }).shown.map((n) => `${n.title}: ${n.body}`));
   const waitShown = (n: number) => a.page.waitForFunction((n) => (window as unknown as { shown: unknown[] }).shown.length >= n, n, { timeout: 5000 });
   try {
-    await a.page.goto(`${srv.url}/#inbox`);
-    await bob.api.post('/messages', { type: 'direct', to: [alice.api.userId], content: 'Are you there?' });
+    await a.page.goto(`${s.srv.url}/#inbox`);
+    await s.bob.api.post('/messages', { type: 'direct', to: [s.alice.api.userId], content: 'Are you there?' });
     await waitShown(1);
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'quiet', content: 'Nothing for Alice here' });
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'quiet', content: '@**Alice Anders** a question' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'quiet', content: 'Nothing for Alice here' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'quiet', content: '@**Alice Anders** a question' });
     await waitShown(2);
     // The channel asks for notifications of its own; a muted topic still stays quiet.
-    await alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general, property: 'desktop_notifications', value: true }]) });
-    await alice.api.post('/user_topics', { stream_id: general, topic: 'muted talk', visibility_policy: 1 });
+    await s.alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: s.general, property: 'desktop_notifications', value: true }]) });
+    await s.alice.api.post('/user_topics', { stream_id: s.general, topic: 'muted talk', visibility_policy: 1 });
     await a.page.waitForTimeout(500); // the two events reach the page
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'muted talk', content: 'In a muted topic' });
-    await bob.api.post('/messages', { type: 'stream', to: general, topic: 'news', content: 'Channel news' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'muted talk', content: 'In a muted topic' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'news', content: 'Channel news' });
     await waitShown(3);
     await a.page.waitForTimeout(500);
     assert.deepEqual(await shown(), [

@@ -1,27 +1,17 @@
 // What a person trips over while using the client: someone's details (the card a message's sender
 // name opens, and the ways on from it), and what search results say about themselves.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { closeScene, openScene, loggedIn, type Person, type WebServer } from './harness.js';
+import { testScene, loggedIn } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
-
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-});
-after(() => closeScene({ srv, browser }));
+const s = testScene();
 
 test("a sender's name opens their card: email, role, a direct message and the messages they sent", async () => {
-  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'plants', content: 'The ferns need water' });
-  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'other', content: 'Bob again elsewhere' });
-  const a = await loggedIn(browser, srv.url, alice);
+  await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'plants', content: 'The ferns need water' });
+  await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'other', content: 'Bob again elsewhere' });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/plants`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/plants`);
     const msg = a.page.getByRole('article').filter({ hasText: 'The ferns need water' });
     await msg.waitFor({ timeout: 5000 });
     const name = msg.getByRole('button', { name: 'Bob Brown' });
@@ -61,8 +51,8 @@ test("a sender's name opens their card: email, role, a direct message and the me
 });
 
 test('search results say they are results: none found, and no "start of this conversation"', async () => {
-  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'plants', content: 'Cacti want little water' });
-  const a = await loggedIn(browser, srv.url, alice);
+  await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'plants', content: 'Cacti want little water' });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
     const search = a.page.getByRole('searchbox', { name: 'Search' });
     await search.fill('cacti');
@@ -77,7 +67,7 @@ test('search results say they are results: none found, and no "start of this con
     assert.equal(await a.page.getByText('No messages here yet.').count(), 0);
 
     // A conversation still has its start.
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/plants`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/plants`);
     await a.page.getByText('The start of this conversation.').waitFor({ timeout: 5000 });
   } finally {
     await a.context.close();
@@ -85,11 +75,11 @@ test('search results say they are results: none found, and no "start of this con
 });
 
 test("the Inbox's counts sit centred on their rows, and 'Mark all as read' (asked first) empties it", async () => {
-  await bob.api.post('/messages', { type: 'stream', to: general, topic: 'inbox one', content: 'First unread for Alice' });
-  await bob.api.post('/messages', { type: 'private', to: JSON.stringify([alice.email]), content: 'A direct one' });
-  const a = await loggedIn(browser, srv.url, alice);
+  await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'inbox one', content: 'First unread for Alice' });
+  await s.bob.api.post('/messages', { type: 'private', to: JSON.stringify([s.alice.email]), content: 'A direct one' });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#inbox`);
+    await a.page.goto(`${s.srv.url}/#inbox`);
     const inbox = a.page.getByRole('region', { name: 'Inbox' });
     const row = inbox.getByRole('link', { name: /inbox one/ });
     await row.waitFor({ timeout: 5000 });
@@ -114,10 +104,12 @@ test("the Inbox's counts sit centred on their rows, and 'Mark all as read' (aske
     assert.ok(await row.isVisible());
 
     await markAll.click();
+    // An ordinary action, styled as Zulip's primary button: not as a dangerous one.
+    assert.equal(await ask.getByRole('button', { name: 'Mark as read' }).getAttribute('class'), 'primary');
     await ask.getByRole('button', { name: 'Mark as read' }).click();
     await inbox.getByText('You have no unread messages.').waitFor({ timeout: 5000 });
     await a.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /^Inbox$/ }).waitFor({ timeout: 5000 });
-    const left = await alice.api.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }]) });
+    const left = await s.alice.api.get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }]) });
     assert.equal(left.body.messages.length, 0);
   } finally {
     await a.context.close();
@@ -125,8 +117,8 @@ test("the Inbox's counts sit centred on their rows, and 'Mark all as read' (aske
 });
 
 test('search results mark the words found, and an edit shows its new text', async () => {
-  const sent = await bob.api.post('/messages', { type: 'stream', to: general, topic: 'plants', content: 'The orchid blooms in spring' });
-  const a = await loggedIn(browser, srv.url, alice);
+  const sent = await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'plants', content: 'The orchid blooms in spring' });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
     const search = a.page.getByRole('searchbox', { name: 'Search' });
     await search.fill('orchid');
@@ -137,7 +129,7 @@ test('search results mark the words found, and an edit shows its new text', asyn
     const colors = await msg.locator('.rendered .highlight').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el.parentElement!).backgroundColor]);
     assert.notEqual(colors[0], colors[1], 'the word found stands out');
     // Edited meanwhile: the result shows the new text (the old highlighted copy is dropped).
-    await bob.api.patch(`/messages/${sent.body.id}`, { content: 'The orchid blooms in summer' });
+    await s.bob.api.patch(`/messages/${sent.body.id}`, { content: 'The orchid blooms in summer' });
     await a.page.getByRole('article').filter({ hasText: 'The orchid blooms in summer' }).waitFor({ timeout: 5000 });
   } finally {
     await a.context.close();
@@ -145,9 +137,9 @@ test('search results mark the words found, and an edit shows its new text', asyn
 });
 
 test('Send with nothing written says so and puts the cursor in the message box', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     await a.page.getByRole('heading', { name: '#general', level: 1 }).waitFor({ timeout: 5000 });
     await a.page.getByRole('button', { name: 'Send' }).click();
     await a.page.getByRole('alert').filter({ hasText: 'You have nothing to send!' }).waitFor({ timeout: 5000 });
@@ -162,10 +154,10 @@ test('Send with nothing written says so and puts the cursor in the message box',
 });
 
 test('compose opened over Settings or the Inbox sits at the bottom of the page, as in a conversation', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
     for (const hash of ['#settings/profile', '#inbox']) {
-      await a.page.goto(`${srv.url}/${hash}`);
+      await a.page.goto(`${s.srv.url}/${hash}`);
       await a.page.getByRole('heading', { level: 1 }).first().waitFor({ timeout: 5000 });
       await a.page.getByRole('button', { name: 'New direct message' }).click();
       const box = a.page.getByRole('textbox', { name: 'Message' });

@@ -1,31 +1,22 @@
 // Settings that survive a reload, administration (a channel created, a person invited), the phone
 // width, accessibility (axe-core: no serious or critical violation on the main views), and the
 // screenshots of the main views in light and dark, desktop and phone.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { axe, closeScene, openScene, loggedIn, makeChannel, screenshot, type Person, type WebServer } from './harness.js';
+import { axe, testScene, loggedIn, makeChannel, screenshot, type Person } from './harness.js';
 
-let srv: WebServer;
-let browser: Browser;
-let alice: Person;
-let bob: Person;
-let general: number;
-
-before(async () => {
-  ({ srv, browser, alice, bob, general } = await openScene());
-  await makeChannel(srv.owner, 'design', [srv.owner, alice, bob]);
-  const say = (p: Person, topic: string, content: string) => p.api.post('/messages', { type: 'stream', to: general, topic, content });
-  await say(alice, 'lunch', 'Who is up for **pizza** at noon?');
-  await say(bob, 'lunch', 'Count me in. Here is the menu:\n```python\ndef order(n):\n    return n * "pizza"\n```');
-  await say(srv.owner, 'lunch', '> quoting the menu\n\nSounds good @**Alice Anders**');
-  await say(alice, 'release', 'The release notes are ready for review.');
-  await bob.api.post('/messages', { type: 'direct', to: [alice.api.userId], content: 'Can you look at my draft?' });
+const s = testScene(async () => {
+  await makeChannel(s.srv.owner, 'design', [s.srv.owner, s.alice, s.bob]);
+  const say = (p: Person, topic: string, content: string) => p.api.post('/messages', { type: 'stream', to: s.general, topic, content });
+  await say(s.alice, 'lunch', 'Who is up for **pizza** at noon?');
+  await say(s.bob, 'lunch', 'Count me in. Here is the menu:\n```python\ndef order(n):\n    return n * "pizza"\n```');
+  await say(s.srv.owner, 'lunch', '> quoting the menu\n\nSounds good @**Alice Anders**');
+  await say(s.alice, 'release', 'The release notes are ready for review.');
+  await s.bob.api.post('/messages', { type: 'direct', to: [s.alice.api.userId], content: 'Can you look at my draft?' });
 });
-after(() => closeScene({ srv, browser }));
 
 test('a display setting survives a reload; Enter sends once the setting says so', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
     await a.page.getByRole('link', { name: 'Settings' }).click();
     await a.page.getByRole('link', { name: 'Display' }).click();
@@ -37,7 +28,7 @@ test('a display setting survives a reload; Enter sends once the setting says so'
     await a.page.getByRole('radio', { name: 'Dark' }).waitFor();
     assert.equal(await a.page.getByRole('radio', { name: 'Dark' }).isChecked(), true);
     assert.equal(await a.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/lunch`);
     await a.page.getByRole('textbox', { name: 'Message' }).fill('Sent with Enter');
     await a.page.getByRole('textbox', { name: 'Message' }).press('Enter');
     await a.page.getByRole('article').filter({ hasText: 'Sent with Enter' }).waitFor({ timeout: 5000 });
@@ -48,7 +39,7 @@ test('a display setting survives a reload; Enter sends once the setting says so'
 });
 
 test('an administrator creates a channel and invites a person', async () => {
-  const o = await loggedIn(browser, srv.url, srv.owner);
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
   try {
     await o.page.getByRole('link', { name: 'Administration' }).click();
     await o.page.getByRole('link', { name: 'Channels' }).click();
@@ -61,7 +52,7 @@ test('an administrator creates a channel and invites a person', async () => {
     await o.page.getByLabel('Emails to invite').fill('newcomer@example.com');
     await o.page.getByRole('button', { name: 'Invite', exact: true }).click();
     await o.page.getByRole('status').filter({ hasText: 'Invitations sent' }).waitFor({ timeout: 5000 });
-    const invites = await srv.owner.api.get('/invites');
+    const invites = await s.srv.owner.api.get('/invites');
     assert.ok(invites.body.invites.some((i: { email: string }) => i.email === 'newcomer@example.com'));
     await screenshot(o.page, 'admin-light-desktop');
   } finally {
@@ -70,7 +61,7 @@ test('an administrator creates a channel and invites a person', async () => {
 });
 
 test('at 360 px a phone shows the feed, opens the conversations menu and sends', async () => {
-  const b = await loggedIn(browser, srv.url, bob, { width: 360, height: 740 });
+  const b = await loggedIn(s.browser, s.srv.url, s.bob, { width: 360, height: 740 });
   try {
     await b.page.getByRole('button', { name: 'Show conversations' }).click();
     await b.page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /general/ }).click();
@@ -92,28 +83,28 @@ test('at 360 px a phone shows the feed, opens the conversations menu and sends',
 });
 
 test('no serious or critical axe-core violation on the login page, a channel, direct messages and settings', async () => {
-  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+  const context = await s.browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   try {
-    await page.goto(srv.url);
+    await page.goto(s.srv.url);
     await page.getByRole('button', { name: 'Log in' }).waitFor();
     assert.deepEqual(await axe(page), [], 'login page');
-    await page.getByLabel('Email').fill(bob.email);
-    await page.getByLabel('Password').fill(bob.password);
+    await page.getByLabel('Email').fill(s.bob.email);
+    await page.getByLabel('Password').fill(s.bob.password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('searchbox', { name: 'Search' }).waitFor();
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/lunch`);
     await page.getByRole('article').first().waitFor();
     assert.deepEqual(await axe(page), [], 'channel view');
     await screenshot(page, 'chat-light-desktop');
-    await page.goto(`${srv.url}/#narrow/dm/${alice.api.userId}-Alice-Anders`);
+    await page.goto(`${s.srv.url}/#narrow/dm/${s.alice.api.userId}-Alice-Anders`);
     await page.getByRole('article').first().waitFor();
     assert.deepEqual(await axe(page), [], 'direct messages');
-    await page.goto(`${srv.url}/#settings/display`);
+    await page.goto(`${s.srv.url}/#settings/display`);
     await page.getByRole('radio', { name: 'Dark' }).waitFor();
     assert.deepEqual(await axe(page), [], 'settings');
     await page.getByRole('radio', { name: 'Dark' }).check();
-    await page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/lunch`);
     await page.getByRole('article').first().waitFor();
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
     assert.deepEqual(await axe(page), [], 'channel view, dark');
@@ -139,50 +130,50 @@ test('no serious or critical axe-core violation on the login page, a channel, di
 });
 
 test('the address without a view opens the home view chosen in settings (web_home_view)', async () => {
-  await bob.api.patch('/settings', { web_home_view: 'recent' });
-  const b = await loggedIn(browser, srv.url, bob);
+  await s.bob.api.patch('/settings', { web_home_view: 'recent' });
+  const b = await loggedIn(s.browser, s.srv.url, s.bob);
   try {
     await b.page.getByRole('heading', { name: 'Recent conversations', level: 1 }).waitFor({ timeout: 5000 });
     await b.page.getByRole('link', { name: 'Settings' }).click();
     await b.page.getByRole('link', { name: 'Display' }).click();
     await b.page.getByLabel('Home view').selectOption('all_messages');
     await b.page.getByText('Saved').waitFor({ timeout: 5000 });
-    const state = await bob.api.post('/register', { fetch_event_types: JSON.stringify(['user_settings']) });
+    const state = await s.bob.api.post('/register', { fetch_event_types: JSON.stringify(['user_settings']) });
     assert.equal(state.body.user_settings.web_home_view, 'all_messages');
-    await b.page.goto(`${srv.url}/`);
+    await b.page.goto(`${s.srv.url}/`);
     await b.page.getByRole('heading', { name: 'Combined feed', level: 1 }).waitFor({ timeout: 5000 });
     await b.page.getByRole('article').filter({ hasText: 'Can you look at my draft?' }).waitFor({ timeout: 5000 });
     // A change made elsewhere (another client) applies to the next visit of the bare address.
-    await bob.api.patch('/settings', { web_home_view: 'inbox' });
+    await s.bob.api.patch('/settings', { web_home_view: 'inbox' });
     await b.page.reload();
     await b.page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor({ timeout: 5000 });
   } finally {
     await b.context.close();
-    await bob.api.patch('/settings', { web_home_view: 'inbox' });
+    await s.bob.api.patch('/settings', { web_home_view: 'inbox' });
   }
 });
 
 test('the sidebar marks muted channels and topics (also for screen readers) and resolved topics, live', async () => {
-  const a = await loggedIn(browser, srv.url, alice);
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
   try {
     const sidebar = a.page.getByRole('navigation', { name: 'Conversations' });
-    await a.page.goto(`${srv.url}/#narrow/channel/${general}-general`);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general`);
     const topics = sidebar.getByRole('list', { name: 'Topics in general' });
     await topics.getByRole('link', { name: /^lunch/ }).waitFor({ timeout: 5000 });
     assert.equal(await topics.getByRole('link', { name: /muted/ }).count(), 0);
 
-    await alice.api.post('/user_topics', { stream_id: general, topic: 'lunch', visibility_policy: 1 });
+    await s.alice.api.post('/user_topics', { stream_id: s.general, topic: 'lunch', visibility_policy: 1 });
     await topics.getByRole('link', { name: /^lunch \(muted\)/ }).waitFor({ timeout: 5000 });
     assert.equal(await topics.getByRole('listitem').filter({ hasText: 'lunch' }).getAttribute('class'), 'muted');
 
-    const design = (await alice.api.get('/get_stream_id', { stream: 'design' })).body.stream_id;
-    await alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: design, property: 'is_muted', value: true }]) });
+    const design = (await s.alice.api.get('/get_stream_id', { stream: 'design' })).body.stream_id;
+    await s.alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: design, property: 'is_muted', value: true }]) });
     await sidebar.getByRole('link', { name: /design \(muted\)/ }).waitFor({ timeout: 5000 });
 
     // Bob resolves the release topic: Alice's sidebar shows it marked, under its new name.
-    const msgs = await bob.api.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: general }, { operator: 'topic', operand: 'release' }]) });
+    const msgs = await s.bob.api.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: s.general }, { operator: 'topic', operand: 'release' }]) });
     const id = msgs.body.messages[0].id as number;
-    assert.equal((await bob.api.patch(`/messages/${id}`, { topic: '✔ release', propagate_mode: 'change_all' })).status, 200);
+    assert.equal((await s.bob.api.patch(`/messages/${id}`, { topic: '✔ release', propagate_mode: 'change_all' })).status, 200);
     const resolved = topics.getByRole('link', { name: /^✔ release/ });
     await resolved.waitFor({ timeout: 5000 });
     assert.equal(await resolved.getAttribute('class'), 'resolved');
@@ -193,8 +184,8 @@ test('the sidebar marks muted channels and topics (also for screen readers) and 
 });
 
 test('code highlighting takes its dark colours on a dark system with the theme left on System, as with Dark', async () => {
-  await srv.owner.api.patch('/settings', { color_scheme: 1 });
-  const o = await loggedIn(browser, srv.url, srv.owner, undefined, undefined, { colorScheme: 'dark' });
+  await s.srv.owner.api.patch('/settings', { color_scheme: 1 });
+  const o = await loggedIn(s.browser, s.srv.url, s.srv.owner, undefined, undefined, { colorScheme: 'dark' });
   // Each token's colour and its contrast against the code block's background.
   const colours = () =>
     o.page.evaluate(() => {
@@ -216,18 +207,18 @@ test('code highlighting takes its dark colours on a dark system with the theme l
       return out;
     });
   try {
-    await o.page.goto(`${srv.url}/#narrow/channel/${general}-general/topic/lunch`);
+    await o.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/lunch`);
     await o.page.locator('.codehilite .k').first().waitFor({ timeout: 5000 });
     assert.equal(await o.page.evaluate(() => document.documentElement.dataset.theme), 'auto');
     const system = await colours();
     assert.ok(system.k && system.s2, JSON.stringify(system));
     for (const [cls, c] of Object.entries(system)) assert.ok(c.contrast >= 4.5, `.${cls} ${c.color}: contrast ${c.contrast} on the dark code block`);
     // The explicit Dark setting gives the same colours.
-    await srv.owner.api.patch('/settings', { color_scheme: 2 });
+    await s.srv.owner.api.patch('/settings', { color_scheme: 2 });
     await o.page.waitForFunction(() => document.documentElement.dataset.theme === 'dark', undefined, { timeout: 5000 });
     assert.deepEqual(await colours(), system);
   } finally {
     await o.context.close();
-    await srv.owner.api.patch('/settings', { color_scheme: 1 });
+    await s.srv.owner.api.patch('/settings', { color_scheme: 1 });
   }
 });

@@ -1,14 +1,14 @@
 // The logged-in app: header with search, the sidebar, the open view (feed and compose, the inbox
 // views, or the lazily loaded settings and administration). Routes are in routes.ts, keyboard
 // shortcuts in keyboard.tsx.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 // The order of these imports is the order of the modules in the bundle: this one (that of the
 // code before app.tsx was split) compresses ~0.3 KB smaller than an alphabetical one.
 import { api } from './api';
 import { channelTerm, dmTerm, parseSearch, peopleOperand, termsToSearch, topicTerm, type View } from './narrow';
-import { channelIdByName, channelName, composeOpen, connection, me, overlay, realm, sidebarOpen, subs, toast, unreadCounts, userEmail, userIdByEmail, userName, userSettings, view } from './state';
+import { channelIdByName, channelName, composeOpen, connection, me, overlay, realm, showToast, sidebarOpen, subs, toast, unreadCounts, userEmail, userIdByEmail, userName, userSettings, view } from './state';
 import { Feed, JumpToUnread } from './feed';
 import { Compose, composeApi } from './compose';
 import { Profile } from './profile';
@@ -103,6 +103,16 @@ export function App({ onLogout }: { onLogout: () => void }) {
     document.title = `${n ? `(${n}) ` : ''}${title ? `${title} - ` : ''}${realm.value.name} - Confab`;
   }, [title, realm.value.name, unreadCounts.value.total]);
   const ch = channelTerm(v);
+  const senderTerm = v.kind === 'narrow' && ch === undefined ? v.terms.find((t) => t.operator === 'sender' && !t.negated) : undefined;
+  const sender = typeof senderTerm?.operand === 'number' ? senderTerm.operand : undefined;
+  // Subscribe said nothing, and its button went away with the keyboard's focus: now a notice
+  // says it is done (or why not), and the focus goes on to New topic beside it.
+  const newTopic = useRef<HTMLButtonElement>(null);
+  const subscribe = (id: number) =>
+    void api.post('/users/me/subscriptions', { subscriptions: [{ name: channelName(id) }] }).then(
+      () => (showToast(`Subscribed to #${channelName(id)}.`), newTopic.current?.focus()),
+      (e: Error) => showToast(e.message),
+    );
   return (
     <div class="app">
       <header class="top">
@@ -143,13 +153,18 @@ export function App({ onLogout }: { onLogout: () => void }) {
             <div class="narrow-bar">
               <h1>{title}</h1>
               <JumpToUnread />
-              {!v.search && dmTerm(v) === undefined ? (
-                <button type="button" onClick={() => composeApi.newTopic()}>
+              {/* A sender's messages have no channel to start a topic in: a direct message to them instead. */}
+              {sender !== undefined ? (
+                <button type="button" onClick={() => composeApi.newDm([sender])}>
+                  New direct message
+                </button>
+              ) : !v.search && dmTerm(v) === undefined ? (
+                <button type="button" ref={newTopic} onClick={() => composeApi.newTopic()}>
                   New topic
                 </button>
               ) : null}
               {ch !== undefined && subs.value.get(ch) === undefined ? (
-                <button type="button" onClick={() => void api.post('/users/me/subscriptions', { subscriptions: [{ name: channelName(ch) }] })}>
+                <button type="button" onClick={() => subscribe(ch)}>
                   Subscribe
                 </button>
               ) : null}

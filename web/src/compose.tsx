@@ -99,8 +99,7 @@ export const composeApi = {
   },
   close(): void {
     const v = view.value;
-    const inConversation = v.kind === 'narrow' && !v.search && v.terms.some((t) => (t.operator === 'channel' || t.operator === 'dm') && !t.negated);
-    if (!inConversation) {
+    if (!inConversation(v)) {
       composeOpen.value = false;
       return;
     }
@@ -110,6 +109,11 @@ export const composeApi = {
     if (!content.value.trim()) addressTo(v);
   },
 };
+
+/** A conversation's view (a channel, a topic, a direct conversation): compose belongs there and stays. */
+function inConversation(v: View): boolean {
+  return v.kind === 'narrow' && !v.search && v.terms.some((t) => (t.operator === 'channel' || t.operator === 'dm') && !t.negated);
+}
 
 /**
  * After a send: the sender sees where the message went. From the inbox or recent conversations
@@ -190,17 +194,21 @@ export function Compose() {
     setSending(true);
     sentElsewhere.value = null;
     const where = mode.value === 'stream' ? { streamId: streamId.value!, topic: topic.value } : { to: to.value };
+    // The box empties as the message leaves (as Zulip's does), not when the server answers: the
+    // words typed meanwhile, the next message, were wiped by the answer. A failed send puts the
+    // text back unless the box has new words.
+    content.value = '';
+    setPreview(null);
+    setTa(null);
     try {
       // read_by_sender: as Zulip's own web app says, so one's own message is not counted unread
       // (the server's default for an unknown client, "Mozilla" here, leaves it unread).
       const res = await api.post('/messages', { ...params, read_by_sender: true });
       deleteSentDraft();
       notifyTyping('stop');
-      content.value = '';
-      setPreview(null);
-      setTa(null);
       showWhereSent(res.id, where);
     } catch (e) {
+      if (!content.value.trim()) content.value = text;
       setError(e instanceof Error ? e.message : String(e));
     } finally {
       setSending(false);
@@ -271,6 +279,13 @@ export function Compose() {
           </>
         ) : (
           <RecipientPicker />
+        )}
+        {/* Opened over a view it does not belong to (the Inbox, Settings, a search): Esc closed it,
+            but a phone has no Esc key, so it stayed over the page. Zulip's compose has its ×. */}
+        {inConversation(view.value) ? null : (
+          <button type="button" class="close" aria-label="Close compose" title="Close compose (Esc)" onClick={() => composeApi.close()}>
+            ×
+          </button>
         )}
       </div>
       {preview !== null ? (

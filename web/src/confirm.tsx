@@ -5,15 +5,16 @@
 import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 
 /** The question as an alertdialog: a button named for the action, and Cancel; Esc cancels. The
- * focus goes to the action's button when it appears; the caller puts it back on Cancel. */
-export function Confirm({ question, action, onConfirm, onCancel }: { question: string; action: string; onConfirm: () => void; onCancel: () => void }) {
+ * focus goes to the action's button when it appears; the caller puts it back on Cancel. The button
+ * is styled as dangerous unless `primary` (an ordinary action, as Zulip styles "Mark all as read"). */
+export function Confirm({ question, action, primary, onConfirm, onCancel }: { question: string; action: string; primary?: boolean; onConfirm: () => void; onCancel: () => void }) {
   const id = useId();
   const yes = useRef<HTMLButtonElement>(null);
   useLayoutEffect(() => yes.current?.focus(), []);
   return (
     <div class="confirm" role="alertdialog" aria-labelledby={id} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), onCancel())}>
       <span id={id}>{question}</span>
-      <button type="button" class="danger" ref={yes} onClick={onConfirm}>
+      <button type="button" class={primary ? 'primary' : 'danger'} ref={yes} onClick={onConfirm}>
         {action}
       </button>
       <button type="button" onClick={onCancel}>

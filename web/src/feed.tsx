@@ -11,10 +11,15 @@ import { MemoMessage } from './message';
 import { channelHash, dmHash, topicHash } from './narrow';
 import { channelName, dmOthers, feed, feedState, Message, ownArrived, selectedId, unread, view } from './state';
 
-type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message };
+// A message row continues its sender's run (`cont`) when the message before it in the same
+// recipient group has the same sender: as in Zulip, the name and avatar show once for the run.
+type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message; cont: boolean };
 
-// First guesses of row heights (px) before a row is measured; measured heights replace them.
-const ESTIMATE = { start: 52, head: 40, msg: 60 } as const;
+// First guesses of row heights (px) before a row is measured; measured heights replace them. Each
+// is the row's height as drawn (a one-line message): a guess off by some pixels moved the message
+// on screen by as much when a row inserted above it at the top of the feed was measured (a header
+// guessed 40 px, drawn 46). A message continuing its sender's run has no name line.
+const ESTIMATE = { start: 84, head: 46, msg: 60, cont: 30 } as const;
 
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
@@ -30,9 +35,11 @@ function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf
     heads.push(-1);
   }
   let prevKey = '';
+  let prevSender = -1;
   let head = -1;
   for (const m of msgs) {
     const key = recipientKey(m);
+    const cont = key === prevKey && m.sender_id === prevSender;
     if (key !== prevKey) {
       head = rows.length;
       // A header's key is its first message's: kept while that message stays first of its group.
@@ -40,8 +47,9 @@ function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf
       heads.push(head);
     }
     prevKey = key;
+    prevSender = m.sender_id;
     rowOf.set(m.id, rows.length);
-    rows.push({ kind: 'msg', key: m.id, m });
+    rows.push({ kind: 'msg', key: m.id, m, cont });
     heads.push(head);
   }
   return { rows, headOf: Int32Array.from(heads), rowOf };
@@ -163,7 +171,10 @@ export function Feed() {
   const virt = useVirtualizer({
     count: rows.length,
     getScrollElement: () => ref.current,
-    estimateSize: (i) => ESTIMATE[rows[i]?.kind ?? 'msg'],
+    estimateSize: (i) => {
+      const row = rows[i];
+      return ESTIMATE[row?.kind === 'msg' && row.cont ? 'cont' : (row?.kind ?? 'msg')];
+    },
     getItemKey: (i) => rows[i]?.key ?? i,
     // Whole pixels: scrollTop snaps to them, so fractional row heights would leave each scroll
     // correction for rows measured above the viewport a fraction off, adding up to a visible drift.
@@ -302,7 +313,7 @@ export function Feed() {
             const row = rows[it.index]!;
             return (
               <div key={row.key} class="vrow" data-index={it.index} ref={virt.measureElement} style={{ transform: `translateY(${it.start}px)` }}>
-                {row.kind === 'start' ? <p class="muted start">{startText}</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} unreadNow={unreadMap.has(row.m.id)} />}
+                {row.kind === 'start' ? <p class="muted start">{startText}</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} cont={row.cont} unreadNow={unreadMap.has(row.m.id)} />}
               </div>
             );
           })}

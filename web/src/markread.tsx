@@ -23,6 +23,7 @@ export function MarkAllRead() {
         <Confirm
           question="Mark all messages as read?"
           action="Mark as read"
+          primary
           onConfirm={() => {
             setAsking(false);
             api.post('/mark_all_as_read', {}).catch((e: Error) => showToast(e.message));

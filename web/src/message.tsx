@@ -160,7 +160,7 @@ function EditForm({ m, onDone }: { m: Message; onDone: () => void }) {
     <form class="edit" onSubmit={save} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), onDone())}>
       {m.type === 'stream' ? (
         <label>
-          Subject <input value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
+          Topic <input value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
         </label>
       ) : null}
       <label class="sr-only" for={`edit-${m.id}`}>
@@ -204,7 +204,9 @@ const hoverShowsActions = matchMedia('(min-width: 761px)');
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
+type MessageProps = { m: Message; cont: boolean; unreadNow: boolean };
+
+function MessageView({ m, cont, unreadNow }: MessageProps) {
   const [editing, setEditing] = useState(false);
   const [picker, setPicker] = useState(false);
   const [history, setHistory] = useState(false);
@@ -229,7 +231,7 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
   return (
     <article
       ref={self}
-      class={`msg${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}${picker ? ' open' : ''}`}
+      class={`msg${cont ? ' cont' : ''}${selectedId.value === m.id ? ' selected' : ''}${unreadNow ? ' unread' : ''}${picker ? ' open' : ''}`}
       data-message-id={m.id}
       tabIndex={-1}
       aria-labelledby={`sender-${m.id}`}
@@ -243,8 +245,9 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
       </span>
       <div class="body">
         <div class="meta">
-          {/* Out of the Tab order, which goes from a message to its actions: from the keyboard, u. */}
-          <button type="button" class="sender" id={`sender-${m.id}`} tabIndex={-1} onClick={() => openProfile(m.sender_id)}>
+          {/* Out of the Tab order, which goes from a message to its actions: from the keyboard, u.
+              In a sender's run only screen readers get it: it names the message. */}
+          <button type="button" class={cont ? 'sender sr-only' : 'sender'} id={`sender-${m.id}`} tabIndex={-1} onClick={() => openProfile(m.sender_id)}>
             {m.sender_full_name}
           </button>
           <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
@@ -329,11 +332,11 @@ function MessageView({ m, unreadNow }: { m: Message; unreadNow: boolean }) {
 }
 
 // A message re-renders only when it changed (the feed array keeps unchanged messages' objects).
-export class MemoMessage extends Component<{ m: Message; unreadNow: boolean }> {
-  override shouldComponentUpdate(next: { m: Message; unreadNow: boolean }): boolean {
-    return next.m !== this.props.m || next.unreadNow !== this.props.unreadNow;
+export class MemoMessage extends Component<MessageProps> {
+  override shouldComponentUpdate(next: MessageProps): boolean {
+    return next.m !== this.props.m || next.cont !== this.props.cont || next.unreadNow !== this.props.unreadNow;
   }
   override render() {
-    return <MessageView m={this.props.m} unreadNow={this.props.unreadNow} />;
+    return <MessageView {...this.props} />;
   }
 }
