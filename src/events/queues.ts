@@ -288,7 +288,8 @@ export class QueueManager {
     if (e.publicStreamId !== undefined) for (const q of this.byRealmPublic.get(e.realmId) ?? []) if (!only || only.has(q)) targets.add(q);
     // The event's JSON for each variant queues ask for (Markdown or source, gravatar URLs or not),
     // made once however many queues receive it.
-    const variants = new Map<string, string>();
+    const variants = new Map<number, string>();
+    const topicFields = TOPIC_FIELDS[type] !== undefined;
     const recipients = new Set(e.userIds);
     // Per-user fields shared by many recipients (a message's flags) are serialized once per object.
     const extraJson = new Map<Record<string, unknown>, string>();
@@ -319,8 +320,13 @@ export class QueueManager {
         for (const id of ids) q.pushFieldsJson(JSON.stringify({ ...rest, message_id: id }), fieldsJson(extra));
         continue;
       }
+      // The variant as bits (a number: no string made per queue): what each kind of event depends on.
       const key =
-        type === 'message' ? `${q.opts.applyMarkdown}:${q.opts.clientGravatar}:${q.opts.emptyTopicName !== false}` : TOPIC_FIELDS[type] ? String(q.opts.emptyTopicName !== false) : '';
+        type === 'message'
+          ? (q.opts.applyMarkdown ? 1 : 0) | (q.opts.clientGravatar ? 2 : 0) | (q.opts.emptyTopicName !== false ? 4 : 0)
+          : topicFields && q.opts.emptyTopicName !== false
+            ? 4
+            : 0;
       let json = variants.get(key);
       if (json === undefined) {
         json = JSON.stringify(type === 'message' ? messageForQueue(event, q.opts, e.rawContent) : q.opts.emptyTopicName === false ? withTopicDisplayNames(event, type) : event);

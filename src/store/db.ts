@@ -5,7 +5,7 @@ import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
 import { uniqueConflictOf } from './conflicts.js';
@@ -32,25 +32,58 @@ async function loadPg(): Promise<typeof pg> {
   return mod;
 }
 
+/**
+ * A SQLite connection's statements run directly, without the query builder's compile and
+ * executor: for the few statements every message sends (store functions fall back to Kysely when
+ * an executor has none, as on PostgreSQL). Parameters are given as SQLite takes them (no booleans).
+ */
+export interface DirectSqlite {
+  all<R>(text: string, params: readonly unknown[]): R[];
+  run(text: string, params: readonly unknown[]): void;
+}
+
+/** The connection behind the reader and behind each of the group commit's transactions. */
+const directConnections = new WeakMap<Executor, DirectSqlite>();
+
+/**
+ * The SQLite connection that `ex` runs on, when a statement may go to it directly: the reader, or
+ * a group-commit transaction (only from inside it, as any statement of it). Undefined on PostgreSQL.
+ */
+export function sqliteDirect(ex: Executor): DirectSqlite | undefined {
+  return directConnections.get(ex);
+}
+
+/** `?, ?, ?` for n parameters. */
+export function placeholders(n: number): string {
+  return n === 1 ? '?' : Array(n).fill('?').join(', ');
+}
+
 /** better-sqlite3 compiles a statement on every prepare(); keep the compiled ones, keyed by SQL text. */
 function cachingSqlite(raw: SqliteDatabase.Database, writer: boolean) {
   const cache = new Map<string, SqliteDatabase.Statement>();
   const toSqlite = (params: ReadonlyArray<unknown>) =>
     params.map((p) => (p === true ? 1 : p === false ? 0 : p));
+  const statement = (text: string) => {
+    let stmt = cache.get(text);
+    if (!stmt) {
+      stmt = raw.prepare(text);
+      if (cache.size > 2000) cache.clear();
+      cache.set(text, stmt);
+    }
+    return stmt;
+  };
+  const direct: DirectSqlite = {
+    all: <R>(text: string, params: readonly unknown[]) => statement(text).all(params) as R[],
+    run: (text, params) => void statement(text).run(params),
+  };
   return {
+    direct,
     close: () => raw.close(),
     prepare(query: string) {
       // The writer takes the write lock when its transaction begins: a deferred transaction that
       // read first cannot be upgraded once another process has committed (SQLITE_BUSY at once,
       // which no busy timeout waits out), while BEGIN IMMEDIATE waits for the lock like any writer.
-      const text = writer && query === 'begin' ? 'begin immediate' : query;
-      let stmt = cache.get(text);
-      if (!stmt) {
-        stmt = raw.prepare(text);
-        if (cache.size > 2000) cache.clear();
-        cache.set(text, stmt);
-      }
-      const s = stmt;
+      const s = statement(writer && query === 'begin' ? 'begin immediate' : query);
       return {
         reader: s.reader,
         all: (params: ReadonlyArray<unknown>) => s.all(...toSqlite(params)),
@@ -150,19 +183,27 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
     // a write system call per page on top of the WAL's two. In memory it costs none; the writer's
     // statements are bounded (bulk writes go in chunks), so its size is too.
     if (role === 'writer') raw.pragma('temp_store = MEMORY');
-    return new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqlite(raw, role === 'writer') }) });
+    const database = cachingSqlite(raw, role === 'writer');
+    return { kysely: new Kysely<DB>({ dialect: new SqliteDialect({ database }) }), direct: database.direct };
   };
   // Two connections: writes go through one (in transactions, batched), reads through the other.
   // With WAL a reader never waits for the writer, and code that reads while a write transaction
   // is open cannot deadlock on the writer's lock.
-  const writer = open('writer');
+  const { kysely: writer, direct: writerDirect } = open('writer');
   await migrate(writer, dialect);
   // From here the writer never waits for the lock inside SQLite: its busy handler sleeps in the
   // main thread, so while another process (a second worker on this file) held the lock this one
   // answered nothing. GroupCommit waits on a timer instead. (Migrations above still wait as before:
   // a start-up is not serving anyone yet.) The reader keeps its timeout; WAL readers rarely wait.
   if (file !== ':memory:') await sql`pragma busy_timeout = 0`.execute(writer);
-  const reader = file === ':memory:' ? writer : open('reader');
+  let reader = writer;
+  // In memory the reader is the writer: its reads wait for the writer's transactions in Kysely's
+  // lock, so none goes to it directly (it would read inside another request's transaction).
+  if (file !== ':memory:') {
+    const opened = open('reader');
+    reader = opened.kysely;
+    directConnections.set(reader, opened.direct);
+  }
   // When busy, checkpoints run in a worker thread, not inside the writer's commits (checkpoints.ts).
   const checkpointer =
     file === ':memory:'
@@ -171,7 +212,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
           await sql`pragma wal_autocheckpoint = ${sql.raw(String(Math.trunc(pages)))}`.execute(writer).catch((err) => console.error('setting wal_autocheckpoint failed:', err));
         });
   const wal = file === ':memory:' ? null : new WalSync(`${file}-wal`);
-  const batcher = new GroupCommit(writer, wal, checkpointer);
+  const batcher = new GroupCommit(writer, writerDirect, wal, checkpointer);
   return {
     dialect,
     db: reader,
@@ -224,9 +265,9 @@ interface Job {
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
 
-const SAVEPOINT = CompiledQuery.raw('SAVEPOINT confab_job');
-const RELEASE = CompiledQuery.raw('RELEASE SAVEPOINT confab_job');
-const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT confab_job');
+const SAVEPOINT = 'SAVEPOINT confab_job';
+const RELEASE = 'RELEASE SAVEPOINT confab_job';
+const ROLLBACK_TO = 'ROLLBACK TO SAVEPOINT confab_job';
 
 /**
  * Makes committed WAL frames durable: fdatasync of the WAL file on libuv's thread pool, so the
@@ -285,6 +326,7 @@ class GroupCommit {
 
   constructor(
     private readonly writer: Kysely<DB>,
+    private readonly writerDirect: DirectSqlite,
     private readonly wal: WalSync | null,
     private readonly checkpointer: Checkpointer | null,
   ) {}
@@ -364,27 +406,37 @@ class GroupCommit {
   private async commitOnce(batch: Job[], began: () => void): Promise<boolean> {
     await this.writer.transaction().execute(async (tx) => {
       began();
-      for (const job of batch) {
-        const deferred: DeferredWrites = { userMessages: (rows) => void job.userMessages.push(...rows) };
-        if (batch.length === 1) {
-          job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
-          continue;
-        }
-        await tx.executeQuery(SAVEPOINT);
-        try {
-          job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
-          await tx.executeQuery(RELEASE);
-        } catch (error) {
-          await tx.executeQuery(ROLLBACK_TO);
-          await tx.executeQuery(RELEASE);
-          job.outcome = { ok: false, error };
-          job.userMessages = [];
-        }
+      directConnections.set(tx, this.writerDirect);
+      try {
+        await this.runJobs(tx, batch);
+      } finally {
+        directConnections.delete(tx);
       }
-      // A failure here fails the whole batch (commit above), as a failed commit would.
-      await insertSortedUserMessages(tx, batch.flatMap((job) => (job.outcome?.ok ? job.userMessages : [])));
     });
     return batch.some((job) => job.outcome?.ok);
+  }
+
+  /** The batch's jobs, each in its own savepoint when there are several, then their flags rows. */
+  private async runJobs(tx: Transaction<DB>, batch: Job[]): Promise<void> {
+    for (const job of batch) {
+      const deferred: DeferredWrites = { userMessages: (rows) => void job.userMessages.push(...rows) };
+      if (batch.length === 1) {
+        job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
+        continue;
+      }
+      this.writerDirect.run(SAVEPOINT, []);
+      try {
+        job.outcome = { ok: true, value: await job.fn(tx, (h) => job.hooks.push(h), deferred) };
+        this.writerDirect.run(RELEASE, []);
+      } catch (error) {
+        this.writerDirect.run(ROLLBACK_TO, []);
+        this.writerDirect.run(RELEASE, []);
+        job.outcome = { ok: false, error };
+        job.userMessages = [];
+      }
+    }
+    // A failure here fails the whole batch (commit above), as a failed commit would.
+    insertSortedUserMessages(this.writerDirect, batch.flatMap((job) => (job.outcome?.ok ? job.userMessages : [])));
   }
 
   /** The after-commit hooks of the batch's committed jobs (their events), in commit order. */
@@ -444,7 +496,7 @@ const valuesSql = new Map<number, string>();
  */
 const MERGE_EXISTING = ' on conflict ("user_id", "message_id") do update set "flags" = excluded."flags" | ("user_messages"."flags" & ~256)';
 
-async function insertSortedUserMessages(tx: Transaction<DB>, rows: UserMessageRow[]): Promise<void> {
+function insertSortedUserMessages(writer: DirectSqlite, rows: UserMessageRow[]): void {
   if (rows.length === 0) return;
   rows.sort((a, b) => a.user_id - b.user_id || a.message_id - b.message_id);
   let i = 0;
@@ -454,7 +506,7 @@ async function insertSortedUserMessages(tx: Transaction<DB>, rows: UserMessageRo
     for (; rows.length - i >= size; i += size) {
       const params: number[] = [];
       for (let j = i; j < i + size; j++) params.push(rows[j]!.user_id, rows[j]!.message_id, rows[j]!.flags);
-      await tx.executeQuery(CompiledQuery.raw(text, params));
+      writer.run(text, params);
     }
   }
 }

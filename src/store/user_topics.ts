@@ -1,6 +1,6 @@
 // Users' visibility policies for topics.
 import { sql } from 'kysely';
-import type { Executor } from './db.js';
+import { sqliteDirect, type Executor } from './db.js';
 
 export const VISIBILITY = { inherit: 0, muted: 1, unmuted: 2, followed: 3 } as const;
 
@@ -62,8 +62,12 @@ export async function listUserTopics(db: Executor, userId: number): Promise<User
 
 /** Whether any message exists in the topic yet. */
 export async function topicExists(db: Executor, streamId: number, topic: string): Promise<boolean> {
-  // Written as SQL: most channel messages run it (for the automatic follow policies).
-  const { rows } = await sql<{ id: number }>`select id from messages where stream_id = ${streamId} and lower(topic) = lower(${topic}) limit 1`.execute(db);
+  // Written as SQL: most channel messages run it (for the automatic follow policies); on SQLite
+  // straight to the connection.
+  const direct = sqliteDirect(db);
+  const rows = direct
+    ? direct.all<{ id: number }>('select id from messages where stream_id = ? and lower(topic) = lower(?) limit 1', [streamId, topic])
+    : (await sql<{ id: number }>`select id from messages where stream_id = ${streamId} and lower(topic) = lower(${topic}) limit 1`.execute(db)).rows;
   return rows.length > 0;
 }
 
