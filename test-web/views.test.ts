@@ -42,7 +42,7 @@ test('an administrator creates a channel and invites a person', async () => {
   const o = await loggedIn(s.browser, s.srv.url, s.srv.owner);
   try {
     await o.page.getByRole('link', { name: 'Administration' }).click();
-    await o.page.getByRole('link', { name: 'Channels' }).click();
+    await o.page.getByRole('link', { name: 'Channels', exact: true }).click();
     await o.page.getByLabel('Channel name').fill('announcements');
     await o.page.getByLabel('Description').fill('News for everyone');
     await o.page.getByRole('button', { name: 'Create channel' }).click();

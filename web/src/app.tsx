@@ -1,6 +1,6 @@
 // The logged-in app: header with search, the sidebar, the open view (feed and compose, the inbox
-// views, or the lazily loaded settings and administration). Routes are in routes.ts, keyboard
-// shortcuts in keyboard.tsx.
+// views, or the lazily loaded settings, administration and channel browser). Routes are in
+// routes.ts, keyboard shortcuts in keyboard.tsx.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
@@ -24,9 +24,9 @@ effect(() => {
 });
 
 const lazyModules = signal<Record<string, ComponentType<{ tab: string }>>>({});
-function loadLazy(name: 'settings' | 'admin'): void {
+function loadLazy(name: 'settings' | 'admin' | 'channels'): void {
   if (lazyModules.value[name]) return;
-  const p = name === 'settings' ? import('./settings') : import('./admin');
+  const p = name === 'settings' ? import('./settings') : name === 'admin' ? import('./admin') : import('./channels');
   void p.then((m) => (lazyModules.value = { ...lazyModules.value, [name]: m.default }));
 }
 
@@ -94,9 +94,7 @@ export function App({ onLogout }: { onLogout: () => void }) {
     };
   }, []);
   const v = view.value;
-  if (v.kind === 'settings') loadLazy('settings');
-  if (v.kind === 'admin') loadLazy('admin');
-  const Lazy = v.kind === 'settings' ? lazyModules.value.settings : v.kind === 'admin' ? lazyModules.value.admin : undefined;
+  const Lazy = v.kind === 'settings' || v.kind === 'admin' || v.kind === 'channels' ? (loadLazy(v.kind), lazyModules.value[v.kind]) : undefined;
   const title = viewTitle(v);
   useEffect(() => {
     const n = unreadCounts.value.total;
@@ -147,7 +145,7 @@ export function App({ onLogout }: { onLogout: () => void }) {
         ) : null}
         {v.kind === 'inbox' ? <Inbox /> : null}
         {v.kind === 'recent' ? <RecentConversations /> : null}
-        {v.kind === 'settings' || v.kind === 'admin' ? Lazy ? <Lazy tab={v.tab} /> : <p role="status">Loading…</p> : null}
+        {'tab' in v ? Lazy ? <Lazy tab={v.tab} /> : <p role="status">Loading…</p> : null}
         {v.kind === 'narrow' ? (
           <>
             <div class="narrow-bar">

@@ -12,7 +12,8 @@ export type View =
   | { kind: 'recent' }
   | { kind: 'narrow'; terms: Term[]; near?: number; search?: string }
   | { kind: 'settings'; tab: string }
-  | { kind: 'admin'; tab: string };
+  | { kind: 'admin'; tab: string }
+  | { kind: 'channels'; tab: string };
 
 /** Zulip's hash encoding: percent-encoding with "." in place of "%". */
 export function encodeHash(s: string): string {
@@ -54,6 +55,8 @@ export function parseHash(hash: string, channelIdByName: (name: string) => numbe
   if (h === 'recent' || h === 'recent_topics') return { kind: 'recent' };
   if (h.startsWith('settings')) return { kind: 'settings', tab: h.split('/')[1] ?? 'profile' };
   if (h.startsWith('organization')) return { kind: 'admin', tab: h.split('/')[1] ?? 'users' };
+  // Zulip's channel browser (#streams/… in older links).
+  if (/^(channels|streams)(\/|$)/.test(h)) return { kind: 'channels', tab: h.split('/')[1] === 'subscribed' ? 'subscribed' : 'all' };
   if (!h.startsWith('narrow/')) return { kind: 'narrow', terms: [] };
   const parts = h.split('/').slice(1);
   const terms: Term[] = [];
@@ -107,6 +110,7 @@ export function viewHash(view: View, channelName: (id: number) => string, userNa
   if (view.kind === 'recent') return '#recent';
   if (view.kind === 'settings') return `#settings/${view.tab}`;
   if (view.kind === 'admin') return `#organization/${view.tab}`;
+  if (view.kind === 'channels') return `#channels/${view.tab}`;
   if (view.terms.length === 0) return view.near ? `#narrow/near/${view.near}` : '#feed';
   let out = '#narrow';
   for (const t of view.terms) {

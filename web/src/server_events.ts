@@ -276,11 +276,17 @@ function handleEvent(ev: any): void {
         }
       }
       subs.value = next;
-      if (ev.op === 'add') {
-        const all = new Map(allStreams.value);
-        for (const s of ev.subscriptions) all.set(s.stream_id, s);
-        allStreams.value = all;
-      }
+      // The channel browser's subscriber counts: one's own joining brings the channel's whole
+      // count, leaving or another's joining and leaving (peer_*) move it by the people named.
+      const all = new Map(allStreams.value);
+      const move = (id: number, by: number) => {
+        const st = all.get(id);
+        if (st?.subscriber_count !== undefined) all.set(id, { ...st, subscriber_count: st.subscriber_count + by });
+      };
+      if (ev.op === 'add') for (const s of ev.subscriptions) all.set(s.stream_id, s);
+      else if (ev.op === 'remove') for (const s of ev.subscriptions) move(s.stream_id, -1);
+      else if (ev.op === 'peer_add' || ev.op === 'peer_remove') for (const id of ev.stream_ids) move(id, (ev.op === 'peer_add' ? 1 : -1) * ev.user_ids.length);
+      if (ev.op !== 'update') allStreams.value = all;
       break;
     }
     case 'stream': {

@@ -53,7 +53,12 @@ export function Sidebar() {
           </a>
         </li>
       </ul>
-      <h2>Channels</h2>
+      <div class="head">
+        <h2>Channels</h2>
+        <a href="#channels/all" aria-current={v.kind === 'channels' ? 'page' : undefined}>
+          Browse channels
+        </a>
+      </div>
       <ul class="channels">
         {sortedSubs.map((s) => (
           <li key={s.stream_id} class={s.is_muted ? 'muted' : ''}>

@@ -95,7 +95,7 @@ export interface Draft {
 export const drafts = signal(new Map<number, Draft>());
 export const realmSettings = signal<Record<string, unknown>>({});
 export const subs = signal(new Map<number, Subscription>());
-export const allStreams = signal(new Map<number, { stream_id: number; name: string; description: string; invite_only: boolean; is_archived?: boolean }>());
+export const allStreams = signal(new Map<number, { stream_id: number; name: string; description: string; invite_only: boolean; is_archived?: boolean; subscriber_count?: number }>());
 export const userSettings = signal<Record<string, unknown>>({});
 export const mutedTopics = signal(new Set<string>());
 export const connection = signal<Connection>('loading');
