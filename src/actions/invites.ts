@@ -92,7 +92,7 @@ function checkManage(user: User, invite: Invite): void {
 }
 
 /** The checks both kinds of invitation share: role, expiry, channels, the welcome text. */
-async function checkOptions(services: Services, user: User, realm: Realm, o: InviteOptions): Promise<{ expiresAt: number | null; streams: Stream[]; groupIds: number[]; welcome: string | null }> {
+async function checkOptions(services: Services, user: User, realm: Realm, o: InviteOptions): Promise<{ now: number; expiresAt: number | null; streams: Stream[]; groupIds: number[]; welcome: string | null }> {
   checkInviteAs(user, o.inviteAs);
   const minutes = o.expiresInMinutes === undefined ? DEFAULT_INVITE_EXPIRES_IN_MINUTES : o.expiresInMinutes;
   if (minutes !== null && minutes <= 0) throw new BadRequest('Invalid invite_expires_in_minutes');
@@ -133,7 +133,8 @@ async function checkOptions(services: Services, user: User, realm: Realm, o: Inv
     if (!isRealmAdmin(user)) throw new BadRequest('Must be an organization administrator');
     welcome = o.welcomeMessageCustomText;
   }
-  return { expiresAt, streams, groupIds, welcome };
+  // The invitation's creation time is this same reading: its expiry is exactly the minutes asked after it.
+  return { now, expiresAt, streams, groupIds, welcome };
 }
 
 /** invites_changed goes to the organization's administrators and the invitation's creator. */
@@ -191,7 +192,7 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
   checkInviteAs(user, o.inviteAs);
   const emails = parseInviteeEmails(rawEmails);
   if (emails.length === 0) throw new BadRequest('You must specify at least one email address.');
-  const { expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
+  const { now, expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
   // Where anyone may join without an invitation, a fresh account cannot be used to send spam invitations.
   if (!realm.settings.invite_required && !isRealmAdmin(user) && user.date_joined > nowSeconds() - INVITES_MIN_USER_AGE_DAYS * 86400) {
     throw new InvitationFailed('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', [], false);
@@ -223,7 +224,6 @@ export async function inviteUsers(services: Services, user: User, realm: Realm, 
   if (invalid.length) throw new InvitationFailed("Some emails did not validate, so we didn't send any invitations.", [...invalid, ...skipped], false);
   if (good.length === 0) throw new InvitationFailed("We weren't able to invite anyone.", skipped, false);
 
-  const now = nowSeconds();
   const made = await services.database.transaction(async (tx, onCommit) => {
     const out: Invite[] = [];
     for (const email of good) {
@@ -263,7 +263,7 @@ export async function createInviteLink(services: Services, user: User, realm: Re
   requireMemberOrAdmin(user);
   const graph = await services.cache.groupGraph(realm.id);
   if (!isUserInGroup(graph, user.id, realm.settings.create_multiuse_invite_group)) throw new NotAllowed('Insufficient permission');
-  const { expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
+  const { now, expiresAt, streams, groupIds, welcome } = await checkOptions(services, user, realm, o);
   const key = newKey();
   await services.database.transaction(async (tx, onCommit) => {
     await insertInvite(tx, {
@@ -273,7 +273,7 @@ export async function createInviteLink(services: Services, user: User, realm: Re
       email: null,
       invited_as: o.inviteAs,
       confirmation_key: key,
-      created_at: nowSeconds(),
+      created_at: now,
       expires_at: expiresAt,
       stream_ids: streams.map((s) => s.id),
       group_ids: groupIds,
