@@ -159,7 +159,8 @@ test('a /register that reaches a process during its hand-over is refused (503, r
   };
   const exited = new Promise<void>((r) => late.child.once('exit', () => r()));
   const workers = Array.from({ length: 4 }, hammer);
-  await new Promise((r) => setTimeout(r, 100));
+  // The stop begins once registrations are being served (a fixed 100 ms was too short on a loaded machine).
+  for (const deadline = Date.now() + 20_000; made.length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
   late.child.kill('SIGTERM');
   await exited;
   running = false;

@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emptyDatabases } from './helpers.js';
+import SqliteDatabase from 'better-sqlite3';
+import { emptyDatabases, ON_POSTGRES } from './helpers.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'confab.js');
 const databases = emptyDatabases('workers');
@@ -240,6 +241,41 @@ test('a worker killed outright is replaced; the server keeps answering', async (
   assert.equal(later.size, 2);
   assert.ok([...later].some((n) => !earlier.has(n)), 'the new worker makes queues');
   for (let i = 0; i < 4; i++) assert.equal((await call('GET', '/users/me')).status, 200);
+});
+
+test('a worker stopped and killed while it holds the SQLite write turn gives it up; the other writes on', async () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  assert.equal((await call('POST', '/users/me/subscriptions', { form: { subscriptions: JSON.stringify([{ name: 'workers' }]) } })).status, 200);
+  const [victim, survivor] = workerPids();
+  const send = (content: string) => call('POST', '/messages', { form: { type: 'stream', to: 'workers', topic: 'turn', content } });
+  // SQLite: this test holds the write lock while sends reach both workers (a new connection each),
+  // so both have a batch waiting, one for the lock with the turn, one for the turn. The victim is
+  // stopped (SIGSTOP) and the lock let go: the turn is the victim's, or comes to it once the other
+  // commits, and stays there. Killed, the victim gives it up and the other's writes go through.
+  // (PostgreSQL takes no turn: the other worker writes on throughout.)
+  const lock = ON_POSTGRES ? null : new SqliteDatabase(databaseUrl.replace(/^sqlite:/, ''));
+  lock?.exec('BEGIN IMMEDIATE');
+  const during = Array.from({ length: 6 }, (_, i) => send(`during ${i}`).catch(() => null));
+  await sleep(500);
+  process.kill(victim!, 'SIGSTOP');
+  lock?.exec('COMMIT');
+  lock?.close();
+  await sleep(300);
+  const stalled = Array.from({ length: 4 }, (_, i) => send(`stalled ${i}`).catch(() => null));
+  await sleep(300);
+  process.kill(victim!, 'SIGKILL');
+  let until = Date.now() + 20_000;
+  while (!primary.output().includes(`worker ${victim} exited`) && Date.now() < until) await sleep(20);
+  // The sends the survivor had all go through (the victim's die with it).
+  const answered = (await Promise.all([...during, ...stalled])).filter((r) => r !== null);
+  assert.ok(answered.length >= 2, `the survivor's sends were answered: ${answered.length}`);
+  for (const r of answered) assert.equal(r.status, 200, JSON.stringify(r.body));
+  for (let i = 0; i < 4; i++) assert.equal((await send(`after ${i}`)).status, 200);
+  const held = primary.output().includes(`worker ${victim} exited holding the SQLite write turn`);
+  assert.equal(held, !ON_POSTGRES, primary.output());
+  until = Date.now() + 30_000;
+  while (!workerPids().some((p) => p !== victim && p !== survivor) && Date.now() < until) await sleep(100);
+  assert.equal(workerPids().length, 2, `a new worker started:\n${primary.output()}`);
 });
 
 test('confab deactivate-org from another process: every worker tells its own queues', async () => {

@@ -8,6 +8,8 @@ import { createFirstOrganization, createOrganization } from '../actions/realms.j
 import { createAccountFromCli } from '../actions/cli.js';
 import { createGeneralChannel } from '../actions/channels.js';
 import { generatePassword } from '../lib/secrets.js';
+import { primaryChannel } from '../lib/ipc.js';
+import { IpcWriteTurn } from '../lib/ipc_write_turn.js';
 import { ApiError } from '../errors.js';
 import { CONFAB_VERSION } from '../lib/version.js';
 import { BouncerError, registerServer } from '../lib/push_bouncer.js';
@@ -180,7 +182,10 @@ async function serve(): Promise<number> {
   // loads primary.js directly, without the server; this covers main() called some other way).
   if (config.workers > 1 && cluster.isPrimary) return (await import('./primary.js')).runPrimary();
   const worker = cluster.isWorker;
-  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+  // Workers on one SQLite file take turns at writing, handed out by the primary (lib/ipc_write_turn.ts).
+  const channel = worker && !/^postgres(ql)?:/.test(config.databaseUrl) ? primaryChannel() : null;
+  const writeTurn = channel ? new IpcWriteTurn(channel) : undefined;
+  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, writeTurn });
   let firstOrg: { realm_id: number; user_id: number } | undefined;
   // Servers started together on a fresh database all come here: one of them makes the
   // organization (and prints its login, and later makes #general); the others find it made.

@@ -16,12 +16,14 @@ import { answerRateLimit } from '../lib/ipc_rate_limit.js';
 import { isIpcMessage } from '../lib/ipc.js';
 import { relayBusMessage } from '../events/ipc_bus.js';
 import { DirectoryTable } from '../events/ipc_directory.js';
+import { WriteTurnTable } from '../lib/ipc_write_turn.js';
 import { CONFAB_VERSION } from '../lib/version.js';
 
 /** A worker that lived less than this before dying counts as dying young: the next pause doubles. */
 const YOUNG_MS = 30_000;
 const FIRST_PAUSE_MS = 250;
 const MAX_PAUSE_MS = 30_000;
+const GRANT = { confab: 'turn', op: 'grant' };
 
 export async function runPrimary(): Promise<number> {
   const config = loadConfig();
@@ -29,6 +31,11 @@ export async function runPrimary(): Promise<number> {
   const joined = !config.redisUrl;
   const limiter = joined && config.rateLimits ? new RateLimiter(config.rateLimits) : null;
   const table = new DirectoryTable();
+  // SQLite's write turn (lib/ipc_write_turn.ts): only workers on SQLite ask for it.
+  const turns = new WriteTurnTable((id) => {
+    const w = cluster.workers?.[id];
+    if (w?.isConnected()) w.send(GRANT);
+  });
   const live = new Set<Worker>();
   let stopping = false;
   let pause = FIRST_PAUSE_MS;
@@ -43,6 +50,7 @@ export async function runPrimary(): Promise<number> {
   const onMessage = (worker: Worker, message: unknown) => {
     // The bus first: it carries nearly every message, and its order is the one every worker sees.
     if (relayBusMessage(message, live)) return;
+    if (turns.handle(worker.id, message)) return;
     if (limiter && answerRateLimit(limiter, message, (m) => worker.isConnected() && worker.send(m))) return;
     const handled = table.handle(worker.id, message);
     if (handled) {
@@ -69,6 +77,8 @@ export async function runPrimary(): Promise<number> {
     });
     worker.once('exit', (code, signal) => {
       live.delete(worker);
+      // A worker that died holding the write turn (or waiting for it) gives it up.
+      if (turns.dropWorker(worker.id)) process.stderr.write(`confab: worker ${worker.process.pid} exited holding the SQLite write turn; it went to the next worker\n`);
       if (joined && table.dropWorker(worker.id)) sendTable();
       if (stopping) return;
       // Only the ones we did not ask to stop: a crash, kill -9, out of memory.

@@ -10,6 +10,7 @@ import type { DB } from './schema.js';
 import { migrate } from './migrations.js';
 import { uniqueConflictOf } from './conflicts.js';
 import { Checkpointer } from './checkpoints.js';
+import type { WriteTurn } from '../lib/ipc_write_turn.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -123,6 +124,12 @@ export interface OpenOptions {
   schema?: string;
   /** PostgreSQL only: the most connections this process opens (CONFAB_DATABASE_POOL_SIZE). */
   poolSize?: number;
+  /**
+   * SQLite only: the write turn of the workers of one `confab serve` (lib/ipc_write_turn.ts); the
+   * group commit begins a write transaction only while it holds it. Without it (one process),
+   * nothing changes.
+   */
+  writeTurn?: WriteTurn;
 }
 
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
@@ -212,7 +219,7 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
           await sql`pragma wal_autocheckpoint = ${sql.raw(String(Math.trunc(pages)))}`.execute(writer).catch((err) => console.error('setting wal_autocheckpoint failed:', err));
         });
   const wal = file === ':memory:' ? null : new WalSync(`${file}-wal`);
-  const batcher = new GroupCommit(writer, writerDirect, wal, checkpointer);
+  const batcher = new GroupCommit(writer, writerDirect, wal, checkpointer, file === ':memory:' ? null : (opts.writeTurn ?? null));
   return {
     dialect,
     db: reader,
@@ -329,6 +336,7 @@ class GroupCommit {
     private readonly writerDirect: DirectSqlite,
     private readonly wal: WalSync | null,
     private readonly checkpointer: Checkpointer | null,
+    private readonly turn: WriteTurn | null,
   ) {}
 
   run<T>(fn: TxFn<T>): Promise<T> {
@@ -337,7 +345,8 @@ class GroupCommit {
       // Start on the next turn of the event loop, not now: the statements of a batch never yield
       // to I/O (better-sqlite3 is synchronous), so requests already waiting on sockets must get
       // their turn to join this batch first.
-      if (!this.running) this.running = new Promise<void>((r) => setImmediate(r)).then(() => this.loop());
+      // With a write turn, its grant (a message from the primary) is that later turn.
+      if (!this.running) this.running = (this.turn ? this.turn.acquire() : new Promise<void>((r) => setImmediate(r))).then(() => this.loop());
     });
   }
 
@@ -347,10 +356,23 @@ class GroupCommit {
   }
 
   private async loop(): Promise<void> {
+    // With a write turn, the loop starts holding it (run() waited for the grant).
+    let holding = this.turn !== null;
     try {
       while (this.queue.length) {
+        if (this.turn && !holding) {
+          // Transactions that arrive meanwhile join this batch: it grows while the others write.
+          await this.turn.acquire();
+          holding = true;
+        }
         const batch = this.queue.splice(0, this.queue.length);
         const committed = await this.commit(batch);
+        // The lock is free again: the next worker's turn, handed on before this batch's events
+        // are sent (the grant then travels ahead of them to the primary and on to that worker).
+        if (this.turn) {
+          this.turn.release();
+          holding = false;
+        }
         // Events go out at commit, in commit order: the WAL has reached the operating system, so a
         // process crash keeps the batch, and other connections can already read it. The callers
         // hear success only once it is durable (below): waiting for the disk here as well would
@@ -369,6 +391,8 @@ class GroupCommit {
         );
       }
     } finally {
+      // Released also if something above threw: a turn kept would stop every worker's writes.
+      if (holding) this.turn?.release();
       this.running = null;
     }
   }
