@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { createServices, startServer } from '../app.js';
 import { realmForOperator, setRealmDeactivated } from '../actions/realm_status.js';
-import { openDatabase } from '../store/db.js';
+import { isPostgresUrl, openDatabase } from '../store/db.js';
 import { createFirstOrganization, createOrganization } from '../actions/realms.js';
 import { createAccountFromCli } from '../actions/cli.js';
 import { createGeneralChannel } from '../actions/channels.js';
@@ -183,7 +183,7 @@ async function serve(): Promise<number> {
   if (config.workers > 1 && cluster.isPrimary) return (await import('./primary.js')).runPrimary();
   const worker = cluster.isWorker;
   // Workers on one SQLite file take turns at writing, handed out by the primary (lib/ipc_write_turn.ts).
-  const channel = worker && !/^postgres(ql)?:/.test(config.databaseUrl) ? primaryChannel() : null;
+  const channel = worker && !isPostgresUrl(config.databaseUrl) ? primaryChannel() : null;
   const writeTurn = channel ? new IpcWriteTurn(channel) : undefined;
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, writeTurn });
   let firstOrg: { realm_id: number; user_id: number } | undefined;

@@ -132,9 +132,14 @@ export interface OpenOptions {
   writeTurn?: WriteTurn;
 }
 
+/** Whether a database URL names PostgreSQL (anything else is a SQLite file). */
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://');
+}
+
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
   let dialect: DialectName;
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+  if (isPostgresUrl(url)) {
     dialect = 'postgres';
     const pg = await loadPg();
     const schema = opts.schema;
