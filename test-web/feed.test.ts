@@ -5,7 +5,7 @@
 // message arriving at the bottom staying in view.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { axe, testScene, loggedIn } from './harness.js';
 
 const COUNT = 2100;
@@ -29,8 +29,8 @@ const s = testScene(async () => {
 const topicUrl = () => `${s.srv.url}/#narrow/channel/${s.general}-general/topic/long`;
 
 /** Alice's page for one test, closed after it whatever happens. */
-async function asAlice(run: (page: Page) => Promise<void>, options: BrowserContextOptions = {}): Promise<void> {
-  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, undefined, options);
+async function asAlice(run: (page: Page) => Promise<void>, options: BrowserContextOptions = {}, prepare?: (context: BrowserContext) => Promise<void>): Promise<void> {
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, prepare, options);
   try {
     await run(a.page);
   } finally {
@@ -169,6 +169,65 @@ test('scrolling back through 2,100 messages: few in the page, none skipped, repe
     await page.keyboard.press('k');
     await page.waitForFunction((id) => document.querySelector(`article[data-message-id="${id}"].selected`), ids[40], { timeout: 5000 });
   });
+});
+
+test('a page of history arriving after the reader scrolled, before the scroll event, does not undo the scroll', async () => {
+  // GET /messages answers held in the page until the test lets one go, already parsed, so that
+  // the feed takes it in microtasks of the very task that scrolled (as when an answer lands
+  // between a scroll and the next frame, where the browser fires the scroll event).
+  const holdHistory = async (context: BrowserContext) => {
+    await context.addInitScript(() => {
+      const w = window as unknown as { __hold: boolean; __held: Array<() => void> };
+      w.__hold = false;
+      w.__held = [];
+      const real = window.fetch.bind(window);
+      window.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const url = String(input instanceof Request ? input.url : input);
+        if (!w.__hold || !url.includes('/api/v1/messages?')) return real(input, init);
+        const res = await real(input, init);
+        const data = await res.json();
+        await new Promise<void>((release) => w.__held.push(release));
+        return { ok: res.ok, status: res.status, json: () => Promise.resolve(data) } as Response;
+      }) as typeof window.fetch;
+    });
+  };
+  await asAlice(async (page) => {
+    await openNewest(page);
+    await page.evaluate(() => ((window as unknown as { __hold: boolean }).__hold = true));
+    // Near the top until a page of older history is asked for (one already on its way when the
+    // hold began moves the reader down as it comes in).
+    await page.waitForFunction(
+      () => {
+        if ((window as unknown as { __held: unknown[] }).__held.length > 0) return true;
+        document.querySelector<HTMLElement>('.feed')!.scrollTop = 100;
+        return false;
+      },
+      undefined,
+      { timeout: 10_000, polling: 200 },
+    );
+    const moved = (await page.evaluate(async () => {
+      const feed = document.querySelector<HTMLElement>('.feed')!;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await frame();
+      const top = feed.getBoundingClientRect().top;
+      // A few messages down: the first one may be drawn anew when older ones of its sender's run
+      // come in above it (its name line goes).
+      const arts = [...feed.querySelectorAll<HTMLElement>('article')];
+      const id = arts[arts.findIndex((x) => x.getBoundingClientRect().top >= top) + 3]!.dataset.messageId!;
+      const at = () => document.querySelector(`article[data-message-id="${id}"]`)?.getBoundingClientRect().top;
+      const before = at()!;
+      feed.scrollTop += 200;
+      (window as unknown as { __held: Array<() => void> }).__held.shift()!();
+      await frame();
+      const after = at();
+      return { moved: after === undefined ? NaN : after - before, connected: after !== undefined, scrollTop: feed.scrollTop };
+    })) as { moved: number; connected: boolean; scrollTop: number };
+    console.log(`history let in after a 200 px scroll: the message on screen moved ${moved.moved} px (scrollTop now ${moved.scrollTop})`);
+    assert.ok(moved.connected, 'the message on screen is still in the page');
+    assert.ok(Math.abs(moved.moved + 200) <= 2, `the message on screen moved by the scroll alone (${moved.moved} px, not -200)`);
+    // The held page was taken in: the start of the topic is nearer (older messages above).
+    await page.waitForFunction(() => document.querySelector('.feed')!.getAttribute('aria-busy') !== 'true', undefined, { timeout: 5000 });
+  }, {}, holdHistory);
 });
 
 test('driven by jumps to the top (scrollTop = 0 every 50 ms, as the bench once did), the start is reached in bounded time', async () => {

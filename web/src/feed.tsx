@@ -95,9 +95,12 @@ type Place = { id: number; delta: number } | { atEnd: true };
  * but the row at the top can be a header that goes away (older messages of the same topic loaded
  * above it), so the place is always held by a message.
  */
-function readPlace(virt: FeedVirtualizer, rows: Row[], atEnd: boolean): Place | null {
+function readPlace(virt: FeedVirtualizer, rows: Row[], atEnd: boolean, el: HTMLElement | null): Place | null {
   if (atEnd) return { atEnd: true };
-  const offset = virt.scrollOffset ?? 0;
+  // The element's own scrollTop, not the virtualizer's copy: that one is updated by the scroll
+  // event, which comes at the next frame. Rows changed in between (a page of history arriving just
+  // after the reader scrolled) were placed from the old position, undoing the reader's scroll.
+  const offset = el ? el.scrollTop : (virt.scrollOffset ?? 0);
   const top = virt.getVirtualItemForOffset(offset);
   if (!top) return null;
   for (let i = top.index; i < rows.length && i <= top.index + 2; i++) {
@@ -109,7 +112,7 @@ function readPlace(virt: FeedVirtualizer, rows: Row[], atEnd: boolean): Place | 
 }
 
 /** After the rows changed: back to the bottom, or that message back where it was. */
-function keepPlace(virt: FeedVirtualizer, place: Place, rowOf: Map<number, number>): void {
+function keepPlace(virt: FeedVirtualizer, place: Place, rowOf: Map<number, number>, el: HTMLElement | null): void {
   if ('atEnd' in place) {
     virt.scrollToEnd();
     return;
@@ -118,7 +121,7 @@ function keepPlace(virt: FeedVirtualizer, place: Place, rowOf: Map<number, numbe
   const item = i === undefined ? undefined : virt.measurementsCache[i];
   if (!item) return;
   const want = Math.max(0, item.start + place.delta);
-  if (Math.abs((virt.scrollOffset ?? 0) - want) > 1) virt.scrollToOffset(want);
+  if (Math.abs((el ? el.scrollTop : (virt.scrollOffset ?? 0)) - want) > 1) virt.scrollToOffset(want);
 }
 
 /** Preact's binding of the framework-agnostic virtualizer: new options every render, a re-render on its changes. */
@@ -167,7 +170,7 @@ export function Feed() {
   // Whether the reader is at the bottom, following new messages: set by their scrolling, not by
   // rows growing under them (an image or reactions on the last message keep it at the bottom).
   const stick = useRef(true);
-  const place = prev.current.rows !== rows && prev.current.virt ? readPlace(prev.current.virt, prev.current.rows, stick.current) : null;
+  const place = prev.current.rows !== rows && prev.current.virt ? readPlace(prev.current.virt, prev.current.rows, stick.current, ref.current) : null;
   const virt = useVirtualizer({
     count: rows.length,
     getScrollElement: () => ref.current,
@@ -186,7 +189,7 @@ export function Feed() {
   });
   prev.current = { rows, virt };
   useLayoutEffect(() => {
-    if (place) keepPlace(virt, place, rowOf);
+    if (place) keepPlace(virt, place, rowOf, ref.current);
     // Still near an end after the change (a short page of history, or the reader waited at the
     // top): load on without waiting for a scroll event that may never come. Each load needs new
     // messages to run again, and stops at the oldest/newest.
