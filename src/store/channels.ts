@@ -1,5 +1,5 @@
 // Channels (Zulip's streams), default channels and subscriptions.
-import { placeholders, sqliteDirect, type Executor } from './db.js';
+import { placeholders, queryRows, type Executor } from './db.js';
 import type { DialectName } from './dialect.js';
 import type { Row, StreamTable, SubscriptionTable } from './schema.js';
 import { STREAM_GROUP_SETTINGS } from './migrations.js';
@@ -46,29 +46,21 @@ export async function insertStream(db: Executor, s: NewStream): Promise<number> 
 export async function streamRecipientIds(db: Executor, streamIds: readonly number[]): Promise<Map<number, number>> {
   if (streamIds.length === 0) return new Map();
   // Written as SQL: every channel message runs it (on SQLite straight to the connection).
-  const direct = sqliteDirect(db);
-  const rows = direct
-    ? direct.all<{ id: number; type_id: number }>(`select id, type_id from recipients where type = ? and type_id in (${placeholders(streamIds.length)})`, [RECIPIENT_STREAM, ...streamIds])
-    : (await sql<{ id: number; type_id: number }>`select id, type_id from recipients where type = ${RECIPIENT_STREAM} and type_id in (${sql.join(streamIds)})`.execute(db)).rows;
+  const rows = await queryRows<{ id: number; type_id: number }>(db, `select id, type_id from recipients where type = ? and type_id in (${placeholders(streamIds.length)})`, [RECIPIENT_STREAM, ...streamIds]);
   return new Map(rows.map((r) => [r.type_id, r.id]));
 }
 
 export async function getStream(db: Executor, realmId: number, id: number): Promise<Stream | undefined> {
   // Every message sent by channel id runs it: on SQLite straight to the connection.
-  const direct = sqliteDirect(db);
-  const row = direct
-    ? direct.all<Record<string, unknown>>('select * from streams where realm_id = ? and id = ?', [realmId, id])[0]
-    : await db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+  const [row] = await queryRows<Record<string, unknown>>(db, 'select * from streams where realm_id = ? and id = ?', [realmId, id]);
   return row ? streamFromRow(row) : undefined;
 }
 
 export async function getStreamByName(db: Executor, realmId: number, name: string): Promise<Stream | undefined> {
   // Written as SQL: every message sent by channel name runs it (the query builder costs more than
   // the query); on SQLite straight to the connection, the same text the template makes.
-  const direct = sqliteDirect(db);
-  const rows = direct
-    ? direct.all<Record<string, unknown>>('select * from streams where realm_id = ? and lower(name) = lower(cast(? as text))', [realmId, name])
-    : (await sql<Record<string, unknown>>`select * from streams where realm_id = ${realmId} and lower(name) = ${dbLower(name)}`.execute(db)).rows;
+  // The name lower-cased by the database, as dbLower does.
+  const rows = await queryRows<Record<string, unknown>>(db, 'select * from streams where realm_id = ? and lower(name) = lower(cast(? as text))', [realmId, name]);
   return rows[0] ? streamFromRow(rows[0]) : undefined;
 }
 
@@ -165,10 +157,7 @@ export async function subscriptionsOf(db: Executor, userId: number, streamIds?: 
 /** User ids of the active subscribers of one channel. */
 export async function subscriberIds(db: Executor, streamId: number): Promise<number[]> {
   // Written as SQL: every channel message runs it (on SQLite straight to the connection).
-  const direct = sqliteDirect(db);
-  const rows = direct
-    ? direct.all<{ user_id: number }>('select user_id from subscriptions where stream_id = ? and active = 1 order by user_id', [streamId])
-    : (await sql<{ user_id: number }>`select user_id from subscriptions where stream_id = ${streamId} and active = ${true} order by user_id`.execute(db)).rows;
+  const rows = await queryRows<{ user_id: number }>(db, 'select user_id from subscriptions where stream_id = ? and active = ? order by user_id', [streamId, true]);
   return rows.map((r) => r.user_id);
 }
 

@@ -46,17 +46,23 @@ export interface DirectSqlite {
 /** The connection behind the reader and behind each of the group commit's transactions. */
 const directConnections = new WeakMap<Executor, DirectSqlite>();
 
-/**
- * The SQLite connection that `ex` runs on, when a statement may go to it directly: the reader, or
- * a group-commit transaction (only from inside it, as any statement of it). Undefined on PostgreSQL.
- */
-export function sqliteDirect(ex: Executor): DirectSqlite | undefined {
-  return directConnections.get(ex);
-}
-
 /** `?, ?, ?` for n parameters. */
 export function placeholders(n: number): string {
   return n === 1 ? '?' : Array(n).fill('?').join(', ');
+}
+
+/**
+ * Rows of one statement written as SQL text with `?` for each parameter, for the few statements
+ * every message sends: on a SQLite connection that has one, straight to it (booleans as SQLite
+ * stores them); elsewhere through the query builder's executor, which numbers the parameters as
+ * the database wants them ($1, $2… on PostgreSQL). The text must hold no other question mark.
+ */
+export async function queryRows<R>(db: Executor, text: string, params: readonly unknown[]): Promise<R[]> {
+  const direct = directConnections.get(db);
+  if (direct) return direct.all<R>(text, params.map((p) => (p === true ? 1 : p === false ? 0 : p)));
+  const parts = text.split('?');
+  if (parts.length !== params.length + 1) throw new Error(`queryRows: ${parts.length - 1} placeholders for ${params.length} parameters`);
+  return (await sql<R>(Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray, ...params).execute(db)).rows;
 }
 
 /** better-sqlite3 compiles a statement on every prepare(); keep the compiled ones, keyed by SQL text. */

@@ -1,6 +1,6 @@
 // Messages, direct-message groups, and each recipient's per-message flags (user_messages).
 import { sql } from 'kysely';
-import { placeholders, sqliteDirect, type Executor } from './db.js';
+import { placeholders, queryRows, type Executor } from './db.js';
 import type { MessageTable, Row } from './schema.js';
 import { RECIPIENT_DIRECT_GROUP } from './channels.js';
 
@@ -129,14 +129,9 @@ export async function insertMessage(db: Executor, m: NewMessage): Promise<number
   // Written as SQL: the query builder's cost for a row this wide shows in every send.
   // As the builder does, a field left undefined is a column left out.
   const columns = (Object.keys(m) as Array<keyof NewMessage>).filter((c) => m[c] !== undefined);
-  const direct = sqliteDirect(db);
-  if (direct) {
-    // Straight to SQLite's connection, the same text the template makes (booleans as SQLite stores them).
-    const values = columns.map((c) => (typeof m[c] === 'boolean' ? Number(m[c]) : m[c]));
-    return direct.all<{ id: number }>(`insert into messages (${columns.map((c) => `"${c}"`).join(', ')}) values (${placeholders(columns.length)}) returning id`, values)[0]!.id;
-  }
-  const { rows } = await sql<{ id: number }>`insert into messages (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(columns.map((c) => m[c]))}) returning id`.execute(db);
-  return rows[0]!.id;
+  const text = `insert into messages (${columns.map((c) => `"${c}"`).join(', ')}) values (${placeholders(columns.length)}) returning id`;
+  const [row] = await queryRows<{ id: number }>(db, text, columns.map((c) => m[c]));
+  return Number(row!.id);
 }
 
 /**

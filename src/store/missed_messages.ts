@@ -1,7 +1,6 @@
 // Missed-message notices (the queue behind missed-message emails and the lookups the send makes
 // to decide who gets one), each a single query however many recipients a message has.
-import { sql } from 'kysely';
-import { placeholders, sqliteDirect, type Executor } from './db.js';
+import { placeholders, queryRows, type Executor } from './db.js';
 
 export interface NewNotice {
   realm_id: number;
@@ -42,20 +41,12 @@ export async function subscriptionNotifyProps(db: Executor, streamId: number, us
   // Written as SQL: every channel message runs it (the query builder costs more than the query);
   // on SQLite straight to the connection.
   type NotifyRow = { user_id: number; is_muted: unknown; email_notifications: unknown; push_notifications: unknown; wildcard_mentions_notify: unknown };
-  const direct = sqliteDirect(db);
-  let rows: NotifyRow[];
-  if (direct) {
-    const given = userIds.length ? ` or user_id in (${placeholders(userIds.length)})` : '';
-    rows = direct.all<NotifyRow>(
-      `select user_id, is_muted, email_notifications, push_notifications, wildcard_mentions_notify from subscriptions where stream_id = ? and active = 1 and (email_notifications = 1 or push_notifications = 1${given})`,
-      [streamId, ...userIds],
-    );
-  } else {
-    const given = userIds.length ? sql` or user_id in (${sql.join(userIds)})` : sql``;
-    ({ rows } = await sql<NotifyRow>`
-    select user_id, is_muted, email_notifications, push_notifications, wildcard_mentions_notify from subscriptions
-    where stream_id = ${streamId} and active = ${true} and (email_notifications = ${true} or push_notifications = ${true}${given})`.execute(db));
-  }
+  const given = userIds.length ? ` or user_id in (${placeholders(userIds.length)})` : '';
+  const rows = await queryRows<NotifyRow>(
+    db,
+    `select user_id, is_muted, email_notifications, push_notifications, wildcard_mentions_notify from subscriptions where stream_id = ? and active = ? and (email_notifications = ? or push_notifications = ?${given})`,
+    [streamId, true, true, true, ...userIds],
+  );
   return new Map(
     rows.map((r) => [
       Number(r.user_id),
@@ -72,10 +63,7 @@ export async function subscriptionNotifyProps(db: Executor, streamId: number, us
 /** Every user's policy for one topic (muted, unmuted, followed), by user id. */
 export async function topicPoliciesOfAll(db: Executor, streamId: number, topic: string): Promise<Map<number, number>> {
   // Written as SQL: every channel message runs it (on SQLite straight to the connection).
-  const direct = sqliteDirect(db);
-  const rows = direct
-    ? direct.all<{ user_id: number; visibility_policy: number }>('select user_id, visibility_policy from user_topics where stream_id = ? and lower(topic_name) = lower(?)', [streamId, topic])
-    : (await sql<{ user_id: number; visibility_policy: number }>`select user_id, visibility_policy from user_topics where stream_id = ${streamId} and lower(topic_name) = lower(${topic})`.execute(db)).rows;
+  const rows = await queryRows<{ user_id: number; visibility_policy: number }>(db, 'select user_id, visibility_policy from user_topics where stream_id = ? and lower(topic_name) = lower(?)', [streamId, topic]);
   return new Map(rows.map((r) => [Number(r.user_id), Number(r.visibility_policy)]));
 }
 

@@ -1,6 +1,6 @@
 // Users' visibility policies for topics.
 import { sql } from 'kysely';
-import { sqliteDirect, type Executor } from './db.js';
+import { queryRows, type Executor } from './db.js';
 
 export const VISIBILITY = { inherit: 0, muted: 1, unmuted: 2, followed: 3 } as const;
 
@@ -64,10 +64,7 @@ export async function listUserTopics(db: Executor, userId: number): Promise<User
 export async function topicExists(db: Executor, streamId: number, topic: string): Promise<boolean> {
   // Written as SQL: most channel messages run it (for the automatic follow policies); on SQLite
   // straight to the connection.
-  const direct = sqliteDirect(db);
-  const rows = direct
-    ? direct.all<{ id: number }>('select id from messages where stream_id = ? and lower(topic) = lower(?) limit 1', [streamId, topic])
-    : (await sql<{ id: number }>`select id from messages where stream_id = ${streamId} and lower(topic) = lower(${topic}) limit 1`.execute(db)).rows;
+  const rows = await queryRows<{ id: number }>(db, 'select id from messages where stream_id = ? and lower(topic) = lower(?) limit 1', [streamId, topic]);
   return rows.length > 0;
 }
 
