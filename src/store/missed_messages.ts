@@ -15,6 +15,19 @@ export interface Notice extends NewNotice {
   id: number;
 }
 
+/** A notice's row (of missed_message_notices, or of push_queue, which has the same columns) as numbers. */
+export function noticeFromRow(r: { id: unknown; realm_id: unknown; user_id: unknown; message_id: unknown; trigger: string; mentioned_group_id: unknown; due_ms: unknown }): Notice {
+  return {
+    id: Number(r.id),
+    realm_id: Number(r.realm_id),
+    user_id: Number(r.user_id),
+    message_id: Number(r.message_id),
+    trigger: r.trigger,
+    mentioned_group_id: r.mentioned_group_id === null ? null : Number(r.mentioned_group_id),
+    due_ms: Number(r.due_ms),
+  };
+}
+
 export async function insertNotices(db: Executor, rows: NewNotice[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
     await db
@@ -96,15 +109,7 @@ export async function claimNotices(db: Executor, userId: number, token: string, 
     .where((eb) => eb.or([eb('claimed_until_ms', 'is', null), eb('claimed_until_ms', '<', nowMs)]))
     .execute();
   const rows = await db.selectFrom('missed_message_notices').selectAll().where('user_id', '=', userId).where('claim_token', '=', token).orderBy('message_id').execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    realm_id: Number(r.realm_id),
-    user_id: Number(r.user_id),
-    message_id: Number(r.message_id),
-    trigger: r.trigger,
-    mentioned_group_id: r.mentioned_group_id === null ? null : Number(r.mentioned_group_id),
-    due_ms: Number(r.due_ms),
-  }));
+  return rows.map(noticeFromRow);
 }
 
 export async function deleteNotices(db: Executor, ids: readonly number[]): Promise<void> {

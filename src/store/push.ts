@@ -1,15 +1,10 @@
 // Mobile push: the queue of pushes to send, the pushes a phone may still show, and the devices
 // (legacy FCM/APNs tokens and end-to-end encrypted registrations) of a user.
 import type { Executor } from './db.js';
+import { noticeFromRow, type NewNotice } from './missed_messages.js';
 
-export interface NewPush {
-  realm_id: number;
-  user_id: number;
-  message_id: number;
-  trigger: string;
-  mentioned_group_id: number | null;
-  due_ms: number;
-}
+/** A push waits for the same things as a missed-message notice: a message, a trigger, a time. */
+export type NewPush = NewNotice;
 
 export interface QueuedPush extends NewPush {
   id: number;
@@ -42,16 +37,7 @@ export async function duePushes(db: Executor, nowMs: number, limit: number): Pro
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    realm_id: Number(r.realm_id),
-    user_id: Number(r.user_id),
-    message_id: Number(r.message_id),
-    trigger: r.trigger,
-    mentioned_group_id: r.mentioned_group_id === null ? null : Number(r.mentioned_group_id),
-    due_ms: Number(r.due_ms),
-    attempts: Number(r.attempts),
-  }));
+  return rows.map((r) => ({ ...noticeFromRow(r), attempts: Number(r.attempts) }));
 }
 
 /** Takes one row for sending (a conditional update: of several processes, one wins). */
