@@ -116,13 +116,18 @@ async function checkEditMentions(services: Services, editor: User, realm: Realm,
   checkWildcardPermission(graph, editor, realm, rendered, subscribers.length, participants.length);
 }
 
-/** Check (Zulip's validate_user_can_edit_message, then validate_message_edit_payload in its order): the edit is allowed and consistent; returns what actually changes (a topic or channel equal to the current one is no change). */
+/**
+ * Check (Zulip's validate_user_can_edit_message, then validate_message_edit_payload in its order): the
+ * edit is allowed and consistent; returns what actually changes. A topic equal to the current one is
+ * no change, but Zulip's check_update_message keeps a stream_id equal to the current channel: it is a
+ * move within the channel (permission checks, edit history, breadcrumbs), as build_message_edit_request
+ * sets is_stream_edited for any stream_id given.
+ */
 async function checkEditRequest(services: Services, editor: User, realm: Realm, message: MessageRow, req: EditRequest): Promise<{ topic?: string; streamId?: number }> {
   if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
   let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);
   if (topic === message.topic) topic = undefined;
-  let streamId = req.streamId;
-  if (streamId !== undefined && streamId === message.stream_id) streamId = undefined;
+  const streamId = req.streamId;
   if (topic === undefined && req.content === undefined && streamId === undefined) throw new BadRequest('Nothing to change');
   if (message.stream_id === null) {
     if (streamId !== undefined) throw new BadRequest('Direct messages cannot be moved to channels.');
