@@ -17,7 +17,7 @@ import { notificationBot } from './notification_bot.js';
 import { renderMarkdown, topicLinks as renderTopicLinks } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
 import { checkCanCreateTopic, checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
-import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
+import { checkTopicCharacters, normalizeContent, truncateTopic } from '../lib/message_text.js';
 import { hasSubmessages } from '../store/submessages.js';
 import { modifiableMessage } from '../queries/message_access.js';
 import { withinLimit } from './message_delete.js';
@@ -123,9 +123,18 @@ async function checkEditMentions(services: Services, editor: User, realm: Realm,
  * move within the channel (permission checks, edit history, breadcrumbs), as build_message_edit_request
  * sets is_stream_edited for any stream_id given.
  */
-async function checkEditRequest(services: Services, editor: User, realm: Realm, message: MessageRow, req: EditRequest): Promise<{ topic?: string; streamId?: number }> {
+async function checkEditRequest(
+  services: Services,
+  editor: User,
+  realm: Realm,
+  message: MessageRow,
+  req: EditRequest,
+): Promise<{ topic?: string; streamId?: number }> {
   if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
-  let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);
+  // Zulip's check_update_message renames only "general chat" to the empty topic (a send also
+  // renames "(no topic)"; an edit keeps it as text), and compares before truncating.
+  let topic = req.topic?.trim();
+  if (topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
   if (topic === message.topic) topic = undefined;
   const streamId = req.streamId;
   if (topic === undefined && req.content === undefined && streamId === undefined) throw new BadRequest('Nothing to change');
@@ -135,13 +144,14 @@ async function checkEditRequest(services: Services, editor: User, realm: Realm, 
   }
   if (req.propagateMode !== 'change_one' && topic === undefined && streamId === undefined) throw new BadRequest('Invalid propagate_mode without topic edit');
   if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_DISPLAY_NAME}`) throw new BadRequest('General chat cannot be marked as resolved');
+  if (topic !== undefined) checkTopicCharacters(topic);
   if (streamId !== undefined && req.content !== undefined) throw new BadRequest('Cannot change message content while changing channel');
   // A poll or to-do list is defined by its submessages; its text cannot change under them.
   if (req.content !== undefined && (await hasSubmessages(services.database.db, message.id))) throw new BadRequest('Widgets cannot be edited.');
   if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
     throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
   }
-  return { topic, streamId };
+  return { topic: topic === undefined ? undefined : truncateTopic(topic), streamId };
 }
 
 type EditChannels = Pick<EditPlan, 'orig' | 'dest' | 'resolved' | 'unresolved'>;
@@ -169,10 +179,12 @@ async function planEditChannels(
   }
   const targetTopic = topic ?? message.topic;
   const policy = effectiveTopicsPolicy(dest, realm);
-  if (targetTopic === '' && (topic !== undefined || streamId !== undefined) && policy === 'disable_empty_topic') {
+  // Zulip's build_message_edit_request counts the text "(no topic)" as the empty topic here.
+  const targetEmpty = targetTopic === '' || targetTopic === '(no topic)';
+  if (targetEmpty && (topic !== undefined || streamId !== undefined) && policy === 'disable_empty_topic') {
     throw new BadRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`);
   }
-  if (targetTopic !== '' && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
+  if (!targetEmpty && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
   let resolved = false;
   let unresolved = false;
   if (topic !== undefined) {
