@@ -354,3 +354,17 @@ test("stream_id equal to the message's channel: Zulip's build_message_edit_reque
   const withContent = await ann.patch(`/messages/${m}`, { stream_id: ids.origin, content: 'new text' });
   assert.deepEqual([withContent.status, withContent.body.msg], [400, 'Cannot change message content while changing channel']);
 });
+
+test("resolving a topic at the length limit: Zulip's truncate_topic cuts \"✔ \" + topic to 57 characters and \"...\", and it still counts as resolving", async () => {
+  const long = 'y'.repeat(60);
+  const m = await sendToChannel(ann, 'origin', long, 'long topic');
+  const q = await openQueue(bob, ['message', 'update_message']);
+  const res = await ann.patch(`/messages/${m}`, { topic: `✔ ${long}`, propagate_mode: 'change_all' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const evs = await queuedEvents(bob, q);
+  assert.deepEqual(evs.map((e: any) => e.type), ['update_message', 'message']);
+  const resolvedTopic = `✔ ${'y'.repeat(55)}...`;
+  assert.equal(evs[0].subject, resolvedTopic);
+  assert.equal(evs[1].message.subject, resolvedTopic);
+  assert.equal((await bob.get(`/messages/${evs[1].message.id}`)).body.raw_content, `@_**Ann Mover|${ann.userId}** has marked this topic as resolved.`);
+});

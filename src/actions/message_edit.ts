@@ -64,8 +64,8 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   const graph = await services.cache.groupGraph(realm.id);
   // The order of Zulip's check_update_message: the request, the channels, the topic
   // permission, the new content's mentions, then the channel permission and time limits.
-  const { topic, streamId } = await checkEditRequest(services, editor, realm, message, req);
-  const where = await planEditChannels(services, editor, realm, graph, message, topic, streamId);
+  const { topic, requestedTopic, streamId } = await checkEditRequest(services, editor, realm, message, req);
+  const where = await planEditChannels(services, editor, realm, graph, message, topic, requestedTopic, streamId);
   const moved = topic !== undefined || streamId !== undefined;
   const move = { topic, streamId, moved, ...where };
   checkTopicPermission(editor, realm, graph, message, move);
@@ -129,7 +129,7 @@ async function checkEditRequest(
   realm: Realm,
   message: MessageRow,
   req: EditRequest,
-): Promise<{ topic?: string; streamId?: number }> {
+): Promise<{ topic?: string; requestedTopic?: string; streamId?: number }> {
   if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
   // Zulip's check_update_message renames only "general chat" to the empty topic (a send also
   // renames "(no topic)"; an edit keeps it as text), and compares before truncating.
@@ -151,7 +151,8 @@ async function checkEditRequest(
   if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
     throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
   }
-  return { topic: topic === undefined ? undefined : truncateTopic(topic), streamId };
+  // build_message_edit_request truncates the new topic, but judges resolving by the text as sent.
+  return { topic: topic === undefined ? undefined : truncateTopic(topic), requestedTopic: topic, streamId };
 }
 
 type EditChannels = Pick<EditPlan, 'orig' | 'dest' | 'resolved' | 'unresolved'>;
@@ -164,6 +165,7 @@ async function planEditChannels(
   graph: EditPlan['graph'],
   message: MessageRow,
   topic: string | undefined,
+  requestedTopic: string | undefined,
   streamId: number | undefined,
 ): Promise<EditChannels> {
   const db = services.database.db;
@@ -187,8 +189,9 @@ async function planEditChannels(
   if (!targetEmpty && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
   let resolved = false;
   let unresolved = false;
-  if (topic !== undefined) {
-    resolved = topic.startsWith(RESOLVED_TOPIC_PREFIX) && !message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && topic.slice(RESOLVED_TOPIC_PREFIX.length) === message.topic;
+  if (topic !== undefined && requestedTopic !== undefined) {
+    // A topic at the length limit still resolves: its "✔ " form is truncated, compared untruncated.
+    resolved = topic.startsWith(RESOLVED_TOPIC_PREFIX) && !message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && requestedTopic.slice(RESOLVED_TOPIC_PREFIX.length) === message.topic;
     unresolved = message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && !topic.startsWith(RESOLVED_TOPIC_PREFIX) && message.topic.replace(/^[\u2714 ]+/, '') === topic;
   }
   return { orig, dest, resolved, unresolved };
