@@ -11,6 +11,7 @@ import type { GroupGraph } from '../store/cache.js';
 import type { SystemGroupName } from '../store/groups.js';
 import { syncFullMembers } from '../store/groups.js';
 import { getStream } from '../store/channels.js';
+import { AVAILABLE_LANGUAGE_CODES } from '../lib/user_settings.js';
 import { BadRequest, OwnerRequired } from '../errors.js';
 import type { Params } from '../lib/params.js';
 import { groupSettingValue, idsNamedBy, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
@@ -146,7 +147,8 @@ const PLAIN: Record<string, Spec> = {
   default_language: {
     read: str,
     check: (v) => {
-      if (!/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(String(v))) throw new BadRequest(`Invalid language '${String(v)}'`);
+      // update_realm checks against the same list as a user's setting, with its own error text.
+      if (!AVAILABLE_LANGUAGE_CODES.includes(String(v))) throw new BadRequest(`Invalid language '${String(v)}'`);
       return v;
     },
   },
