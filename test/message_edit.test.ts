@@ -270,3 +270,26 @@ test("a message moved to start a topic makes its sender follow it, by Zulip's ap
   const evs = (await queuedEvents(ann, qa)).map(({ id, last_updated, ...e }: any) => e);
   assert.deepEqual(evs, [{ type: 'user_topic', stream_id: editsId, topic_name: 'sprout', visibility_policy: 3 }], 'not for a topic that already had older messages');
 });
+
+test("an edited topic as Zulip's check_update_message takes it: \"general chat\" is the empty topic, \"(no topic)\" stays text but counts as empty for the channel's policy", async () => {
+  const a = await sendToChannel(ann, 'edits', 'named', 'one');
+  const b = await sendToChannel(ann, 'edits', 'named', 'two');
+  assert.equal((await ann.patch(`/messages/${a}`, { topic: '(no topic)', send_notification_to_new_thread: false })).status, 200);
+  assert.equal((await bob.get(`/messages/${a}`, { allow_empty_topic_name: true })).body.message.subject, '(no topic)');
+  assert.equal((await ann.patch(`/messages/${b}`, { topic: ' general chat ', send_notification_to_new_thread: false })).status, 200);
+  assert.equal((await bob.get(`/messages/${b}`, { allow_empty_topic_name: true })).body.message.subject, '');
+  const same = await ann.patch(`/messages/${b}`, { topic: 'general chat' });
+  assert.deepEqual([same.status, same.body.msg], [400, 'Nothing to change']);
+  const bad = await ann.patch(`/messages/${b}`, { topic: 'a\u0001b' });
+  assert.deepEqual([bad.status, bad.body.msg], [400, 'Invalid character in topic, at position 2!']);
+  // A channel that refuses the empty topic refuses "(no topic)" too.
+  const id = (await ann.get('/get_stream_id', { stream: 'edits' })).body.stream_id;
+  assert.equal((await t.owner.patch(`/streams/${id}`, { topics_policy: 'disable_empty_topic' })).status, 200);
+  try {
+    const c = await sendToChannel(ann, 'edits', 'named', 'three');
+    const refused = await ann.patch(`/messages/${c}`, { topic: '(no topic)' });
+    assert.deepEqual([refused.status, refused.body.msg], [400, 'Sending messages to the general chat is not allowed in this channel.']);
+  } finally {
+    await t.owner.patch(`/streams/${id}`, { topics_policy: 'inherit' });
+  }
+});

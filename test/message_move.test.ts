@@ -171,7 +171,7 @@ test('refusals: direct messages, content with a channel, bad channels, permissio
   await expect(ann, dm, { topic: 'nope' }, 'Direct messages cannot have topics.');
   await expect(ann, m, { stream_id: ids.destination, content: 'new' }, 'Cannot change message content while changing channel');
   await expect(ann, m, { stream_id: 999999 }, 'Invalid channel ID');
-  await expect(ann, m, { stream_id: ids.origin }, 'Nothing to change');
+  await expect(ann, m, { topic: ' rules ' }, 'Nothing to change');
   await expect(ann, m, { content: 'y', propagate_mode: 'change_all' }, 'Invalid propagate_mode without topic edit');
   await expect(ann, m, { topic: '✔ ' }, 'General chat cannot be marked as resolved');
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'hidden-dest' }], invite_only: true });
@@ -336,4 +336,35 @@ test("can_create_topic_group, as Zulip's check_for_can_create_topic_group_violat
   } finally {
     await t.owner.patch(`/streams/${ids.origin}`, { can_create_topic_group: { new: groups['role:everyone'] } });
   }
+});
+
+test("stream_id equal to the message's channel: Zulip's build_message_edit_request still counts a channel move", async () => {
+  const m = await sendToChannel(ann, 'origin', 'same place', 'stays put');
+  const qb = await openQueue(bob, ['update_message']);
+  const res = await ann.patch(`/messages/${m}`, { stream_id: ids.origin });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [ev] = (await queuedEvents(bob, qb)).filter((e: any) => e.type === 'update_message');
+  assert.equal(ev.stream_id, ids.origin);
+  assert.equal(ev.new_stream_id, ids.origin);
+  assert.equal(ev.orig_subject, 'same place');
+  assert.equal(ev.propagate_mode, 'change_one');
+  const history = (await ann.get(`/messages/${m}/history`)).body.message_history;
+  assert.deepEqual([history.length, history[1].prev_stream, history[1].stream], [2, ids.origin, ids.origin]);
+  // As a move, it takes the channel-move permission and cannot carry content.
+  const withContent = await ann.patch(`/messages/${m}`, { stream_id: ids.origin, content: 'new text' });
+  assert.deepEqual([withContent.status, withContent.body.msg], [400, 'Cannot change message content while changing channel']);
+});
+
+test("resolving a topic at the length limit: Zulip's truncate_topic cuts \"✔ \" + topic to 57 characters and \"...\", and it still counts as resolving", async () => {
+  const long = 'y'.repeat(60);
+  const m = await sendToChannel(ann, 'origin', long, 'long topic');
+  const q = await openQueue(bob, ['message', 'update_message']);
+  const res = await ann.patch(`/messages/${m}`, { topic: `✔ ${long}`, propagate_mode: 'change_all' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const evs = await queuedEvents(bob, q);
+  assert.deepEqual(evs.map((e: any) => e.type), ['update_message', 'message']);
+  const resolvedTopic = `✔ ${'y'.repeat(55)}...`;
+  assert.equal(evs[0].subject, resolvedTopic);
+  assert.equal(evs[1].message.subject, resolvedTopic);
+  assert.equal((await bob.get(`/messages/${evs[1].message.id}`)).body.raw_content, `@_**Ann Mover|${ann.userId}** has marked this topic as resolved.`);
 });

@@ -192,8 +192,6 @@ test('clearing values; administrators edit anyone, dates checked; bots have no p
   const evs = await queuedEvents(other, q);
   assert.deepEqual(evs.map((e: any) => e.person.custom_profile_field), [{ id: ids.pronouns, value: null }], 'only a value that existed is announced');
   assert.equal((await member.get('/users/me')).body.profile_data[String(ids.pronouns)], undefined);
-  assert.equal((await member.patch('/users/me/profile_data', { data: [{ id: ids.phone, value: '' }] })).status, 200);
-  assert.equal((await member.get('/users/me')).body.profile_data[String(ids.phone)], undefined, 'an empty value clears');
   assert.equal((await member.delete('/users/me/profile_data', { data: [999999] })).body.msg, 'Field id 999999 not found.');
   assert.equal((await member.delete('/users/me/profile_data', { data: [ids.birthday] })).status, 400);
 
@@ -222,4 +220,28 @@ test('clearing values; administrators edit anyone, dates checked; bots have no p
   const botClient = new Client(t.url, (await member.get(`/users/${bot.body.user_id}`)).body.user.email, bot.body.api_key, bot.body.user_id);
   const botTry = await botClient.patch('/users/me/profile_data', { data: [{ id: ids.phone, value: '1' }] });
   assert.deepEqual([botTry.status, botTry.body.msg], [400, 'This endpoint does not accept bot requests.']);
+});
+
+test("an empty value: one's own PATCH /users/me/profile_data stores it (Zulip's update_user_custom_profile_data), an administrator's PATCH /users/{id} clears the field (check_remove_custom_profile_field_value)", async () => {
+  assert.equal((await member.patch('/users/me/profile_data', { data: [{ id: ids.pronouns, value: 'he/him' }] })).status, 200);
+  const q = await openQueue(other, ['realm_user']);
+  assert.equal((await member.patch('/users/me/profile_data', { data: [{ id: ids.pronouns, value: '' }] })).status, 200);
+  assert.deepEqual((await queuedEvents(other, q)).map((e: any) => e.person.custom_profile_field), [{ id: ids.pronouns, value: '' }]);
+  assert.equal((await member.get('/users/me')).body.profile_data[String(ids.pronouns)].value, '');
+  // Empty is still checked as a value of its type.
+  const noUrl = await member.patch('/users/me/profile_data', { data: [{ id: ids.site, value: '' }] });
+  assert.deepEqual([noUrl.status, noUrl.body.msg], [400, 'Website is not a URL']);
+
+  const q2 = await openQueue(other, ['realm_user']);
+  const cleared = await admin.patch(`/users/${member.userId}`, { profile_data: [{ id: ids.pronouns, value: '' }, { id: ids.site, value: '' }] });
+  assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+  assert.deepEqual(
+    (await queuedEvents(other, q2)).map((e: any) => e.person),
+    [
+      { user_id: member.userId, custom_profile_field: { id: ids.pronouns, value: null } },
+      { user_id: member.userId, custom_profile_field: { id: ids.site, value: null } },
+    ],
+  );
+  const after = (await member.get('/users/me')).body.profile_data;
+  assert.deepEqual([after[String(ids.pronouns)], after[String(ids.site)]], [undefined, undefined]);
 });

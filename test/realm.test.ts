@@ -73,7 +73,6 @@ test('settings with update_dict events: description, editing limits, topics poli
 test('validation: every bad value is refused and nothing is half-applied', async () => {
   const before = await realmState(member);
   const bad: Array<[Record<string, unknown>, string]> = [
-    [{ name: '  ' }, "Organization name can't be empty."],
     [{ name: 'n'.repeat(41) }, 'name is too long (limit: 40 characters)'],
     [{ description: 'd'.repeat(1001) }, 'description is too long (limit: 1000 characters)'],
     [{ topics_policy: 'whatever' }, 'Invalid topics_policy'],
@@ -267,4 +266,19 @@ test("one PATCH changing several kinds of settings: update_realm's order (proper
   const open = await t.owner.patch('/realm', { moderation_request_channel_id: other });
   assert.deepEqual([open.status, open.body.msg], [400, 'Moderation request channel must be private.']);
   await t.owner.patch('/realm', { can_add_custom_emoji_group: JSON.stringify({ new: groups['role:members'] }), avatar_changes_disabled: false });
+});
+
+test("the organization's name as Zulip's update_realm takes it: only its length (in code points) is checked, nothing trimmed", async () => {
+  const before = (await realmState(member)).realm_name;
+  try {
+    for (const name of ['  Spaced Out  ', '🎉'.repeat(40), '']) {
+      const res = await admin.patch('/realm', { name });
+      assert.deepEqual([res.status, res.body.name], [200, 'updated'], JSON.stringify(name));
+      assert.equal((await realmState(member)).realm_name, name);
+    }
+    const tooLong = await admin.patch('/realm', { name: '🎉'.repeat(41) });
+    assert.deepEqual([tooLong.status, tooLong.body.msg], [400, 'name is too long (limit: 40 characters)']);
+  } finally {
+    await admin.patch('/realm', { name: before });
+  }
 });

@@ -174,3 +174,58 @@ test('Unicode emoji data at server_emoji_data_url, without credentials', async (
   assert.equal(body.code_to_names['1f419']![0], 'octopus');
   assert.ok(Object.keys(body.code_to_names).length > 1500);
 });
+
+/** A GIF of 2×1 pixels and two frames, its LZW written with a clear code before each index (3-bit codes). */
+function animatedGif(): Buffer {
+  const lzw = (indices: number[]) => {
+    const codes = [...indices.flatMap((i) => [4, i]), 5];
+    const bytes: number[] = [];
+    let acc = 0;
+    let bits = 0;
+    for (const c of codes) {
+      acc |= c << bits;
+      bits += 3;
+      while (bits >= 8) {
+        bytes.push(acc & 0xff);
+        acc >>= 8;
+        bits -= 8;
+      }
+    }
+    if (bits) bytes.push(acc);
+    return Buffer.from([2, bytes.length, ...bytes, 0]);
+  };
+  const frame = (indices: number[]) => Buffer.concat([Buffer.from([0x21, 0xf9, 4, 0, 10, 0, 0, 0]), Buffer.from([0x2c, 0, 0, 0, 0, 2, 0, 1, 0, 0]), lzw(indices)]);
+  return Buffer.concat([
+    Buffer.from('GIF89a', 'latin1'),
+    Buffer.from([2, 0, 1, 0, 0x81, 0, 0]),
+    Buffer.from([255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]),
+    Buffer.from([0x21, 0xff, 11]),
+    Buffer.from('NETSCAPE2.0', 'latin1'),
+    Buffer.from([3, 1, 0, 0, 0]),
+    frame([0, 1]),
+    frame([2, 2]),
+    Buffer.from([0x3b]),
+  ]);
+}
+
+test("still_url as Zulip's realm emoji dictionaries give it: null for a still image; for an animation, its first frame as a PNG under images/still/", async () => {
+  assert.equal((await upload(ann, 'still_one')).status, 200);
+  const gif = await upload(ann, 'moving_one', animatedGif(), 'moving.gif');
+  assert.equal(gif.status, 200, JSON.stringify(gif.body));
+  const all = Object.values((await bob.get('/realm/emoji')).body.emoji) as any[];
+  assert.equal(all.find((e) => e.name === 'still_one').still_url, null);
+  const moving = all.find((e) => e.name === 'moving_one');
+  const base = /\/([0-9a-f]{8})\.gif$/.exec(moving.source_url)![1];
+  assert.equal(moving.still_url, `/user_avatars/${t.realmId}/emoji/images/still/${base}.png`);
+  const res = await fetch(new URL(moving.still_url, t.url));
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'image/png');
+  const png = Buffer.from(await res.arrayBuffer());
+  assert.equal(png.readUInt32BE(16), 2);
+  assert.equal(png.readUInt32BE(20), 1);
+  const idat = png.indexOf('IDAT');
+  const { inflateSync } = await import('node:zlib');
+  const rows = inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)));
+  assert.deepEqual([...rows], [0, 255, 0, 0, 255, 0, 255, 0, 255], 'the first frame: red, green');
+  assert.equal((await fetch(new URL(`/user_avatars/${t.realmId}/emoji/images/still/00000000.png`, t.url))).status, 404);
+});

@@ -275,3 +275,22 @@ test("default_language's events carry language_name as Zulip's get_language_name
   const english = evs.filter((e: any) => e.type === 'user_settings' && e.property === 'default_language' && e.value === 'en');
   assert.deepEqual(english.map((e: any) => e.language_name), ['English']);
 });
+
+test("default_language takes the codes of Zulip's get_available_language_codes (its locale directories, as Django's to_language names them), for a user and for the organization", async () => {
+  for (const code of ['cy', 'bqi', 'zh-hans', 'en-gb', 'en']) {
+    const res = await member.patch('/settings', { default_language: code });
+    assert.equal(res.status, 200, `${code}: ${JSON.stringify(res.body)}`);
+  }
+  for (const code of ['he', 'zh_Hans', 'EN', 'en-us']) {
+    const res = await member.patch('/settings', { default_language: code });
+    assert.deepEqual([res.status, res.body.msg], [400, 'Invalid default_language'], code);
+  }
+  const realmBefore = (await t.owner.post('/register', { fetch_event_types: ['realm'] })).body.realm_default_language;
+  try {
+    assert.equal((await t.owner.patch('/realm', { default_language: 'cy' })).status, 200);
+    const refused = await t.owner.patch('/realm', { default_language: 'he' });
+    assert.deepEqual([refused.status, refused.body.msg], [400, "Invalid language 'he'"]);
+  } finally {
+    await t.owner.patch('/realm', { default_language: realmBefore });
+  }
+});

@@ -17,7 +17,7 @@ import { notificationBot } from './notification_bot.js';
 import { renderMarkdown, topicLinks as renderTopicLinks } from '../markdown/render.js';
 import { messageRenderContext } from './render_context.js';
 import { checkCanCreateTopic, checkGroupMentionPermission, checkWildcardPermission, effectiveTopicsPolicy } from './messages.js';
-import { normalizeContent, normalizeTopic } from '../lib/message_text.js';
+import { checkTopicCharacters, normalizeContent, truncateTopic } from '../lib/message_text.js';
 import { hasSubmessages } from '../store/submessages.js';
 import { modifiableMessage } from '../queries/message_access.js';
 import { withinLimit } from './message_delete.js';
@@ -64,8 +64,8 @@ export async function editMessage(services: Services, editor: User, realm: Realm
   const graph = await services.cache.groupGraph(realm.id);
   // The order of Zulip's check_update_message: the request, the channels, the topic
   // permission, the new content's mentions, then the channel permission and time limits.
-  const { topic, streamId } = await checkEditRequest(services, editor, realm, message, req);
-  const where = await planEditChannels(services, editor, realm, graph, message, topic, streamId);
+  const { topic, requestedTopic, streamId } = await checkEditRequest(services, editor, realm, message, req);
+  const where = await planEditChannels(services, editor, realm, graph, message, topic, requestedTopic, streamId);
   const moved = topic !== undefined || streamId !== undefined;
   const move = { topic, streamId, moved, ...where };
   checkTopicPermission(editor, realm, graph, message, move);
@@ -116,13 +116,27 @@ async function checkEditMentions(services: Services, editor: User, realm: Realm,
   checkWildcardPermission(graph, editor, realm, rendered, subscribers.length, participants.length);
 }
 
-/** Check (Zulip's validate_user_can_edit_message, then validate_message_edit_payload in its order): the edit is allowed and consistent; returns what actually changes (a topic or channel equal to the current one is no change). */
-async function checkEditRequest(services: Services, editor: User, realm: Realm, message: MessageRow, req: EditRequest): Promise<{ topic?: string; streamId?: number }> {
+/**
+ * Check (Zulip's validate_user_can_edit_message, then validate_message_edit_payload in its order): the
+ * edit is allowed and consistent; returns what actually changes. A topic equal to the current one is
+ * no change, but Zulip's check_update_message keeps a stream_id equal to the current channel: it is a
+ * move within the channel (permission checks, edit history, breadcrumbs), as build_message_edit_request
+ * sets is_stream_edited for any stream_id given.
+ */
+async function checkEditRequest(
+  services: Services,
+  editor: User,
+  realm: Realm,
+  message: MessageRow,
+  req: EditRequest,
+): Promise<{ topic?: string; requestedTopic?: string; streamId?: number }> {
   if (req.content !== undefined) checkContentEditAllowed(editor, realm, message, EDIT_LIMIT_BUFFER);
-  let topic = req.topic === undefined ? undefined : normalizeTopic(req.topic);
+  // Zulip's check_update_message renames only "general chat" to the empty topic (a send also
+  // renames "(no topic)"; an edit keeps it as text), and compares before truncating.
+  let topic = req.topic?.trim();
+  if (topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
   if (topic === message.topic) topic = undefined;
-  let streamId = req.streamId;
-  if (streamId !== undefined && streamId === message.stream_id) streamId = undefined;
+  const streamId = req.streamId;
   if (topic === undefined && req.content === undefined && streamId === undefined) throw new BadRequest('Nothing to change');
   if (message.stream_id === null) {
     if (streamId !== undefined) throw new BadRequest('Direct messages cannot be moved to channels.');
@@ -130,13 +144,15 @@ async function checkEditRequest(services: Services, editor: User, realm: Realm, 
   }
   if (req.propagateMode !== 'change_one' && topic === undefined && streamId === undefined) throw new BadRequest('Invalid propagate_mode without topic edit');
   if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_DISPLAY_NAME}`) throw new BadRequest('General chat cannot be marked as resolved');
+  if (topic !== undefined) checkTopicCharacters(topic);
   if (streamId !== undefined && req.content !== undefined) throw new BadRequest('Cannot change message content while changing channel');
   // A poll or to-do list is defined by its submessages; its text cannot change under them.
   if (req.content !== undefined && (await hasSubmessages(services.database.db, message.id))) throw new BadRequest('Widgets cannot be edited.');
   if (req.prevContentSha256 !== undefined && createHash('sha256').update(message.content).digest('hex') !== req.prevContentSha256) {
     throw new BadRequest("'prev_content_sha256' value does not match the expected value.");
   }
-  return { topic, streamId };
+  // build_message_edit_request truncates the new topic, but judges resolving by the text as sent.
+  return { topic: topic === undefined ? undefined : truncateTopic(topic), requestedTopic: topic, streamId };
 }
 
 type EditChannels = Pick<EditPlan, 'orig' | 'dest' | 'resolved' | 'unresolved'>;
@@ -149,6 +165,7 @@ async function planEditChannels(
   graph: EditPlan['graph'],
   message: MessageRow,
   topic: string | undefined,
+  requestedTopic: string | undefined,
   streamId: number | undefined,
 ): Promise<EditChannels> {
   const db = services.database.db;
@@ -164,14 +181,17 @@ async function planEditChannels(
   }
   const targetTopic = topic ?? message.topic;
   const policy = effectiveTopicsPolicy(dest, realm);
-  if (targetTopic === '' && (topic !== undefined || streamId !== undefined) && policy === 'disable_empty_topic') {
+  // Zulip's build_message_edit_request counts the text "(no topic)" as the empty topic here.
+  const targetEmpty = targetTopic === '' || targetTopic === '(no topic)';
+  if (targetEmpty && (topic !== undefined || streamId !== undefined) && policy === 'disable_empty_topic') {
     throw new BadRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`);
   }
-  if (targetTopic !== '' && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
+  if (!targetEmpty && policy === 'empty_topic_only') throw new BadRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
   let resolved = false;
   let unresolved = false;
-  if (topic !== undefined) {
-    resolved = topic.startsWith(RESOLVED_TOPIC_PREFIX) && !message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && topic.slice(RESOLVED_TOPIC_PREFIX.length) === message.topic;
+  if (topic !== undefined && requestedTopic !== undefined) {
+    // A topic at the length limit still resolves: its "✔ " form is truncated, compared untruncated.
+    resolved = topic.startsWith(RESOLVED_TOPIC_PREFIX) && !message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && requestedTopic.slice(RESOLVED_TOPIC_PREFIX.length) === message.topic;
     unresolved = message.topic.startsWith(RESOLVED_TOPIC_PREFIX) && !topic.startsWith(RESOLVED_TOPIC_PREFIX) && message.topic.replace(/^[\u2714 ]+/, '') === topic;
   }
   return { orig, dest, resolved, unresolved };

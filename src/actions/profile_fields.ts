@@ -386,16 +386,22 @@ function checkedValue(field: ProfileField, value: unknown, realmUsers: ReadonlyM
 const NOT_EDITABLE = 'You are not allowed to change this field. Contact an administrator to update it.';
 
 /**
- * Sets (or, for an empty value, clears) the target's values: PATCH /users/me/profile_data, or an
- * administrator's PATCH /users/{user_id}. Every entry is checked before anything is written;
- * each changed value is one realm_user update event to those who may see the target.
+ * Sets the target's values (PATCH /users/me/profile_data) or clears them (DELETE). Every entry is
+ * checked before anything is written; each changed value is one realm_user update event to those
+ * who may see the target.
  */
 export async function updateProfileData(services: Services, caller: User, realm: Realm, target: User, updates: ProfileDataUpdate[], clear: number[] = []): Promise<void> {
   const write = await prepareProfileData(services, caller, realm, target, updates, clear);
   if (write) await services.database.transaction(write);
 }
 
-/** Every check of a profile data change; the returned function writes it inside a transaction. */
+/**
+ * Every check of a profile data change; the returned function writes it inside a transaction.
+ * `emptyClears`: an administrator's PATCH /users/{user_id}, where Zulip's update_user_backend
+ * removes a field given an empty value (check_remove_custom_profile_field_value). Its
+ * update_user_custom_profile_data (PATCH /users/me/profile_data) has no such rule: "" is checked
+ * as any value of the field's type, and a text field stores it.
+ */
 export async function prepareProfileData(
   services: Services,
   caller: User,
@@ -403,6 +409,7 @@ export async function prepareProfileData(
   target: User,
   updates: ProfileDataUpdate[],
   clear: number[] = [],
+  emptyClears = false,
 ): Promise<((tx: Executor, onCommit: OnCommit) => Promise<void>) | undefined> {
   if (target.is_bot) throw new BadRequest('This endpoint does not accept bot requests.');
   const fields = new Map((await listProfileFields(services.database.db, realm.id)).map((f) => [f.id, f]));
@@ -422,7 +429,7 @@ export async function prepareProfileData(
   for (const u of updates) {
     const f = checkField(u.id);
     const empty = u.value === null || u.value === '' || (Array.isArray(u.value) && u.value.length === 0);
-    writes.set(u.id, empty ? null : checkedValue(f, u.value, users));
+    writes.set(u.id, emptyClears && empty ? null : checkedValue(f, u.value, users));
   }
   if (!writes.size) return undefined;
   const audience = (await audienceFor(services, realm, target)).map((u) => u.id);
@@ -442,8 +449,9 @@ export async function prepareProfileData(
         if (before === value) continue;
         await storeProfileValue(tx, realm.id, target.id, fieldId, { value, rendered_value: rendered }, before !== undefined);
       }
+      // Zulip's notify_user_update_custom_profile_data leaves out an empty rendered_value.
       const entry: Record<string, unknown> = { id: fieldId, value };
-      if (rendered !== null) entry.rendered_value = rendered;
+      if (rendered) entry.rendered_value = rendered;
       publishAfterCommit(services, onCommit, { realmId: realm.id, userIds: audience, event: { type: 'realm_user', op: 'update', person: { user_id: target.id, custom_profile_field: entry } } });
       changed = true;
     }

@@ -13,6 +13,7 @@ import type { Executor } from '../store/db.js';
 import { activeRealmEmojiByName, deactivateRealmEmojiRow, insertRealmEmoji, listRealmEmoji, type RealmEmojiRow } from '../store/emoji.js';
 import { isUserInGroup } from '../store/cache.js';
 import { unicodeEmojiByName } from '../lib/emoji.js';
+import { stillImage } from '../lib/emoji_still.js';
 import { ApiError, BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
@@ -36,6 +37,11 @@ export function emojiSourceUrl(realmId: number, fileName: string): string {
   return `/user_avatars/${realmId}/emoji/images/${fileName}`;
 }
 
+/** Where an animated emoji's still image is kept: Zulip's STILL_PATH_ID_TEMPLATE, always ".png". */
+export function emojiStillFileName(fileName: string): string {
+  return fileName.replace(/\.[a-z]+$/, '') + '.png';
+}
+
 /** The API's dictionary of custom emoji, keyed by id (deactivated ones included). */
 export function realmEmojiDict(rows: RealmEmojiRow[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -44,8 +50,8 @@ export function realmEmojiDict(rows: RealmEmojiRow[]): Record<string, unknown> {
       id: String(e.id),
       name: e.name,
       source_url: emojiSourceUrl(e.realm_id, e.file_name!),
-      // Confab keeps no separate still image of animated emoji.
-      still_url: null,
+      // Zulip's get_realm_emoji_dicts: the still image's address for an animated emoji, else null.
+      still_url: e.is_animated ? `/user_avatars/${e.realm_id}/emoji/images/still/${emojiStillFileName(e.file_name!)}` : null,
       deactivated: e.deactivated,
       author_id: e.author_id,
     };
@@ -109,18 +115,22 @@ export async function addRealmEmoji(services: Services, user: User, realm: Realm
 
   const folder = emojiFolder(services.config.uploadsDir, realm.id);
   const fileName = randomBytes(4).toString('hex') + kind.ext;
-  await mkdir(folder, { recursive: true });
+  // An animation whose first frame cannot be read is kept as a plain image, without still_url.
+  const still = kind.animated(file.data) ? stillImage(file.data) : undefined;
+  await mkdir(join(folder, 'still'), { recursive: true });
   await writeFile(join(folder, fileName), file.data);
+  if (still) await writeFile(join(folder, 'still', emojiStillFileName(fileName)), still);
   const audience = await activeUserIds(services, realm);
   try {
     await onConflict(services.database.transaction(async (tx, onCommit) => {
       const taken = await activeRealmEmojiByName(tx, realm.id, name);
       if (taken) throw new BadRequest('A custom emoji with this name already exists.');
-      await insertRealmEmoji(tx, { realm_id: realm.id, name, author_id: user.id, file_name: fileName, is_animated: kind.animated(file.data) });
+      await insertRealmEmoji(tx, { realm_id: realm.id, name, author_id: user.id, file_name: fileName, is_animated: still !== undefined });
       await publishAll(services, tx, onCommit, realm, audience);
     }), () => new BadRequest('A custom emoji with this name already exists.'));
   } catch (err) {
     await unlink(join(folder, fileName)).catch(() => undefined);
+    if (still) await unlink(join(folder, 'still', emojiStillFileName(fileName))).catch(() => undefined);
     throw err;
   }
 }

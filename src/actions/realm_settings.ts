@@ -11,6 +11,7 @@ import type { GroupGraph } from '../store/cache.js';
 import type { SystemGroupName } from '../store/groups.js';
 import { syncFullMembers } from '../store/groups.js';
 import { getStream } from '../store/channels.js';
+import { AVAILABLE_LANGUAGE_CODES } from '../lib/user_settings.js';
 import { BadRequest, OwnerRequired } from '../errors.js';
 import type { Params } from '../lib/params.js';
 import { groupSettingValue, idsNamedBy, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
@@ -55,6 +56,8 @@ export type RealmChange =
   | { kind: 'group'; key: RealmGroupSettingName; new: GroupSettingValue; old?: GroupSettingValue };
 
 const tooLong = (name: string, max: number) => new BadRequest(`${name} is too long (limit: ${max} characters)`);
+/** Python's len, which Zulip's length limits count: code points, not UTF-16 units. */
+const pythonLength = (s: string) => Array.from(s).length;
 
 function oneOf<T extends PlainValue>(name: string, allowed: readonly T[]) {
   return (v: PlainValue): PlainValue => {
@@ -88,17 +91,17 @@ const str: Spec['read'] = (p, n) => p.optStr(n);
 const PLAIN: Record<string, Spec> = {
   name: {
     read: str,
+    // Zulip's update_realm caps the name's length (StringConstraints(max_length=...)) and nothing
+    // more: no trimming, and an empty name is a name.
     check: (v) => {
-      const name = String(v).trim();
-      if (!name) throw new BadRequest("Organization name can't be empty.");
-      if (name.length > MAX_REALM_NAME_LENGTH) throw tooLong('name', MAX_REALM_NAME_LENGTH);
-      return name;
+      if (pythonLength(String(v)) > MAX_REALM_NAME_LENGTH) throw tooLong('name', MAX_REALM_NAME_LENGTH);
+      return v;
     },
   },
   description: {
     read: str,
     check: (v) => {
-      if (String(v).length > MAX_REALM_DESCRIPTION_LENGTH) throw tooLong('description', MAX_REALM_DESCRIPTION_LENGTH);
+      if (pythonLength(String(v)) > MAX_REALM_DESCRIPTION_LENGTH) throw tooLong('description', MAX_REALM_DESCRIPTION_LENGTH);
       return v;
     },
   },
@@ -144,7 +147,8 @@ const PLAIN: Record<string, Spec> = {
   default_language: {
     read: str,
     check: (v) => {
-      if (!/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(String(v))) throw new BadRequest(`Invalid language '${String(v)}'`);
+      // update_realm checks against the same list as a user's setting, with its own error text.
+      if (!AVAILABLE_LANGUAGE_CODES.includes(String(v))) throw new BadRequest(`Invalid language '${String(v)}'`);
       return v;
     },
   },

@@ -1,7 +1,7 @@
 // The Unicode emoji data clients fetch, and custom emoji images at Zulip's address, /user_avatars/{realm_id}/emoji/images/{file}. Like
 // Zulip's local file storage, they need no credentials (clients load them in <img> tags).
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
@@ -15,6 +15,18 @@ export function registerEmojiFiles(app: FastifyInstance, services: Services): vo
   app.get('/static/generated/emoji/emoji_api.json', async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=86400');
     return reply.type('application/json').send(JSON.stringify(emojiApiData()));
+  });
+
+  // An animated emoji's still image (still_url): its first frame, named .png as in Zulip; a
+  // WebP animation's still is a WebP, so the type comes from the file's first bytes.
+  app.get('/user_avatars/:realm_id/emoji/images/still/:file', async (request, reply) => {
+    const { realm_id: realmId, file } = request.params as { realm_id: string; file: string };
+    if (!/^\d{1,15}$/.test(realmId) || !/^[0-9a-f]{8}\.png$/.test(file)) return reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'NOT_FOUND' });
+    const data = await readFile(join(emojiFolder(services.config.uploadsDir, Number(realmId)), 'still', file)).catch(() => undefined);
+    if (!data) return reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'NOT_FOUND' });
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return reply.type(data.subarray(0, 4).toString('latin1') === 'RIFF' ? 'image/webp' : 'image/png').send(data);
   });
 
   app.get('/user_avatars/:realm_id/emoji/images/:file', async (request, reply) => {

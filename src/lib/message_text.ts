@@ -24,9 +24,19 @@ export function normalizeContent(raw: string): string {
 export function normalizeTopic(raw: string): string {
   let topic = raw.trim();
   if (topic === '(no topic)' || topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
+  checkTopicCharacters(topic);
+  return truncateTopic(topic);
+}
+
+/** Zulip's check_stream_topic: control characters are refused, by their 1-based position. */
+export function checkTopicCharacters(topic: string): void {
   for (let i = 0; i < topic.length; i++) {
     const c = topic.charCodeAt(i);
     if (c === 0 || (c < 0x20 && c !== 0x09) || c === 0x7f) throw new BadRequest(`Invalid character in topic, at position ${i + 1}!`);
   }
+}
+
+/** Zulip's truncate_topic: over 60 code points, the first 57 and "...". */
+export function truncateTopic(topic: string): string {
   return truncate(topic, MAX_TOPIC_LENGTH, '...');
 }

@@ -90,10 +90,14 @@ export type SettingSpec =
   | { kind: 'int'; values?: readonly number[]; min?: number; max?: number }
   | { kind: 'str'; values?: readonly string[]; check?: (v: string) => boolean; normalize?: (v: string) => string };
 
-const LANGUAGES = [
-  'ar', 'be', 'bg', 'bn', 'ca', 'cs', 'da', 'de', 'el', 'en', 'en-gb', 'eo', 'es', 'fa', 'fi', 'fr', 'gl', 'gu', 'he', 'hi', 'hr', 'hu',
-  'id', 'it', 'ja', 'ko', 'lt', 'lrc', 'ml', 'mn', 'nl', 'no', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'si', 'sk', 'sr', 'sv', 'ta',
-  'te', 'tl', 'tr', 'uk', 'vi', 'zh-hans', 'zh-hant', 'zh-tw',
+/**
+ * Zulip's get_available_language_codes: "en" and Django's to_language of each locale directory
+ * with translations (compilemessages' extract_language_options), lowercased with "-".
+ */
+export const AVAILABLE_LANGUAGE_CODES: readonly string[] = [
+  'ar', 'be', 'bg', 'bn', 'bqi', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en-gb', 'eo', 'es', 'et', 'fa', 'fi', 'fr', 'gl', 'gu',
+  'hi', 'hu', 'id', 'it', 'ja', 'kk', 'ko', 'lt', 'lv', 'ml', 'mn', 'my', 'nl', 'no', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'si',
+  'sl', 'sr', 'sv', 'ta', 'tl', 'tr', 'uk', 'vi', 'zh-hans', 'zh-hant', 'zh-tw',
 ];
 /**
  * The language_name Zulip's events carry with default_language (get_language_name: the "name" of
@@ -130,7 +134,7 @@ export const USER_SETTING_SPECS: Record<string, SettingSpec> = {
   enable_drafts_synchronization: bool,
   translate_emoticons: bool,
   display_emoji_reaction_users: bool,
-  default_language: { kind: 'str', values: LANGUAGES },
+  default_language: { kind: 'str', values: AVAILABLE_LANGUAGE_CODES },
   web_home_view: { kind: 'str', values: ['recent', 'inbox', 'all_messages', 'recent_topics'], normalize: (v) => (v === 'recent_topics' ? 'recent' : v) },
   web_escape_navigates_to_home_view: bool,
   left_side_userlist: bool,

@@ -122,7 +122,7 @@ export function registerUserRoutes(r: Router): void {
     const alsoWrite = profileData
       ? (target: User) => {
           requireRealmAdmin(user);
-          return prepareProfileData(services, user, realm, target, profileData);
+          return prepareProfileData(services, user, realm, target, profileData, [], true);
         }
       : undefined;
     await updateUserByAdmin(services, user, realm, id, { fullName, role }, alsoWrite);
