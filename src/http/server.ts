@@ -36,8 +36,12 @@ function errorBody(err: ApiError) {
   return err.toBody();
 }
 
-/** How long a connection whose request body was left unread stays open after the answer. */
-const LINGER_MS = 2000;
+/**
+ * How long a connection whose request body was left unread stays open after the answer: nginx's
+ * lingering_timeout (5 s). At 2 s a client on a loaded machine had not yet read the answer to its
+ * refused 30 MiB upload when the connection was dropped (request_bodies failed in CI).
+ */
+const LINGER_MS = 5000;
 const LINGERING = new WeakSet<object>();
 
 /** See the onResponse hook: an answer before the body ends closes the connection gently. */
