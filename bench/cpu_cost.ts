@@ -10,7 +10,7 @@
 //           followed by a blocking poll); a poll's cost is the round's CPU less one send's.
 import { Agent } from 'node:http';
 import { apiCallText } from './api_call.js';
-import { cpuSeconds } from './loadgen.js';
+import { cpuSeconds, mainThreadCpuSeconds } from './loadgen.js';
 
 /**
  * One kept-alive connection per account, as each client has its own: a queue's register and polls
@@ -39,6 +39,9 @@ export interface CpuCost {
   sendMs: number;
   /** Server CPU per poll answering one event, µs. */
   pollUs: number;
+  /** The main threads' share of sendMs and of pollUs (the rest: GC helpers, libuv's pool, the checkpoint worker). */
+  sendMainMs: number;
+  pollMainUs: number;
   messages: number;
   polls: number;
 }
@@ -82,12 +85,15 @@ export async function cpuCost(base: string, pid: number, senderAuth: string, cha
     await pollAll();
 
     let before = cpuSeconds(pid);
+    let mainBefore = mainThreadCpuSeconds(pid);
     for (let i = 0; i < sends; i++) await send();
     const sendMs = ((cpuSeconds(pid) - before) * 1000) / sends;
+    const sendMainMs = ((mainThreadCpuSeconds(pid) - mainBefore) * 1000) / sends;
     await pollAll();
 
     polls = 0;
     before = cpuSeconds(pid);
+    mainBefore = mainThreadCpuSeconds(pid);
     for (let i = 0; i < rounds; i++) {
       await send();
       const counts = await pollAll();
@@ -95,7 +101,15 @@ export async function cpuCost(base: string, pid: number, senderAuth: string, cha
     }
     const answered = polls;
     const roundsMs = (cpuSeconds(pid) - before) * 1000;
-    return { sendMs, pollUs: ((roundsMs - rounds * sendMs) * 1000) / answered, messages: sends, polls: answered };
+    const roundsMainMs = (mainThreadCpuSeconds(pid) - mainBefore) * 1000;
+    return {
+      sendMs,
+      pollUs: ((roundsMs - rounds * sendMs) * 1000) / answered,
+      sendMainMs,
+      pollMainUs: ((roundsMainMs - rounds * sendMainMs) * 1000) / answered,
+      messages: sends,
+      polls: answered,
+    };
   } finally {
     // Deleted, so that later figures' messages are not also queued for these.
     await Promise.all(queues.map((q) => call(base, q.auth, 'DELETE', '/events', { queue_id: q.id }).catch(() => undefined)));

@@ -53,6 +53,8 @@ export interface LoadResult {
   reordered: number;
   /** CPU over the sending window, in cores: the server's, the sender's and all pollers'. */
   serverCpu: number;
+  /** The server's main threads' share of serverCpu, in cores. */
+  serverMainCpu: number;
   /** Share of the sending window the server's main thread spent waiting for a CPU. */
   serverWaited: number;
   senderCpu: number;
@@ -98,6 +100,18 @@ function sumOver(pids: number[], read: (pid: number) => number): number {
 export function cpuSeconds(pid: number): number {
   return sumOver(processTree(pid), (p) => {
     const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  });
+}
+
+/**
+ * CPU seconds of the main threads alone (the JavaScript event loop of each process): the rest of
+ * cpuSeconds is V8's helper threads (parallel scavenges, concurrent marking and compiling),
+ * libuv's pool (the WAL's fdatasync) and the SQLite checkpoint worker.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return sumOver(processTree(pid), (p) => {
+    const fields = readFileSync(`/proc/${p}/task/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   });
 }
@@ -204,6 +218,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
     const sender = spawn('sender');
     const cpuBefore = [opts.serverPid, sender.process.pid!, ...pollers.map((p) => p.process.pid!)].map(cpuSeconds);
     const waitBefore = runQueueSeconds(opts.serverPid);
+    const mainBefore = mainThreadCpuSeconds(opts.serverPid);
     const started = performance.now();
     sender.send({ type: 'sender', base: opts.base, auth: opts.senderAuth, channel: opts.channel, rate: opts.rate, senders: opts.senders, seconds: opts.seconds, deadlineMs });
     // Sends still unanswered long after the window (the server far behind) fail the phase.
@@ -212,6 +227,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
     const cpuAfter = [opts.serverPid, sender.process.pid!, ...pollers.map((p) => p.process.pid!)].map(cpuSeconds);
     const cpu = cpuAfter.map((a, i) => (a - cpuBefore[i]!) / elapsed);
     const serverWaited = (runQueueSeconds(opts.serverPid) - waitBefore) / elapsed;
+    const serverMainCpu = (mainThreadCpuSeconds(opts.serverPid) - mainBefore) / elapsed;
 
     for (const p of pollers) p.send({ type: 'drain', sent: sent.sent, ids: sent.ids, waitMs: DRAIN_MS });
     const polled = await Promise.all(pollers.map((p) => p.next('polled', DRAIN_MS + 30_000)));
@@ -232,6 +248,7 @@ export async function generate(opts: { base: string; senderAuth: string; channel
       outOfOrder: sum('outOfOrder'),
       reordered: sum('reordered'),
       serverCpu: cpu[0]!,
+      serverMainCpu,
       serverWaited,
       senderCpu: cpu[1]!,
       pollerCpu: cpu.slice(2).reduce((a, b) => a + b, 0),

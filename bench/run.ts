@@ -199,8 +199,8 @@ async function main() {
       const senderAuth = basic(seeded.sender.email, seeded.sender.api_key);
       const floor = await cpuCost(`http://127.0.0.1:${relay.match[1]}`, relay.child.pid!, senderAuth, seeded.channelName, auths);
       const cost = await cpuCost(base, server.child.pid!, senderAuth, seeded.channelName, auths);
-      line('send path CPU per message (ms)', cost.sendMs.toFixed(2), `${(1000 / floorCommitEach).toFixed(2)} ms raw SQLite insert+commit of its rows; bare relay ${floor.sendMs.toFixed(2)} ms; ${cost.messages} messages, 100 queues`, cost.sendMs / (1000 / floorCommitEach));
-      line('one poll answer CPU (us)', cost.pollUs.toFixed(1), `${floor.pollUs.toFixed(1)} us bare relay; ${cost.polls} dont_block polls of one event each`, cost.pollUs / floor.pollUs);
+      line('send path CPU per message (ms)', cost.sendMs.toFixed(2), `${(1000 / floorCommitEach).toFixed(2)} ms raw SQLite insert+commit of its rows; bare relay ${floor.sendMs.toFixed(2)} ms; ${cost.messages} messages, 100 queues; main thread ${cost.sendMainMs.toFixed(2)} ms (relay ${floor.sendMainMs.toFixed(2)})`, cost.sendMs / (1000 / floorCommitEach));
+      line('one poll answer CPU (us)', cost.pollUs.toFixed(1), `${floor.pollUs.toFixed(1)} us bare relay; ${cost.polls} dont_block polls of one event each; main thread ${cost.pollMainUs.toFixed(1)} us (relay ${floor.pollMainUs.toFixed(1)})`, cost.pollUs / floor.pollUs);
       // ms of CPU per message (its send and 100 answers) × 100 messages a second, as % of 1,000 ms.
       const atRate = (c: CpuCost) => (c.sendMs + (100 * c.pollUs) / 1000) * 10;
       line('CPU for 100 msgs/s to 100 queues (% of a core)', atRate(cost).toFixed(0), `${atRate(floor).toFixed(0)}% bare relay (sends + 100 poll answers each, from the two lines above)`, atRate(cost) / atRate(floor));
@@ -230,7 +230,7 @@ async function main() {
         line(
           `send-to-event at ${rate} msgs/s p50 / p99 (ms)`,
           `${at.p50.toFixed(1)} / ${at.p99.toFixed(1)}`,
-          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent (relay ${floorAt.perSecond.toFixed(0)}), each answered in ${at.answerP50.toFixed(1)} ms p50 (relay ${floorAt.answerP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core (relay ${(floorAt.serverCpu * 100).toFixed(0)}%), its main thread waiting for a CPU ${(at.serverWaited * 100).toFixed(0)}% of the time (relay ${(floorAt.serverWaited * 100).toFixed(0)}%)`,
+          `${floorAt.p50.toFixed(1)} / ${floorAt.p99.toFixed(1)} ms bare Node long-poll relay; ${at.perSecond.toFixed(0)} msgs/s sent (relay ${floorAt.perSecond.toFixed(0)}), each answered in ${at.answerP50.toFixed(1)} ms p50 (relay ${floorAt.answerP50.toFixed(1)}); server CPU ${(at.serverCpu * 100).toFixed(0)}% of a core, main thread ${(at.serverMainCpu * 100).toFixed(0)}% (relay ${(floorAt.serverCpu * 100).toFixed(0)}%, ${(floorAt.serverMainCpu * 100).toFixed(0)}%), its main thread waiting for a CPU ${(at.serverWaited * 100).toFixed(0)}% of the time (relay ${(floorAt.serverWaited * 100).toFixed(0)}%)`,
           at.p50 / floorAt.p50,
         );
         line(`  at ${rate} msgs/s: delivery check, generator`, checked(at), `relay ${checked(floorAt)}; idle Confab meanwhile ${(floorAt.confabMeanwhile * 100).toFixed(0)}%`);
