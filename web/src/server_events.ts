@@ -182,7 +182,7 @@ function handleEvent(ev: any): void {
     case 'update_message': {
       const ids: number[] = ev.message_ids ?? [ev.message_id];
       if (ev.rendered_content !== undefined && ev.message_id !== undefined) {
-        replaceMessage(ev.message_id, (m) => ({ ...m, content: ev.rendered_content, match_content: undefined, last_edit_timestamp: ev.edit_timestamp }));
+        replaceMessage(ev.message_id, (m) => ({ ...m, content: ev.rendered_content, match_content: undefined, last_edit_timestamp: ev.edit_timestamp, is_me_message: ev.is_me_message ?? m.is_me_message }));
       }
       const newTopic: string | undefined = ev.subject ?? ev.topic;
       const newStream: number | undefined = ev.new_stream_id;

@@ -49,6 +49,8 @@ export interface Message {
   flags: string[];
   last_edit_timestamp?: number;
   last_moved_timestamp?: number;
+  /** A "/me" status message ("/me waves"): shown as the sender's name followed by its text. */
+  is_me_message?: boolean;
   /** In a search's results: the content with the words found marked (<span class="highlight">). */
   match_content?: string;
 }
