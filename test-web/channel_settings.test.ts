@@ -84,3 +84,30 @@ test("on a phone the channel's settings button shows in the drawer without point
     await a.context.close();
   }
 });
+
+test("a muted channel's messages leave the combined feed (Zulip's in:home), at once and as they arrive", async () => {
+  const a = await loggedIn(s.browser, s.srv.url, s.alice);
+  try {
+    await a.page.goto(`${s.srv.url}/#feed`);
+    const msg = (text: string) => a.page.getByRole('article').filter({ hasText: text });
+    await msg('news two').waitFor({ timeout: 5000 });
+    await msg('hello').waitFor({ timeout: 5000 });
+    // Muted elsewhere (another tab, the API): the open feed follows.
+    const muted = await s.alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: announce, property: 'is_muted', value: true }]) });
+    assert.equal(muted.status, 200, JSON.stringify(muted.body));
+    await msg('news two').waitFor({ state: 'detached', timeout: 5000 });
+    await s.bob.api.post('/messages', { type: 'stream', to: announce, topic: 'news', content: 'news three' });
+    await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'chat', content: 'after the news' });
+    await msg('after the news').waitFor({ timeout: 5000 });
+    assert.equal(await msg('news three').count(), 0);
+    // Loaded afresh, still without it; the channel's own view has them all.
+    await a.page.reload();
+    await msg('after the news').waitFor({ timeout: 5000 });
+    assert.equal(await msg('news').count(), 1);
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${announce}-announce`);
+    await msg('news three').waitFor({ timeout: 5000 });
+    await s.alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: announce, property: 'is_muted', value: false }]) });
+  } finally {
+    await a.context.close();
+  }
+});

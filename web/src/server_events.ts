@@ -152,6 +152,11 @@ function currentTerms(): Term[] | null {
   return v.terms;
 }
 
+/** A channel or topic muted or unmuted: the combined feed (in:home) gains or loses its messages. */
+function reloadCombinedFeed(): void {
+  if (currentTerms()?.length === 0) void loadView(view.value, true);
+}
+
 function handleEvent(ev: any): void {
   switch (ev.type) {
     case 'message': {
@@ -273,6 +278,7 @@ function handleEvent(ev: any): void {
           const prop = ev.property === 'in_home_view' ? 'is_muted' : ev.property;
           const value = ev.property === 'in_home_view' ? !ev.value : ev.value;
           next.set(ev.stream_id, { ...cur, [prop]: value });
+          if (prop === 'is_muted') reloadCombinedFeed();
         }
       }
       subs.value = next;
@@ -355,6 +361,7 @@ function handleEvent(ev: any): void {
       if (ev.visibility_policy === 1) next.add(key);
       else next.delete(key);
       mutedTopics.value = next;
+      reloadCombinedFeed();
       break;
     }
     case 'typing': {

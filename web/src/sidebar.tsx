@@ -71,7 +71,7 @@ export function Sidebar() {
                 <UnreadCount n={counts.streams.get(s.stream_id)} />
               </a>
               {/* Zulip's channel menu (⋮): its colour and mute are in its settings (channel_settings.tsx). */}
-              <button type="button" class="chan-menu" aria-label={`Settings for #${s.name}`} title="Channel settings" onClick={() => (location.hash = `#channels/${s.stream_id}/${encodeHash(s.name)}/personal`)}>
+              <button type="button" class="chan-menu" aria-label={`Settings for #${s.name}`} onClick={() => (location.hash = `#channels/${s.stream_id}/${encodeHash(s.name)}/personal`)}>
                 ⋮
               </button>
             </div>

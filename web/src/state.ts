@@ -195,6 +195,8 @@ export function unreadInfoOf(m: Message): UnreadInfo {
 
 /** Whether a message belongs in the terms of a narrow (for live insertion). Unknown terms: no. */
 export function matchesTerms(m: Message, terms: Term[]): boolean {
+  // The combined feed (in:home, feed_loading.ts): not a muted channel's or topic's.
+  if (!terms.length) return m.type !== 'stream' || !(subs.value.get(m.stream_id!)?.is_muted || mutedTopics.value.has(topicKey(m.stream_id!, m.subject)));
   for (const t of terms) {
     let ok: boolean;
     switch (t.operator) {
