@@ -111,3 +111,35 @@ test("the server's refusal is said; on a phone the list fits the screen and open
     await b.context.close();
   }
 });
+
+test("Zulip's tabs: #channels opens the subscribed ones, Not subscribed the others; a channel joined moves across", async () => {
+  const b = await loggedIn(s.browser, s.srv.url, s.bob);
+  try {
+    await b.page.goto(`${s.srv.url}/#channels`);
+    await b.page.getByRole('heading', { name: 'Subscribed', level: 1 }).waitFor({ timeout: 5000 });
+    const tabs = b.page.getByRole('navigation', { name: 'Channel lists' });
+    assert.equal(await tabs.getByRole('link', { name: 'Subscribed', exact: true }).getAttribute('aria-current'), 'page');
+    const names = async () => (await b.page.getByRole('main').getByRole('listitem').allTextContents()).map((t) => t.trim().split(/\s/)[1]);
+    await b.page.getByRole('main').getByRole('listitem').first().waitFor({ timeout: 5000 });
+    assert.deepEqual(await names(), ['design', 'general']);
+    // A subscribed channel's row leads to its settings.
+    await b.page.getByRole('link', { name: 'Settings for design' }).waitFor({ timeout: 5000 });
+
+    await tabs.getByRole('link', { name: 'Not subscribed' }).click();
+    await b.page.getByRole('heading', { name: 'Not subscribed', level: 1 }).waitFor({ timeout: 5000 });
+    assert.match(b.page.url(), /#channels\/notsubscribed$/);
+    assert.deepEqual(await names(), ['random']);
+    await b.page.getByRole('button', { name: 'Subscribe to random' }).click();
+    await b.page.getByText('You are subscribed to every channel.').waitFor({ timeout: 5000 });
+
+    await tabs.getByRole('link', { name: 'Subscribed', exact: true }).click();
+    await b.page.getByRole('heading', { name: 'Subscribed', level: 1 }).waitFor({ timeout: 5000 });
+    await b.page.getByRole('button', { name: 'Unsubscribe from random' }).waitFor({ timeout: 5000 });
+    assert.deepEqual(await names(), ['design', 'general', 'random']);
+    await tabs.getByRole('link', { name: 'All channels' }).click();
+    await b.page.getByRole('heading', { name: 'All channels', level: 1 }).waitFor({ timeout: 5000 });
+    await screenshot(b.page, 'channels-tabs');
+  } finally {
+    await b.context.close();
+  }
+});

@@ -149,12 +149,17 @@ export function App({ onLogout }: { onLogout: () => void }) {
         {v.kind === 'narrow' ? (
           <>
             <div class="narrow-bar">
-              <h1>{title}</h1>
+              {/* Cut with an ellipsis when it does not fit (a phone, a long name): the whole of it in
+                  its tooltip, and in full on a tap. */}
+              <h1 key={title} title={title} onClick={(e) => e.currentTarget.classList.toggle('full')}>
+                {title}
+              </h1>
               <JumpToUnread />
               {/* A sender's messages have no channel to start a topic in: a direct message to them instead. */}
               {sender !== undefined ? (
-                <button type="button" onClick={() => composeApi.newDm([sender])}>
-                  New direct message
+                <button type="button" aria-label="New direct message" onClick={() => composeApi.newDm([sender])}>
+                  <span class="wide">New direct message</span>
+                  <span class="narrow">Message</span>
                 </button>
               ) : !v.search && dmTerm(v) === undefined ? (
                 <button type="button" ref={newTopic} onClick={() => composeApi.newTopic()}>

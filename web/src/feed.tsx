@@ -13,6 +13,8 @@ import { channelName, dmOthers, feed, feedState, Message, ownArrived, selectedId
 
 // A message row continues its sender's run (`cont`) when the message before it in the same
 // recipient group has the same sender: as in Zulip, the name and avatar show once for the run.
+// A "/me" message neither continues a run nor is continued (Zulip's include_sender): its text
+// reads as a sentence after the name, and the message after it names its sender again.
 type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message; cont: boolean };
 
 // First guesses of row heights (px) before a row is measured; measured heights replace them. Each
@@ -39,7 +41,7 @@ function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf
   let head = -1;
   for (const m of msgs) {
     const key = recipientKey(m);
-    const cont = key === prevKey && m.sender_id === prevSender;
+    const cont = key === prevKey && m.sender_id === prevSender && !m.is_me_message;
     if (key !== prevKey) {
       head = rows.length;
       // A header's key is its first message's: kept while that message stays first of its group.
@@ -47,7 +49,7 @@ function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf
       heads.push(head);
     }
     prevKey = key;
-    prevSender = m.sender_id;
+    prevSender = m.is_me_message ? -1 : m.sender_id;
     rowOf.set(m.id, rows.length);
     rows.push({ kind: 'msg', key: m.id, m, cont });
     heads.push(head);

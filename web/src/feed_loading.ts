@@ -6,7 +6,9 @@ import { dmKeyOf, feed, feedState, Message, ready, topicsByStream, unread, view 
 
 let loadSeq = 0;
 
+// The combined feed is Zulip's in:home: without the muted channels and topics.
 function apiNarrow(terms: Term[]): Array<{ operator: string; operand: unknown; negated?: boolean }> {
+  if (!terms.some((t) => t.operator !== 'near')) return [{ operator: 'in', operand: 'home' }];
   return terms.filter((t) => t.operator !== 'near').map((t) => ({ operator: t.operator, operand: t.operand, ...(t.negated ? { negated: true } : {}) }));
 }
 

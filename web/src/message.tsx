@@ -46,6 +46,14 @@ export function messageLink(m: Message): string {
   return `${location.origin}${location.pathname}${base}/near/${m.id}`;
 }
 
+/**
+ * A "/me" message's text as it follows the sender's name ("Bob waves"): its paragraph without the
+ * "/me ", as Zulip's message list cuts it; undefined when the rendering is not one such paragraph.
+ */
+function statusHtml(html: string): string | undefined {
+  return html.startsWith('<p>/me ') && html.endsWith('</p>') && !html.includes('<p>', 3) ? html.slice(7, -4) : undefined;
+}
+
 // Uploaded files load through temporary URLs (uploads.ts), never with the key in their address.
 // Unicode emoji come as <span class="emoji emoji-1f355">:pizza:</span> (Zulip's sprite classes):
 // show the character itself instead of the name.
@@ -215,7 +223,10 @@ function MessageView({ m, cont, unreadNow }: MessageProps) {
   // The action buttons exist only for the message being pointed at, focused or selected: a
   // thousand messages do not each carry a toolbar.
   const [active, setActive] = useState(false);
-  const showActions = (active || picker || selectedId.value === m.id) && !confirmDelete;
+  // Not while the message is being edited: its form has its own buttons (Save, Cancel), and the
+  // toolbar's beside them were ones to misclick (a second Edit, Delete).
+  const showActions = (active || picker || selectedId.value === m.id) && !confirmDelete && !editing;
+  const status = m.is_me_message ? statusHtml(m.match_content ?? m.content) : undefined;
   const own = m.sender_id === me.value.user_id;
   const starred = m.flags.includes('starred');
   const groups = new Map<string, Reaction[]>();
@@ -244,12 +255,14 @@ function MessageView({ m, cont, unreadNow }: MessageProps) {
         {(m.sender_full_name || '?').trim().charAt(0).toUpperCase()}
       </span>
       <div class="body">
-        <div class="meta">
+        <div class={status === undefined || editing ? 'meta' : 'meta status'}>
           {/* Out of the Tab order, which goes from a message to its actions: from the keyboard, u.
               In a sender's run only screen readers get it: it names the message. */}
           <button type="button" class={cont ? 'sender sr-only' : 'sender'} id={`sender-${m.id}`} tabIndex={-1} onClick={() => openProfile(m.sender_id)}>
             {m.sender_full_name}
           </button>
+          {status !== undefined && !editing ? ' ' : null}
+          {status !== undefined && !editing ? <span class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(status) }} /> : null}
           <time dateTime={time.toISOString()} title={dateFormat.format(time)}>
             {timeFormat.format(time)}
           </time>
@@ -300,7 +313,7 @@ function MessageView({ m, cont, unreadNow }: MessageProps) {
             ) : null}
           </span> : null}
         </div>
-        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.match_content ?? m.content) }} />}
+        {editing ? <EditForm m={m} onDone={() => (setEditing(false), self.current?.focus())} /> : status !== undefined ? null : <div class="rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.match_content ?? m.content) }} />}
         {history ? <History m={m} onClose={() => setHistory(false)} /> : null}
         {confirmDelete ? (
           <Confirm

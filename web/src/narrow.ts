@@ -55,8 +55,9 @@ export function parseHash(hash: string, channelIdByName: (name: string) => numbe
   if (h === 'recent' || h === 'recent_topics') return { kind: 'recent' };
   if (h.startsWith('settings')) return { kind: 'settings', tab: h.split('/')[1] ?? 'profile' };
   if (h.startsWith('organization')) return { kind: 'admin', tab: h.split('/')[1] ?? 'users' };
-  // Zulip's channel browser (#streams/… in older links).
-  if (/^(channels|streams)(\/|$)/.test(h)) return { kind: 'channels', tab: h.split('/')[1] === 'subscribed' ? 'subscribed' : 'all' };
+  // Zulip's channel browser (#streams/… in older links): a tab (#channels alone is the subscribed
+  // one) or a channel's settings (#channels/42/general/personal), as channels.tsx reads them.
+  if (/^(channels|streams)(\/|$)/.test(h)) return { kind: 'channels', tab: h.split('/').slice(1).join('/') || 'subscribed' };
   if (!h.startsWith('narrow/')) return { kind: 'narrow', terms: [] };
   const parts = h.split('/').slice(1);
   const terms: Term[] = [];

@@ -152,6 +152,11 @@ function currentTerms(): Term[] | null {
   return v.terms;
 }
 
+/** A channel or topic muted or unmuted: the combined feed (in:home) gains or loses its messages. */
+function reloadCombinedFeed(): void {
+  if (currentTerms()?.length === 0) void loadView(view.value, true);
+}
+
 function handleEvent(ev: any): void {
   switch (ev.type) {
     case 'message': {
@@ -182,7 +187,7 @@ function handleEvent(ev: any): void {
     case 'update_message': {
       const ids: number[] = ev.message_ids ?? [ev.message_id];
       if (ev.rendered_content !== undefined && ev.message_id !== undefined) {
-        replaceMessage(ev.message_id, (m) => ({ ...m, content: ev.rendered_content, match_content: undefined, last_edit_timestamp: ev.edit_timestamp }));
+        replaceMessage(ev.message_id, (m) => ({ ...m, content: ev.rendered_content, match_content: undefined, last_edit_timestamp: ev.edit_timestamp, is_me_message: ev.is_me_message ?? m.is_me_message }));
       }
       const newTopic: string | undefined = ev.subject ?? ev.topic;
       const newStream: number | undefined = ev.new_stream_id;
@@ -273,6 +278,7 @@ function handleEvent(ev: any): void {
           const prop = ev.property === 'in_home_view' ? 'is_muted' : ev.property;
           const value = ev.property === 'in_home_view' ? !ev.value : ev.value;
           next.set(ev.stream_id, { ...cur, [prop]: value });
+          if (prop === 'is_muted') reloadCombinedFeed();
         }
       }
       subs.value = next;
@@ -355,6 +361,7 @@ function handleEvent(ev: any): void {
       if (ev.visibility_policy === 1) next.add(key);
       else next.delete(key);
       mutedTopics.value = next;
+      reloadCombinedFeed();
       break;
     }
     case 'typing': {

@@ -1,7 +1,7 @@
 // The sidebar: the views, the subscribed channels (with the open channel's topics), direct
 // conversations and people, with unread counts. On a phone it is a drawer.
 import { composeApi } from './compose';
-import { channelHash, channelTerm, dmHash, dmTerm, topicHash, topicTerm, type Term } from './narrow';
+import { channelHash, channelTerm, dmHash, dmTerm, encodeHash, topicHash, topicTerm, type Term } from './narrow';
 import { dmConversations, me, mutedTopics, presence, sidebarOpen, subs, topicKey, topicsByStream, unreadCounts, userName, users, view } from './state';
 import { UnreadCount } from './unread_count';
 
@@ -12,7 +12,8 @@ export function Sidebar() {
   const openTopic = topicTerm(v)?.toLowerCase();
   const openDm = dmTerm(v)?.join(',');
   const isView = (terms: Term[]) => v.kind === 'narrow' && !v.search && JSON.stringify(v.terms) === JSON.stringify(terms);
-  const sortedSubs = [...subs.value.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+  // Muted channels after the others, as Zulip's stream_list_sort puts them.
+  const sortedSubs = [...subs.value.values()].filter((s) => !s.is_archived).sort((a, b) => Number(a.is_muted) - Number(b.is_muted) || a.name.localeCompare(b.name));
   const dms = [...dmConversations.value.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
   const topics = openChannel !== undefined ? (topicsByStream.value.get(openChannel) ?? []) : [];
   // Someone with a conversation listed above is not listed again under People: one link per
@@ -62,12 +63,18 @@ export function Sidebar() {
       <ul class="channels">
         {sortedSubs.map((s) => (
           <li key={s.stream_id} class={s.is_muted ? 'muted' : ''}>
-            <a href={channelHash(s.stream_id, s.name)} aria-current={openChannel === s.stream_id && openTopic === undefined ? 'page' : undefined}>
-              <span class="swatch" style={{ background: s.color }} aria-hidden="true" />
-              <span class="name">{s.invite_only ? '🔒 ' : '# '}{s.name}</span>
-              {s.is_muted ? <span class="sr-only"> (muted)</span> : null}
-              <UnreadCount n={counts.streams.get(s.stream_id)} />
-            </a>
+            <div class="chan">
+              <a href={channelHash(s.stream_id, s.name)} aria-current={openChannel === s.stream_id && openTopic === undefined ? 'page' : undefined}>
+                <span class="swatch" style={{ background: s.color }} aria-hidden="true" />
+                <span class="name">{s.invite_only ? '🔒 ' : '# '}{s.name}</span>
+                {s.is_muted ? <span class="sr-only"> (muted)</span> : null}
+                <UnreadCount n={counts.streams.get(s.stream_id)} />
+              </a>
+              {/* Zulip's channel menu (⋮): its colour and mute are in its settings (channel_settings.tsx). */}
+              <button type="button" class="chan-menu" aria-label={`Settings for #${s.name}`} onClick={() => (location.hash = `#channels/${s.stream_id}/${encodeHash(s.name)}/personal`)}>
+                ⋮
+              </button>
+            </div>
             {openChannel === s.stream_id && topics.length > 0 && (
               <ul class="topics" aria-label={`Topics in ${s.name}`}>
                 {topics.slice(0, 30).map((t) => {

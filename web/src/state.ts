@@ -49,6 +49,8 @@ export interface Message {
   flags: string[];
   last_edit_timestamp?: number;
   last_moved_timestamp?: number;
+  /** A "/me" status message ("/me waves"): shown as the sender's name followed by its text. */
+  is_me_message?: boolean;
   /** In a search's results: the content with the words found marked (<span class="highlight">). */
   match_content?: string;
 }
@@ -193,6 +195,8 @@ export function unreadInfoOf(m: Message): UnreadInfo {
 
 /** Whether a message belongs in the terms of a narrow (for live insertion). Unknown terms: no. */
 export function matchesTerms(m: Message, terms: Term[]): boolean {
+  // The combined feed (in:home, feed_loading.ts): not a muted channel's or topic's.
+  if (!terms.length) return m.type !== 'stream' || !(subs.value.get(m.stream_id!)?.is_muted || mutedTopics.value.has(topicKey(m.stream_id!, m.subject)));
   for (const t of terms) {
     let ok: boolean;
     switch (t.operator) {
