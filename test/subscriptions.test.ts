@@ -182,6 +182,15 @@ test('colors come from the palette, unused ones first; a requested color is kept
   assert.equal('new_subscription_messages_sent' in noDm.body, false, 'present only when asked for');
 });
 
+test("DELETE with an empty principals list removes the caller, as remove_subscriptions_backend's `if principals:`", async () => {
+  const leaver = await t.createUser({ name: 'Lee Leaver' });
+  assert.equal((await subscribe(leaver, ['empty-principals'])).status, 200);
+  const res = await leaver.delete('/users/me/subscriptions', { subscriptions: ['empty-principals'], principals: [] });
+  assert.deepEqual([res.status, res.body.removed, res.body.not_removed], [200, ['empty-principals'], []]);
+  const again = await leaver.delete('/users/me/subscriptions', { subscriptions: ['empty-principals'], principals: [] });
+  assert.deepEqual([again.body.removed, again.body.not_removed], [[], ['empty-principals']]);
+});
+
 test('GET /users/me/subscriptions, with or without subscribers', async () => {
   const plain = await member.get('/users/me/subscriptions');
   assert.equal(plain.status, 200);

@@ -143,7 +143,8 @@ export function registerChannelRoutes(r: Router): void {
     const names = ctx.params.json('subscriptions', check.strList);
     const principalsRaw = ctx.params.optJson('principals', (v) => v);
     const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
-    return unsubscribe(ctx.services, ctx.user, ctx.realm, names, principals);
+    // Zulip's remove_subscriptions_backend tests `if principals:`, so an empty list means oneself.
+    return unsubscribe(ctx.services, ctx.user, ctx.realm, names, principals?.length ? principals : undefined);
   });
 
   r.post('/users/me/subscriptions/properties', async ({ params, services, user }) => {
