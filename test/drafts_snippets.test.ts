@@ -75,6 +75,43 @@ test('drafts: validation', async () => {
   assert.deepEqual(nothing.body.ids, []);
 });
 
+test("drafts as Zulip's DraftData and further_validated_draft_dict: blank, stripped and padded text, any timestamp, truncated topics, recipients as stored", async () => {
+  const cy = await t.createUser({ name: 'Cy Checker' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: [cy.userId] });
+  const refused = async (draft: Record<string, unknown>) => {
+    const res = await cy.post('/drafts', { drafts: [draft] });
+    return [res.status, res.body.msg];
+  };
+  const plain = { type: '', to: [], topic: '', content: 'x' };
+  assert.deepEqual(await refused({ ...plain, content: '  \n ' }), [400, 'drafts[0]["content"] cannot be blank']);
+  assert.deepEqual(await refused({ ...plain, type: 'email' }), [400, 'Invalid drafts[0]["type"]']);
+  assert.deepEqual(await refused({ ...plain, stray: 1 }), [400, 'Argument "stray" at drafts[0]["stray"] is unexpected']);
+  const edit = await cy.patch('/drafts/1', { draft: { ...plain, content: '' } });
+  assert.deepEqual([edit.status, edit.body.msg], [400, 'draft["content"] cannot be blank']);
+
+  const long = 'x'.repeat(70);
+  const res = await cy.post('/drafts', {
+    drafts: [
+      { type: 'stream', to: [channelId], topic: long, content: '\n\n  padded  \n', timestamp: 1700000000.75 },
+      { type: 'private', to: [bob.userId, cy.userId, bob.userId], topic: '', content: 'to bob' },
+      { type: 'private', to: [cy.userId], topic: '', content: 'to myself' },
+      { type: 'private', to: [], topic: '', content: 'to nobody' },
+    ],
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const drafts = (await cy.get('/drafts')).body.drafts;
+  assert.deepEqual(
+    drafts.map((d: any) => [d.type, d.to, d.topic, d.content]),
+    [
+      ['stream', [channelId], 'x'.repeat(57) + '...', 'padded'],
+      ['private', [bob.userId], '', 'to bob'],
+      ['private', [cy.userId], '', 'to myself'],
+      ['', [], '', 'to nobody'],
+    ],
+  );
+  assert.equal(drafts[0].timestamp, 1700000000);
+});
+
 test('drafts: edit and delete, with events; other users and unknown ids get 404', async () => {
   const created = await ann.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'v1' }] });
   const id = created.body.ids[0];
