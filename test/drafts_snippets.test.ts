@@ -188,14 +188,20 @@ test('saved snippets: create, list, edit, delete, with events', async () => {
 test('saved snippets: validation and privacy', async () => {
   const noTitle = await ann.post('/saved_snippets', { title: '  ', content: 'x' });
   assert.equal(noTitle.status, 400);
-  assert.equal(noTitle.body.msg, 'Title cannot be empty.');
+  assert.equal(noTitle.body.msg, 'title cannot be blank');
   const noContent = await ann.post('/saved_snippets', { title: 'T', content: '' });
   assert.equal(noContent.status, 400);
-  assert.equal(noContent.body.msg, 'Content cannot be empty.');
+  assert.equal(noContent.body.msg, 'content cannot be blank');
   const missing = await ann.post('/saved_snippets', { title: 'T' });
   assert.equal(missing.body.code, 'REQUEST_VARIABLE_MISSING');
+  // StringConstraints(strip_whitespace=True, max_length=…): stripped before the limit is counted.
   const long = await ann.post('/saved_snippets', { title: 'x'.repeat(61), content: 'c' });
-  assert.equal(long.status, 400);
+  assert.deepEqual([long.status, long.body.msg], [400, 'title is too long (limit: 60 characters)']);
+  const longContent = await ann.post('/saved_snippets', { title: 'T', content: 'c'.repeat(10001) });
+  assert.deepEqual([longContent.status, longContent.body.msg], [400, 'content is too long (limit: 10000 characters)']);
+  assert.equal((await ann.post('/saved_snippets', { title: ` ${'x'.repeat(60)} `, content: 'c' })).status, 200);
+  const blankEdit = await ann.patch('/saved_snippets/1', { title: ' ' });
+  assert.deepEqual([blankEdit.status, blankEdit.body.msg], [400, 'title cannot be blank']);
   const mine = await ann.post('/saved_snippets', { title: 'Mine', content: 'c' });
   const theirs = await bob.patch(`/saved_snippets/${mine.body.saved_snippet_id}`, { title: 'Stolen' });
   assert.equal(theirs.status, 404);

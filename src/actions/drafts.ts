@@ -10,7 +10,7 @@ import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { check } from '../lib/params.js';
-import { normalizeContent, truncateTopic } from '../lib/message_text.js';
+import { MAX_MESSAGE_LENGTH, normalizeContent, truncateTopic } from '../lib/message_text.js';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 60;
 
@@ -111,12 +111,19 @@ export async function removeDraft(services: Services, user: User, id: number): P
 
 // ---- saved snippets ----
 
+/**
+ * As the StringConstraints of Zulip's create_saved_snippet and edit_saved_snippet: each text is
+ * stripped first, then must be non-blank and within its limit (code points).
+ */
 function validateSnippetText(title: string | undefined, content: string | undefined): void {
-  if (title !== undefined) {
-    if (!title.trim()) throw new BadRequest('Title cannot be empty.');
-    if (title.length > MAX_SNIPPET_TITLE_LENGTH) throw new BadRequest(`Title is too long (limit: ${MAX_SNIPPET_TITLE_LENGTH} characters).`);
-  }
-  if (content !== undefined && !content.trim()) throw new BadRequest('Content cannot be empty.');
+  const check = (value: string | undefined, name: string, max: number) => {
+    if (value === undefined) return;
+    const stripped = value.trim();
+    if (!stripped) throw new BadRequest(`${name} cannot be blank`);
+    if ([...stripped].length > max) throw new BadRequest(`${name} is too long (limit: ${max} characters)`);
+  };
+  check(title, 'title', MAX_SNIPPET_TITLE_LENGTH);
+  check(content, 'content', MAX_MESSAGE_LENGTH);
 }
 
 export async function createSnippet(services: Services, user: User, title: string, content: string): Promise<{ saved_snippet_id: number }> {
