@@ -38,15 +38,17 @@ export interface ScheduleRequest {
 
 const NOT_FOUND = 'Scheduled message does not exist';
 
+/**
+ * Zulip's extract_stream_id and extract_direct_message_recipient_ids: a channel is one id (a list,
+ * even of one, is refused), direct-message recipients a list.
+ */
 function targetOf(type: ScheduledType, to: number | number[], topic: string | undefined): SendTarget {
   if (type === 'stream') {
-    if (Array.isArray(to)) {
-      if (to.length !== 1) throw new BadRequest('Invalid channel ID');
-      return { kind: 'stream', streamId: to[0], topic };
-    }
+    if (Array.isArray(to)) throw new BadRequest('Invalid data type for channel ID');
     return { kind: 'stream', streamId: to, topic };
   }
-  return { kind: 'direct', userIds: Array.isArray(to) ? to : [to] };
+  if (!Array.isArray(to)) throw new BadRequest('Invalid data type for recipients');
+  return { kind: 'direct', userIds: [...new Set(to)] };
 }
 
 const NOT_IN_FUTURE = 'Scheduled delivery time must be in the future.';
