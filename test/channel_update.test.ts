@@ -39,7 +39,10 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'Renamed' })).status, 200, 'a change of case is a rename');
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed' })).status, 200);
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);
-  assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) })).status, 400);
+  const long = await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) });
+  assert.deepEqual([long.status, long.body.msg], [400, 'description is too long (limit: 1024 characters)']);
+  // A parameter's bound, checked before the channel is looked up.
+  assert.equal((await t.owner.patch('/streams/999999', { description: 'd'.repeat(1025) })).body.msg, 'description is too long (limit: 1024 characters)');
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.name, 'renamed');
   // Descriptions link channels like messages do, but show no image previews.
   const takenId = (await t.owner.get('/get_stream_id', { stream: 'taken' })).body.stream_id;

@@ -208,7 +208,8 @@ export function registerChannelRoutes(r: Router): void {
     const folderId = params.optJson('folder_id', folderIdValue);
     const retention = jsonOrBareString(params, 'message_retention_days');
     await updateChannel(ctx.services, ctx.user, ctx.realm, id, {
-      description: params.optStr('description'),
+      // Zulip's update_stream_backend bounds it as a parameter, before the channel is looked up.
+      description: params.optStr('description', { max: MAX_CHANNEL_DESCRIPTION_LENGTH }),
       newName: params.optStr('new_name'),
       isPrivate: params.optBool('is_private'),
       isWebPublic: params.optBool('is_web_public'),
