@@ -90,9 +90,16 @@ test('principals must be active users of this organization, all ids or all email
   const countAfter = (await t.owner.get(`/streams/${await idOf('peers')}`)).body.stream.subscriber_count;
   assert.equal(countAfter, countBefore - 1, 'deactivated users are not counted');
 
-  for (const principals of [[999999], [leaver.userId], [org.owner.userId], ['nobody@example.com'], [leaver.email]]) {
+  for (const principals of [[999999], [org.owner.userId], ['nobody@example.com'], [leaver.userId, 999999]]) {
     const res = await subscribe(t.owner, ['peers'], { principals });
     assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', 'No such user'], JSON.stringify(principals));
+  }
+  // bulk_access_users_by_id / _by_email find a deactivated user, whom access_user_common refuses.
+  for (const principals of [[leaver.userId], [leaver.email]]) {
+    const res = await subscribe(t.owner, ['peers'], { principals });
+    assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', 'User is deactivated'], JSON.stringify(principals));
+    const removal = await t.owner.delete('/users/me/subscriptions', { subscriptions: ['peers'], principals });
+    assert.deepEqual([removal.status, removal.body.msg], [400, 'User is deactivated'], JSON.stringify(principals));
   }
   const mixed = await subscribe(t.owner, ['peers'], { principals: [member.userId, other.email] });
   assert.equal(mixed.status, 400);

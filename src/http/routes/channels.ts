@@ -76,7 +76,8 @@ export function channelSpecs(v: unknown, name: string): ChannelSpec[] {
 
 /**
  * principals: a list of user ids or one of emails (not mixed); every one an active user of the
- * organization. Anything else is Zulip's "No such user", whichever organization it belongs to.
+ * organization. As Zulip's bulk_access_users_by_id / _by_email: any not found here (whichever
+ * organization it belongs to) is "No such user"; then a deactivated one is "User is deactivated".
  */
 export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
   if (!Array.isArray(raw)) throw new BadRequest('principals is not a list');
@@ -89,9 +90,10 @@ export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promi
   for (const p of raw as Array<number | string>) {
     // An address the cached users lack is looked up in the database (a user made elsewhere).
     const user = typeof p === 'number' ? users.get(p) : await userAtAddress(ctx.services, ctx.user, p, byEmail);
-    if (!user || !user.is_active) throw new NoSuchUser();
+    if (!user) throw new NoSuchUser();
     out.set(user.id, user);
   }
+  if ([...out.values()].some((u) => !u.is_active)) throw new BadRequest('User is deactivated');
   return [...out.values()];
 }
 
