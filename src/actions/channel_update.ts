@@ -163,7 +163,8 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
     }
     changes.topics_policy = u.topicsPolicy;
   }
-  if (u.folderId !== undefined && u.folderId !== stream.folder_id) {
+  // do_change_stream_folder runs (its event too) whenever folder_id is given, even unchanged.
+  if (u.folderId !== undefined) {
     if (u.folderId !== null) {
       const folder = await getChannelFolder(db, realm.id, u.folderId);
       if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
