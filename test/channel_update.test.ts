@@ -318,15 +318,16 @@ test("several group settings in one PATCH: events in Zulip's stream_permission_g
   assert.deepEqual(props, ['can_send_message_group', 'can_subscribe_group', 'can_resolve_topics_group']);
 });
 
-test("topics_policy needs can_set_topics_policy_group, as update_stream_backend's can_set_topics_policy check, even for the channel's own administrator", async () => {
+test("topics_policy other than inherit needs can_set_topics_policy_group, as Zulip's validate_topics_policy, even for the channel's own administrator", async () => {
   const id = await makeChannel(member, 'members-topics');
   const setGroup = (name: string) => t.owner.patch('/realm', { can_set_topics_policy_group: { new: groups.get(name) } });
   assert.equal((await setGroup('role:administrators')).status, 200);
   try {
-    for (const policy of ['allow_empty_topic', 'inherit']) {
+    for (const policy of ['allow_empty_topic', 'disable_empty_topic']) {
       const res = await member.patch(`/streams/${id}`, { topics_policy: policy });
       assert.deepEqual([res.status, res.body.msg], [400, 'Insufficient permission'], policy);
     }
+    assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'inherit' })).status, 200, 'inherit needs no permission');
     assert.equal((await member.patch(`/streams/${id}`, { description: 'still theirs' })).status, 200, 'other settings stay the administrator’s');
     assert.equal((await t.owner.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })).status, 200);
   } finally {

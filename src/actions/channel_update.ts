@@ -155,8 +155,10 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
     // Zulip's do_change_stream_message_retention_days runs (event and notice) even for the same value.
     changes.message_retention_days = u.messageRetentionDays;
   }
-  // update_stream_backend asks can_set_topics_policy of any topics_policy given, changed or not.
-  if (u.topicsPolicy !== undefined && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) throw new NotAllowed('Insufficient permission');
+  // Zulip's validate_topics_policy asks can_set_topics_policy of any policy but inherit, changed or not.
+  if (u.topicsPolicy !== undefined && u.topicsPolicy !== 'inherit' && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) {
+    throw new NotAllowed('Insufficient permission');
+  }
   if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
     if (u.topicsPolicy === 'empty_topic_only' && (await channelHasNamedTopic(db, stream.id))) {
       throw new BadRequest('To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.');
