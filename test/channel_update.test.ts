@@ -140,6 +140,9 @@ test("an administrator must be subscribed to change a private channel's permissi
   assert.deepEqual([addGroup.status, addGroup.body.msg], [400, 'Channel content access is required.']);
   const removeGroup = await admin.patch(`/streams/${id}`, { can_remove_subscribers_group: { new: groups.get('role:administrators') } });
   assert.equal(removeGroup.status, 200);
+  // The topics policy is no permission: update_stream_backend asks no content access for it.
+  assert.equal((await admin.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.topics_policy, 'allow_empty_topic');
   // A member who cannot see the channel is told it does not exist, as for a missing one.
   const hidden = await member.patch(`/streams/${id}`, { description: 'x' });
   assert.deepEqual([hidden.status, hidden.body.msg], [400, 'Invalid channel ID']);

@@ -111,13 +111,12 @@ async function checkChannelUpdate(services: Services, caller: User, realm: Realm
   if (!canAdminister) throw new NotAllowed('You do not have permission to administer this channel.');
   // Changing a private channel's permissions needs content access (an administrator must be
   // subscribed), except for the settings the founding document lets metadata access change. Its
-  // name and description are not permissions: as Zulip's update_stream_backend, metadata access
-  // (an organization or channel administrator) may change them.
+  // name, description and topics policy are not permissions: as Zulip's update_stream_backend,
+  // metadata access (an organization or channel administrator) may change them.
   const needsContent =
     u.isPrivate !== undefined ||
     u.isWebPublic !== undefined ||
     u.historyPublicToSubscribers !== undefined ||
-    u.topicsPolicy !== undefined ||
     Object.keys(u.groupSettings).some((k) => !METADATA_ONLY.has(k as StreamGroupSetting));
   // Zulip's text for the changes that need content access; the caller may administer the channel,
   // so it sees the channel anyway.
