@@ -198,6 +198,22 @@ test("DELETE with an empty principals list removes the caller, as remove_subscri
   assert.deepEqual([again.body.removed, again.body.not_removed], [[], ['empty-principals']]);
 });
 
+test("principals are looked up after the channels are checked, as add_subscriptions_backend's bulk_principals_to_user_profiles", async () => {
+  assert.equal((await subscribe(t.owner, ['late-lookup'], { invite_only: true })).status, 200);
+  // A channel one may not read is refused before an unknown principal is noticed.
+  const hidden = await subscribe(member, ['late-lookup'], { principals: [999999] });
+  assert.deepEqual([hidden.status, hidden.body.msg], [400, 'Unable to access channel (late-lookup).']);
+  const badName = await subscribe(member, ['  '], { principals: ['nobody@example.com'] });
+  assert.deepEqual([badName.status, badName.body.msg], [400, "Channel name can't be empty."]);
+  // The shape of the list is a parameter's type, checked first.
+  const mixed = await subscribe(member, ['late-lookup'], { principals: [member.userId, 'x@example.com'] });
+  assert.equal(mixed.body.msg, 'principals is not a list of user IDs or a list of emails');
+  // Only the caller's own id is not "someone else": the caller is then not looked up at all.
+  assert.deepEqual((await subscribe(member, ['late-open'], { principals: [member.userId, member.userId] })).body.subscribed, { [String(member.userId)]: ['late-open'] });
+  const unknown = await subscribe(member, ['late-open'], { principals: [999999] });
+  assert.deepEqual([unknown.status, unknown.body.msg], [400, 'No such user']);
+});
+
 test('GET /users/me/subscriptions, with or without subscribers', async () => {
   const plain = await member.get('/users/me/subscriptions');
   assert.equal(plain.status, 200);

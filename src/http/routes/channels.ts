@@ -80,10 +80,20 @@ export function channelSpecs(v: unknown, name: string): ChannelSpec[] {
  * organization it belongs to) is "No such user"; then a deactivated one is "User is deactivated".
  */
 export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
+  return lookUpPrincipals(ctx, principalList(raw));
+}
+
+/** The shape check of principals (a parameter's type, checked before anything else). */
+export function principalList(raw: unknown): number[] | string[] {
   if (!Array.isArray(raw)) throw new BadRequest('principals is not a list');
   const ints = raw.every((p) => typeof p === 'number' && Number.isSafeInteger(p));
   const strs = raw.every((p) => typeof p === 'string');
   if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
+  return raw as number[] | string[];
+}
+
+async function lookUpPrincipals(ctx: AuthedContext, raw: number[] | string[]): Promise<User[]> {
+  const ints = raw.every((p) => typeof p === 'number');
   const users = ints ? await ctx.services.cache.usersIncluding(ctx.realm.id, raw as number[]) : await ctx.services.cache.users(ctx.realm.id);
   const byEmail = ints ? undefined : usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
   const out = new Map<number, User>();
@@ -128,12 +138,12 @@ export function registerChannelRoutes(r: Router): void {
   r.post('/users/me/subscriptions', async (ctx) => {
     const { params, services, user, realm } = ctx;
     const channels = params.json('subscriptions', channelSpecs);
-    const principalsRaw = params.optJson('principals', (v) => v);
-    const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
     const options = channelOptionParams(params);
+    const raw = params.optJson('principals', principalList);
     return subscribeToChannels(services, user, realm, {
       channels,
-      principals,
+      principals: undefined,
+      namedPrincipals: raw && { raw, lookup: () => lookUpPrincipals(ctx, raw) },
       authorizationErrorsFatal: params.bool('authorization_errors_fatal', true),
       sendNewSubscriptionMessages: params.bool('send_new_subscription_messages', true),
       announce: params.bool('announce', false),
