@@ -147,6 +147,11 @@ test('delivery at the scheduled time: the message is sent once and leaves the li
   const evs = await queuedEvents(ann, q);
   assert.ok(evs.some((e) => e.type === 'scheduled_messages' && e.op === 'remove' && e.scheduled_message_id === res.body.scheduled_message_id));
   assert.ok(evs.some((e) => e.type === 'message' && e.message.id === sent[0].id));
+  // edit_scheduled_message: a message already sent is found, and refused; the new time is checked first.
+  const late = await ann.patch(`/scheduled_messages/${res.body.scheduled_message_id}`, { content: 'too late' });
+  assert.deepEqual([late.status, late.body.msg], [400, 'Scheduled message was already sent']);
+  const past = await ann.patch('/scheduled_messages/999999', { scheduled_delivery_timestamp: inSeconds(-60) });
+  assert.deepEqual([past.status, past.body.msg], [400, 'Scheduled delivery time must be in the future.']);
 });
 
 test('a message that can no longer be sent is marked failed; an edit must move its time', async () => {
