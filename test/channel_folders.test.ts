@@ -57,6 +57,10 @@ test('channels join and leave folders; a folder in use cannot be archived', asyn
   assert.equal((await t.owner.patch(`/streams/${id}`, { folder_id: null })).status, 200);
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   assert.deepEqual(evs.map((e: any) => [e.property, e.value]), [['folder_id', null]]);
+  // do_change_stream_folder has no early return: the same folder again is announced again.
+  assert.equal((await t.owner.patch(`/streams/${id}`, { folder_id: null })).status, 200);
+  const again = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: evs[evs.length - 1].id, dont_block: true })).body.events;
+  assert.deepEqual(again.map((e: any) => [e.type, e.op, e.property, e.value]), [['stream', 'update', 'folder_id', null]]);
   assert.equal((await t.owner.patch(`/streams/${id}`, { folder_id: 999999 })).status, 400);
   assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'gemini' }], folder_id: 999999 })).status, 400);
   assert.equal((await t.owner.patch(`/channel_folders/${folder}`, { is_archived: true })).status, 200);

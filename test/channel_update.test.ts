@@ -39,7 +39,10 @@ test('rename and describe: limits, uniqueness, events to those who can see the c
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'Renamed' })).status, 200, 'a change of case is a rename');
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'renamed' })).status, 200);
   assert.equal((await t.owner.patch(`/streams/${id}`, { new_name: 'x'.repeat(61) })).status, 400);
-  assert.equal((await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) })).status, 400);
+  const long = await t.owner.patch(`/streams/${id}`, { description: 'd'.repeat(1025) });
+  assert.deepEqual([long.status, long.body.msg], [400, 'description is too long (limit: 1024 characters)']);
+  // A parameter's bound, checked before the channel is looked up.
+  assert.equal((await t.owner.patch('/streams/999999', { description: 'd'.repeat(1025) })).body.msg, 'description is too long (limit: 1024 characters)');
   assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.name, 'renamed');
   // Descriptions link channels like messages do, but show no image previews.
   const takenId = (await t.owner.get('/get_stream_id', { stream: 'taken' })).body.stream_id;
@@ -137,6 +140,9 @@ test("an administrator must be subscribed to change a private channel's permissi
   assert.deepEqual([addGroup.status, addGroup.body.msg], [400, 'Channel content access is required.']);
   const removeGroup = await admin.patch(`/streams/${id}`, { can_remove_subscribers_group: { new: groups.get('role:administrators') } });
   assert.equal(removeGroup.status, 200);
+  // The topics policy is no permission: update_stream_backend asks no content access for it.
+  assert.equal((await admin.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.topics_policy, 'allow_empty_topic');
   // A member who cannot see the channel is told it does not exist, as for a missing one.
   const hidden = await member.patch(`/streams/${id}`, { description: 'x' });
   assert.deepEqual([hidden.status, hidden.body.msg], [400, 'Invalid channel ID']);
@@ -313,4 +319,22 @@ test("several group settings in one PATCH: events in Zulip's stream_permission_g
   const evs = (await member.get('/events', { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: true })).body.events;
   const props = evs.filter((e: any) => e.type === 'stream' && e.op === 'update' && e.property.endsWith('_group')).map((e: any) => e.property);
   assert.deepEqual(props, ['can_send_message_group', 'can_subscribe_group', 'can_resolve_topics_group']);
+});
+
+test("topics_policy other than inherit needs can_set_topics_policy_group, as Zulip's validate_topics_policy, even for the channel's own administrator", async () => {
+  const id = await makeChannel(member, 'members-topics');
+  const setGroup = (name: string) => t.owner.patch('/realm', { can_set_topics_policy_group: { new: groups.get(name) } });
+  assert.equal((await setGroup('role:administrators')).status, 200);
+  try {
+    for (const policy of ['allow_empty_topic', 'disable_empty_topic']) {
+      const res = await member.patch(`/streams/${id}`, { topics_policy: policy });
+      assert.deepEqual([res.status, res.body.msg], [400, 'Insufficient permission'], policy);
+    }
+    assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'inherit' })).status, 200, 'inherit needs no permission');
+    assert.equal((await member.patch(`/streams/${id}`, { description: 'still theirs' })).status, 200, 'other settings stay the administrator’s');
+    assert.equal((await t.owner.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })).status, 200);
+  } finally {
+    await setGroup('role:members');
+  }
+  assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'inherit' })).status, 200);
 });

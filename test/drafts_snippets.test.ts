@@ -75,6 +75,43 @@ test('drafts: validation', async () => {
   assert.deepEqual(nothing.body.ids, []);
 });
 
+test("drafts as Zulip's DraftData and further_validated_draft_dict: blank, stripped and padded text, any timestamp, truncated topics, recipients as stored", async () => {
+  const cy = await t.createUser({ name: 'Cy Checker' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], principals: [cy.userId] });
+  const refused = async (draft: Record<string, unknown>) => {
+    const res = await cy.post('/drafts', { drafts: [draft] });
+    return [res.status, res.body.msg];
+  };
+  const plain = { type: '', to: [], topic: '', content: 'x' };
+  assert.deepEqual(await refused({ ...plain, content: '  \n ' }), [400, 'drafts[0]["content"] cannot be blank']);
+  assert.deepEqual(await refused({ ...plain, type: 'email' }), [400, 'Invalid drafts[0]["type"]']);
+  assert.deepEqual(await refused({ ...plain, stray: 1 }), [400, 'Argument "stray" at drafts[0]["stray"] is unexpected']);
+  const edit = await cy.patch('/drafts/1', { draft: { ...plain, content: '' } });
+  assert.deepEqual([edit.status, edit.body.msg], [400, 'draft["content"] cannot be blank']);
+
+  const long = 'x'.repeat(70);
+  const res = await cy.post('/drafts', {
+    drafts: [
+      { type: 'stream', to: [channelId], topic: long, content: '\n\n  padded  \n', timestamp: 1700000000.75 },
+      { type: 'private', to: [bob.userId, cy.userId, bob.userId], topic: '', content: 'to bob' },
+      { type: 'private', to: [cy.userId], topic: '', content: 'to myself' },
+      { type: 'private', to: [], topic: '', content: 'to nobody' },
+    ],
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const drafts = (await cy.get('/drafts')).body.drafts;
+  assert.deepEqual(
+    drafts.map((d: any) => [d.type, d.to, d.topic, d.content]),
+    [
+      ['stream', [channelId], 'x'.repeat(57) + '...', 'padded'],
+      ['private', [bob.userId], '', 'to bob'],
+      ['private', [cy.userId], '', 'to myself'],
+      ['', [], '', 'to nobody'],
+    ],
+  );
+  assert.equal(drafts[0].timestamp, 1700000000);
+});
+
 test('drafts: edit and delete, with events; other users and unknown ids get 404', async () => {
   const created = await ann.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'v1' }] });
   const id = created.body.ids[0];
@@ -151,14 +188,20 @@ test('saved snippets: create, list, edit, delete, with events', async () => {
 test('saved snippets: validation and privacy', async () => {
   const noTitle = await ann.post('/saved_snippets', { title: '  ', content: 'x' });
   assert.equal(noTitle.status, 400);
-  assert.equal(noTitle.body.msg, 'Title cannot be empty.');
+  assert.equal(noTitle.body.msg, 'title cannot be blank');
   const noContent = await ann.post('/saved_snippets', { title: 'T', content: '' });
   assert.equal(noContent.status, 400);
-  assert.equal(noContent.body.msg, 'Content cannot be empty.');
+  assert.equal(noContent.body.msg, 'content cannot be blank');
   const missing = await ann.post('/saved_snippets', { title: 'T' });
   assert.equal(missing.body.code, 'REQUEST_VARIABLE_MISSING');
+  // StringConstraints(strip_whitespace=True, max_length=…): stripped before the limit is counted.
   const long = await ann.post('/saved_snippets', { title: 'x'.repeat(61), content: 'c' });
-  assert.equal(long.status, 400);
+  assert.deepEqual([long.status, long.body.msg], [400, 'title is too long (limit: 60 characters)']);
+  const longContent = await ann.post('/saved_snippets', { title: 'T', content: 'c'.repeat(10001) });
+  assert.deepEqual([longContent.status, longContent.body.msg], [400, 'content is too long (limit: 10000 characters)']);
+  assert.equal((await ann.post('/saved_snippets', { title: ` ${'x'.repeat(60)} `, content: 'c' })).status, 200);
+  const blankEdit = await ann.patch('/saved_snippets/1', { title: ' ' });
+  assert.deepEqual([blankEdit.status, blankEdit.body.msg], [400, 'title cannot be blank']);
   const mine = await ann.post('/saved_snippets', { title: 'Mine', content: 'c' });
   const theirs = await bob.patch(`/saved_snippets/${mine.body.saved_snippet_id}`, { title: 'Stolen' });
   assert.equal(theirs.status, 404);

@@ -40,7 +40,7 @@ test('built-in views: pin or hide, never name; unknown fragments are NOT_FOUND',
   const named = await ann.patch('/navigation_views/narrow/is/starred', { name: 'Stars' });
   assert.equal(named.status, 400);
   assert.equal(named.body.code, 'BAD_REQUEST');
-  assert.equal(named.body.msg, 'Built-in views cannot have a custom name');
+  assert.equal(named.body.msg, 'Built-in views cannot have a custom name.');
   const namedAdd = await ann.post('/navigation_views', { fragment: 'inbox', is_pinned: true, name: 'Mail' });
   assert.equal(namedAdd.status, 400);
   const unknown = await ann.patch('/navigation_views/narrow/is/nothing', { is_pinned: true });
@@ -59,4 +59,25 @@ test('built-in views: pin or hide, never name; unknown fragments are NOT_FOUND',
   assert.deepEqual((await other.get('/navigation_views')).body.navigation_views, [], 'views are personal');
   const wrongMethod = await ann.put('/navigation_views/narrow/is/starred', {});
   assert.equal(wrongMethod.status, 405);
+});
+
+test("names as Zulip's add_navigation_view and update_navigation_view: stripped, never blank, never another view's", async () => {
+  const bo = await t.createUser({ name: 'Bo Namer' });
+  const msg = async (res: Promise<{ status: number; body: any }>) => {
+    const r = await res;
+    return [r.status, r.body.msg];
+  };
+  assert.deepEqual(await msg(bo.post('/navigation_views', { fragment: 'narrow/channel/1', is_pinned: true })), [400, 'Custom views must have a valid name.']);
+  assert.deepEqual(await msg(bo.post('/navigation_views', { fragment: 'narrow/channel/1', is_pinned: true, name: '  ' })), [400, 'name cannot be blank']);
+  assert.deepEqual(await msg(bo.post('/navigation_views', { fragment: 'recent', is_pinned: true, name: 'Recent' })), [400, 'Built-in views cannot have a custom name.']);
+  assert.equal((await bo.post('/navigation_views', { fragment: 'narrow/channel/1', is_pinned: true, name: ' One ' })).status, 200);
+  assert.deepEqual((await bo.get('/navigation_views')).body.navigation_views, [{ fragment: 'narrow/channel/1', is_pinned: true, name: 'One' }]);
+  assert.deepEqual(await msg(bo.post('/navigation_views', { fragment: 'narrow/channel/2', is_pinned: true, name: 'One' })), [400, 'Navigation view already exists.']);
+  assert.equal((await bo.post('/navigation_views', { fragment: 'narrow/channel/2', is_pinned: true, name: 'Two' })).status, 200);
+  assert.deepEqual(await msg(bo.patch('/navigation_views/narrow/channel/2', { name: 'One' })), [400, 'Navigation view already exists.']);
+  assert.deepEqual(await msg(bo.patch('/navigation_views/narrow/channel/2', { name: '' })), [400, 'name cannot be blank']);
+  // The name is checked before the view is looked up.
+  assert.deepEqual(await msg(bo.patch('/navigation_views/narrow/channel/3', { name: 'Two' })), [400, 'Navigation view already exists.']);
+  assert.equal((await bo.patch('/navigation_views/narrow/channel/2', { name: 'Deux' })).status, 200);
+  assert.deepEqual((await bo.get('/navigation_views')).body.navigation_views.map((v: any) => v.name), ['One', 'Deux']);
 });

@@ -64,6 +64,25 @@ test('scheduling checks the message as a send would', async () => {
   assert.equal(noTime.body.code, 'REQUEST_VARIABLE_MISSING');
 });
 
+test("`to` as Zulip's extract_stream_id and extract_direct_message_recipient_ids read it: one channel id, a list of user ids", async () => {
+  const when = inSeconds(3600);
+  const refused = async (params: Record<string, unknown>) => {
+    const res = await ann.post('/scheduled_messages', { content: 'x', scheduled_delivery_timestamp: when, ...params });
+    return [res.status, res.body.msg];
+  };
+  assert.deepEqual(await refused({ type: 'stream', to: [generalId], topic: 't' }), [400, 'Invalid data type for channel ID']);
+  assert.deepEqual(await refused({ type: 'direct', to: bob.userId }), [400, 'Invalid data type for recipients']);
+  // The same on an edit, with the scheduled message's own type when none is given.
+  const dm = (await ann.post('/scheduled_messages', { type: 'direct', to: [bob.userId, bob.userId], content: 'x', scheduled_delivery_timestamp: when })).body.scheduled_message_id;
+  const edit = await ann.patch(`/scheduled_messages/${dm}`, { to: bob.userId });
+  assert.deepEqual([edit.status, edit.body.msg], [400, 'Invalid data type for recipients']);
+  const toChannel = await ann.patch(`/scheduled_messages/${dm}`, { type: 'stream', to: [generalId], topic: 't' });
+  assert.deepEqual([toChannel.status, toChannel.body.msg], [400, 'Invalid data type for channel ID']);
+  const listed = (await ann.get('/scheduled_messages')).body.scheduled_messages.find((m: any) => m.scheduled_message_id === dm);
+  assert.deepEqual(listed.to, [bob.userId]);
+  assert.equal((await ann.delete(`/scheduled_messages/${dm}`)).status, 200);
+});
+
 test('edit rules: to with a new type, topic for a channel, unknown ids', async () => {
   const created = await ann.post('/scheduled_messages', { type: 'direct', to: [bob.userId], content: 'v1', scheduled_delivery_timestamp: inSeconds(3600) });
   const id = created.body.scheduled_message_id;
@@ -128,6 +147,11 @@ test('delivery at the scheduled time: the message is sent once and leaves the li
   const evs = await queuedEvents(ann, q);
   assert.ok(evs.some((e) => e.type === 'scheduled_messages' && e.op === 'remove' && e.scheduled_message_id === res.body.scheduled_message_id));
   assert.ok(evs.some((e) => e.type === 'message' && e.message.id === sent[0].id));
+  // edit_scheduled_message: a message already sent is found, and refused; the new time is checked first.
+  const late = await ann.patch(`/scheduled_messages/${res.body.scheduled_message_id}`, { content: 'too late' });
+  assert.deepEqual([late.status, late.body.msg], [400, 'Scheduled message was already sent']);
+  const past = await ann.patch('/scheduled_messages/999999', { scheduled_delivery_timestamp: inSeconds(-60) });
+  assert.deepEqual([past.status, past.body.msg], [400, 'Scheduled delivery time must be in the future.']);
 });
 
 test('a message that can no longer be sent is marked failed; an edit must move its time', async () => {

@@ -108,3 +108,26 @@ test("marking as read: a channel one cannot read is an invalid channel, a topic 
   assert.equal((await ann.post('/mark_topic_as_read', { stream_id: roomId, topic_name: 'general chat' })).status, 200);
   assert.ok((await ann.get(`/messages/${empty}`)).body.message.flags.includes('read'));
 });
+
+test("PATCH /users/me/subscriptions/{stream_id}, Zulip's update_subscriptions_property: one change, value a JSON boolean or text", async () => {
+  const otherId = (await ann.get('/get_stream_id', { stream: 'other-room' })).body.stream_id;
+  const q = await openQueue(ann, ['subscription']);
+  assert.equal((await ann.patch(`/users/me/subscriptions/${otherId}`, { property: 'pin_to_top', value: 'true' })).status, 200);
+  assert.equal((await ann.patch(`/users/me/subscriptions/${otherId}`, { property: 'color', value: '#c2c2c2' })).status, 200);
+  assert.equal((await ann.patch(`/users/me/subscriptions/${otherId}`, { property: 'in_home_view', value: 'true' })).status, 200);
+  const sub = (await ann.get('/users/me/subscriptions')).body.subscriptions.find((s: any) => s.stream_id === otherId);
+  assert.deepEqual([sub.pin_to_top, sub.color, sub.is_muted], [true, '#c2c2c2', false]);
+  assert.deepEqual(
+    (await queuedEvents(ann, q)).map((e: any) => [e.property, e.value]),
+    [['pin_to_top', true], ['color', '#c2c2c2'], ['in_home_view', true], ['is_muted', false]],
+  );
+  const refused = async (params: Record<string, string>, id = otherId) => {
+    const res = await ann.patch(`/users/me/subscriptions/${id}`, params);
+    return [res.status, res.body.msg];
+  };
+  assert.deepEqual(await refused({ property: 'is_muted', value: 'yes' }), [400, 'is_muted is not a boolean']);
+  assert.deepEqual(await refused({ property: 'color', value: 'true' }), [400, 'color is not a valid hex color code']);
+  assert.deepEqual(await refused({ property: 'font', value: 'bold' }), [400, 'Unknown subscription property: font']);
+  assert.deepEqual(await refused({ property: 'pin_to_top', value: 'true' }, 999999), [400, 'Invalid channel ID']);
+  assert.equal((await ann.patch(`/users/me/subscriptions/${otherId}`, { value: 'true' })).body.code, 'REQUEST_VARIABLE_MISSING');
+});

@@ -90,9 +90,16 @@ test('principals must be active users of this organization, all ids or all email
   const countAfter = (await t.owner.get(`/streams/${await idOf('peers')}`)).body.stream.subscriber_count;
   assert.equal(countAfter, countBefore - 1, 'deactivated users are not counted');
 
-  for (const principals of [[999999], [leaver.userId], [org.owner.userId], ['nobody@example.com'], [leaver.email]]) {
+  for (const principals of [[999999], [org.owner.userId], ['nobody@example.com'], [leaver.userId, 999999]]) {
     const res = await subscribe(t.owner, ['peers'], { principals });
     assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', 'No such user'], JSON.stringify(principals));
+  }
+  // bulk_access_users_by_id / _by_email find a deactivated user, whom access_user_common refuses.
+  for (const principals of [[leaver.userId], [leaver.email]]) {
+    const res = await subscribe(t.owner, ['peers'], { principals });
+    assert.deepEqual([res.status, res.body.code, res.body.msg], [400, 'BAD_REQUEST', 'User is deactivated'], JSON.stringify(principals));
+    const removal = await t.owner.delete('/users/me/subscriptions', { subscriptions: ['peers'], principals });
+    assert.deepEqual([removal.status, removal.body.msg], [400, 'User is deactivated'], JSON.stringify(principals));
   }
   const mixed = await subscribe(t.owner, ['peers'], { principals: [member.userId, other.email] });
   assert.equal(mixed.status, 400);
@@ -180,6 +187,31 @@ test('colors come from the palette, unused ones first; a requested color is kept
   assert.equal(events[0].subscriptions[0].color, '#ABCDEF', 'the old subscription comes back as it was');
   const noDm = await subscribe(newcomer, ['color-a'], { send_new_subscription_messages: false });
   assert.equal('new_subscription_messages_sent' in noDm.body, false, 'present only when asked for');
+});
+
+test("DELETE with an empty principals list removes the caller, as remove_subscriptions_backend's `if principals:`", async () => {
+  const leaver = await t.createUser({ name: 'Lee Leaver' });
+  assert.equal((await subscribe(leaver, ['empty-principals'])).status, 200);
+  const res = await leaver.delete('/users/me/subscriptions', { subscriptions: ['empty-principals'], principals: [] });
+  assert.deepEqual([res.status, res.body.removed, res.body.not_removed], [200, ['empty-principals'], []]);
+  const again = await leaver.delete('/users/me/subscriptions', { subscriptions: ['empty-principals'], principals: [] });
+  assert.deepEqual([again.body.removed, again.body.not_removed], [[], ['empty-principals']]);
+});
+
+test("principals are looked up after the channels are checked, as add_subscriptions_backend's bulk_principals_to_user_profiles", async () => {
+  assert.equal((await subscribe(t.owner, ['late-lookup'], { invite_only: true })).status, 200);
+  // A channel one may not read is refused before an unknown principal is noticed.
+  const hidden = await subscribe(member, ['late-lookup'], { principals: [999999] });
+  assert.deepEqual([hidden.status, hidden.body.msg], [400, 'Unable to access channel (late-lookup).']);
+  const badName = await subscribe(member, ['  '], { principals: ['nobody@example.com'] });
+  assert.deepEqual([badName.status, badName.body.msg], [400, "Channel name can't be empty."]);
+  // The shape of the list is a parameter's type, checked first.
+  const mixed = await subscribe(member, ['late-lookup'], { principals: [member.userId, 'x@example.com'] });
+  assert.equal(mixed.body.msg, 'principals is not a list of user IDs or a list of emails');
+  // Only the caller's own id is not "someone else": the caller is then not looked up at all.
+  assert.deepEqual((await subscribe(member, ['late-open'], { principals: [member.userId, member.userId] })).body.subscribed, { [String(member.userId)]: ['late-open'] });
+  const unknown = await subscribe(member, ['late-open'], { principals: [999999] });
+  assert.deepEqual([unknown.status, unknown.body.msg], [400, 'No such user']);
 });
 
 test('GET /users/me/subscriptions, with or without subscribers', async () => {

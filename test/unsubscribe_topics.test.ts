@@ -113,6 +113,29 @@ test('leaving a private channel hides it: a stream delete event', async () => {
   assert.ok(!list.includes('inner-circle'));
 });
 
+test("leaving marks the channel's unread messages read, as Zulip's mark_stream_messages_as_read after send_subscription_remove_events", async () => {
+  const cal = await t.createUser({ name: 'Cal Reader' });
+  await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'busy' }, { name: 'quiet' }], principals: [t.owner.userId, cal.userId] });
+  const first = (await t.owner.post('/messages', { type: 'stream', to: 'busy', topic: 'a', content: 'one' })).body.id;
+  const second = (await t.owner.post('/messages', { type: 'stream', to: 'busy', topic: 'b', content: 'two' })).body.id;
+  const q = await openQueue(cal, ['subscription', 'update_message_flags']);
+  // Removed by an administrator, the same: each removed user's channels are marked read.
+  assert.equal((await admin.delete('/users/me/subscriptions', { subscriptions: ['busy'], principals: [cal.userId] })).status, 200);
+  const events = await queuedEvents(cal, q);
+  const flags = events.filter((e: any) => e.type === 'update_message_flags');
+  assert.deepEqual(events[0].op, 'remove', 'after the remove event');
+  assert.equal(flags.length, 1);
+  assert.deepEqual([flags[0].op, flags[0].flag, flags[0].all], ['add', 'read', false]);
+  assert.ok(flags[0].messages.includes(first) && flags[0].messages.includes(second));
+  for (const id of [first, second]) assert.ok((await cal.get(`/messages/${id}`)).body.message.flags.includes('read'));
+  // A channel with nothing unread sends no flags event.
+  await t.owner.post('/messages', { type: 'stream', to: 'quiet', topic: 'c', content: 'x' });
+  assert.equal((await cal.post('/mark_stream_as_read', { stream_id: (await cal.get('/get_stream_id', { stream: 'quiet' })).body.stream_id })).status, 200);
+  const q2 = await openQueue(cal, ['update_message_flags']);
+  assert.equal((await cal.delete('/users/me/subscriptions', { subscriptions: ['quiet'] })).status, 200);
+  assert.deepEqual(await queuedEvents(cal, q2), []);
+});
+
 test('topics: newest first, with max_id, the empty topic by its display name', async () => {
   await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'topical' }], principals: [bob.userId] });
   const id = (await bob.get('/get_stream_id', { stream: 'topical' })).body.stream_id;

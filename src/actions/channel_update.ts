@@ -111,13 +111,12 @@ async function checkChannelUpdate(services: Services, caller: User, realm: Realm
   if (!canAdminister) throw new NotAllowed('You do not have permission to administer this channel.');
   // Changing a private channel's permissions needs content access (an administrator must be
   // subscribed), except for the settings the founding document lets metadata access change. Its
-  // name and description are not permissions: as Zulip's update_stream_backend, metadata access
-  // (an organization or channel administrator) may change them.
+  // name, description and topics policy are not permissions: as Zulip's update_stream_backend,
+  // metadata access (an organization or channel administrator) may change them.
   const needsContent =
     u.isPrivate !== undefined ||
     u.isWebPublic !== undefined ||
     u.historyPublicToSubscribers !== undefined ||
-    u.topicsPolicy !== undefined ||
     Object.keys(u.groupSettings).some((k) => !METADATA_ONLY.has(k as StreamGroupSetting));
   // Zulip's text for the changes that need content access; the caller may administer the channel,
   // so it sees the channel anyway.
@@ -155,13 +154,18 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
     // Zulip's do_change_stream_message_retention_days runs (event and notice) even for the same value.
     changes.message_retention_days = u.messageRetentionDays;
   }
+  // Zulip's validate_topics_policy asks can_set_topics_policy of any policy but inherit, changed or not.
+  if (u.topicsPolicy !== undefined && u.topicsPolicy !== 'inherit' && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) {
+    throw new NotAllowed('Insufficient permission');
+  }
   if (u.topicsPolicy !== undefined && u.topicsPolicy !== stream.topics_policy) {
     if (u.topicsPolicy === 'empty_topic_only' && (await channelHasNamedTopic(db, stream.id))) {
       throw new BadRequest('To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.');
     }
     changes.topics_policy = u.topicsPolicy;
   }
-  if (u.folderId !== undefined && u.folderId !== stream.folder_id) {
+  // do_change_stream_folder runs (its event too) whenever folder_id is given, even unchanged.
+  if (u.folderId !== undefined) {
     if (u.folderId !== null) {
       const folder = await getChannelFolder(db, realm.id, u.folderId);
       if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');

@@ -99,6 +99,12 @@ export interface SubscribeRequest {
   channels: ChannelSpec[];
   /** Users to subscribe; undefined or empty means the caller. */
   principals: User[] | undefined;
+  /**
+   * Principals as the request names them (ids or addresses), looked up only once the channels are
+   * checked, as Zulip's add_subscriptions_backend does (bulk_principals_to_user_profiles comes
+   * after list_to_streams and the authorization checks); takes the place of `principals`.
+   */
+  namedPrincipals?: { raw: Array<number | string>; lookup: () => Promise<User[]> };
   /** POST /channels/create: exactly `principals`, even none. */
   exactPrincipals?: boolean;
   authorizationErrorsFatal: boolean;
@@ -229,10 +235,13 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   const o = req.options;
   if (caller.role === ROLE.guest) throw new NotAllowed('Not allowed for guest users');
   let graph = await cache.groupGraph(realm.id);
-  const principals = req.exactPrincipals ? (req.principals ?? []) : req.principals?.length ? req.principals : [caller];
-  const subscribingOthers = principals.some((p) => p.id !== caller.id);
+  let principals = req.exactPrincipals ? (req.principals ?? []) : req.principals?.length ? req.principals : [caller];
+  // Zulip's is_subscribing_other_users compares each principal with the caller's id, so an address
+  // (even the caller's own) counts as someone else.
+  const named = req.namedPrincipals;
+  const subscribingOthers = named ? named.raw.some((p) => p !== caller.id) : principals.some((p) => p.id !== caller.id);
 
-  const named = req.channels.map((spec) => ({ ...spec, name: validateChannelName(spec.name) }));
+  const specs = req.channels.map((spec) => ({ ...spec, name: validateChannelName(spec.name) }));
   if (o.topicsPolicy !== undefined && o.topicsPolicy !== 'inherit' && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) {
     throw new NotAllowed('Insufficient permission');
   }
@@ -241,7 +250,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
   }
 
-  const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, named);
+  const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, specs);
   // Groups the channels' settings or the request name that the cached graph lacks (made in another
   // process a moment ago) are read; when it has them all this costs no query.
   const requested = idsNamedBy(Object.values(o.groupSettings));
@@ -265,6 +274,7 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   }
   if (unauthorized.length && req.authorizationErrorsFatal) throw new BadRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
   if (cannotAdd) throw new NotAllowed('Insufficient permission');
+  if (named) principals = subscribingOthers ? await named.lookup() : [caller];
 
   const users = await cache.usersIncluding(realm.id, requested.userIds);
   const sendMessages = req.sendNewSubscriptionMessages ?? true;

@@ -10,6 +10,7 @@ import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { userSettingsOf } from '../lib/user_settings.js';
 import { check } from '../lib/params.js';
+import { MAX_MESSAGE_LENGTH, normalizeContent, truncateTopic } from '../lib/message_text.js';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 60;
 
@@ -17,38 +18,62 @@ export function requireDraftSync(user: User): void {
   if (!userSettingsOf(user.settings).enable_drafts_synchronization) throw new BadRequest('User has disabled synchronizing drafts.');
 }
 
-/** Shape check of one draft object as a client sends it. */
+const DRAFT_KEYS: ReadonlySet<string> = new Set(['type', 'to', 'topic', 'content', 'timestamp']);
+
+/**
+ * Shape check of one draft object as a client sends it, as Zulip's DraftData model: `type` one of
+ * three literals, `content` not blank (and stripped), `timestamp` any number, no other keys.
+ */
 export function parseDraft(v: unknown, name: string): { type: string; to: number[]; topic: string; content: string; timestamp?: number } {
   const o = check.object(v, name);
   for (const key of ['type', 'to', 'topic', 'content']) if (!(key in o)) throw new BadRequest(`${name}["${key}"] is missing`);
-  const type = check.str(o.type, `${name}["type"]`);
-  if (type !== '' && type !== 'stream' && type !== 'private') throw new BadRequest(`${name}["type"] is not an allowed_type`);
+  const type = o.type;
+  if (type !== '' && type !== 'stream' && type !== 'private') throw new BadRequest(`Invalid ${name}["type"]`);
   const to = check.intList(o.to, `${name}["to"]`);
   const topic = check.str(o.topic, `${name}["topic"]`);
-  const content = check.str(o.content, `${name}["content"]`);
-  const timestamp = o.timestamp === undefined || o.timestamp === null ? undefined : check.int(o.timestamp, `${name}["timestamp"]`);
+  // RequiredStringConstraint: stripped, and blank is refused.
+  const content = check.str(o.content, `${name}["content"]`).trim();
+  if (!content) throw new BadRequest(`${name}["content"] cannot be blank`);
+  let timestamp: number | undefined;
+  if (o.timestamp !== undefined && o.timestamp !== null) {
+    if (typeof o.timestamp !== 'number' || !Number.isFinite(o.timestamp)) throw new BadRequest(`${name}["timestamp"] is not a number`);
+    timestamp = o.timestamp;
+  }
+  for (const key of Object.keys(o)) if (!DRAFT_KEYS.has(key)) throw new BadRequest(`Argument "${key}" at ${name}["${key}"] is unexpected`);
   return timestamp === undefined ? { type, to, topic, content } : { type, to, topic, content, timestamp };
 }
 
-/** The rules Zulip applies to a draft's recipients and text; returns the draft to store. */
+/**
+ * A direct message draft's `to` as Zulip's Draft.to_dict reads it back from the recipient: the
+ * other participants in id order, or the user alone for a draft to oneself.
+ */
+function draftRecipients(user: User, to: number[]): number[] {
+  const others = [...new Set(to)].filter((id) => id !== user.id).sort((a, b) => a - b);
+  return others.length ? others : [user.id];
+}
+
+/** The rules of Zulip's further_validated_draft_dict; returns the draft to store. */
 async function validateDraft(services: Services, user: User, d: ReturnType<typeof parseDraft>): Promise<NewDraft> {
-  if (d.content.includes('\u0000')) throw new BadRequest('Content must not contain null bytes');
+  const content = normalizeContent(d.content);
   if (d.timestamp !== undefined && d.timestamp < 0) throw new BadRequest('Timestamp must not be negative.');
-  const timestamp = d.timestamp ?? nowSeconds();
+  // Drafts report whole seconds (Draft.to_dict's int()).
+  const timestamp = d.timestamp === undefined ? nowSeconds() : Math.floor(d.timestamp);
   if (d.type === 'stream') {
-    if (d.topic.includes('\u0000')) throw new BadRequest('Topic must not contain null bytes');
+    const topic = truncateTopic(d.topic);
+    if (topic.includes('\u0000')) throw new BadRequest('Topic must not contain null bytes');
     if (d.to.length !== 1) throw new BadRequest('Must specify exactly 1 channel ID for channel messages');
     const stream = await getStream(services.database.db, user.realm_id, d.to[0]!);
     const graph = await services.cache.groupGraph(user.realm_id);
     if (!stream || !channelAccess(graph, user, stream, await isSubscribed(services.database.db, user.id, stream.id)).content) throw new InvalidStreamId();
-    return { type: 'stream', to: [stream.id], topic: d.topic, content: d.content, timestamp };
+    return { type: 'stream', to: [stream.id], topic, content, timestamp };
   }
-  if (d.type === 'private') {
+  // A direct message draft with no recipients has none, and reads back as type "".
+  if (d.type === 'private' && d.to.length) {
     const users = await services.cache.usersIncluding(user.realm_id, d.to);
     for (const id of d.to) if (!users.get(id)?.is_active) throw new BadRequest(`Invalid user ID ${id}`);
-    return { type: 'private', to: [...new Set(d.to)].sort((a, b) => a - b), topic: '', content: d.content, timestamp };
+    return { type: 'private', to: draftRecipients(user, d.to), topic: '', content, timestamp };
   }
-  return { type: '', to: [], topic: '', content: d.content, timestamp };
+  return { type: '', to: [], topic: '', content, timestamp };
 }
 
 export async function createDrafts(services: Services, user: User, drafts: ReturnType<typeof parseDraft>[]): Promise<{ ids: number[] }> {
@@ -86,12 +111,19 @@ export async function removeDraft(services: Services, user: User, id: number): P
 
 // ---- saved snippets ----
 
+/**
+ * As the StringConstraints of Zulip's create_saved_snippet and edit_saved_snippet: each text is
+ * stripped first, then must be non-blank and within its limit (code points).
+ */
 function validateSnippetText(title: string | undefined, content: string | undefined): void {
-  if (title !== undefined) {
-    if (!title.trim()) throw new BadRequest('Title cannot be empty.');
-    if (title.length > MAX_SNIPPET_TITLE_LENGTH) throw new BadRequest(`Title is too long (limit: ${MAX_SNIPPET_TITLE_LENGTH} characters).`);
-  }
-  if (content !== undefined && !content.trim()) throw new BadRequest('Content cannot be empty.');
+  const check = (value: string | undefined, name: string, max: number) => {
+    if (value === undefined) return;
+    const stripped = value.trim();
+    if (!stripped) throw new BadRequest(`${name} cannot be blank`);
+    if ([...stripped].length > max) throw new BadRequest(`${name} is too long (limit: ${max} characters)`);
+  };
+  check(title, 'title', MAX_SNIPPET_TITLE_LENGTH);
+  check(content, 'content', MAX_MESSAGE_LENGTH);
 }
 
 export async function createSnippet(services: Services, user: User, title: string, content: string): Promise<{ saved_snippet_id: number }> {

@@ -4,6 +4,7 @@ import type { User } from '../store/users.js';
 import { ApiError, BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
+import type { Executor } from '../store/db.js';
 import type { NavigationView } from '../store/navigation_views.js';
 import { deleteNavigationView, findNavigationView, insertNavigationView, listNavigationViewRows, updateNavigationViewRow } from '../store/navigation_views.js';
 
@@ -22,6 +23,8 @@ export const BUILT_IN_VIEWS: ReadonlySet<string> = new Set([
 ]);
 
 const NOT_FOUND_MSG = 'Navigation view does not exist.';
+const ALREADY_EXISTS_MSG = 'Navigation view already exists.';
+const BUILT_IN_NAMED_MSG = 'Built-in views cannot have a custom name.';
 const MAX_NAME_LENGTH = 60;
 /**
  * Zulip sets no limit on a view's fragment, but it is a key of a unique index, which PostgreSQL
@@ -33,42 +36,54 @@ export async function listNavigationViews(services: Services, user: User): Promi
   return listNavigationViewRows(services.database.db, user.id);
 }
 
-function checkName(fragment: string, name: string | undefined | null): string | null {
-  if (BUILT_IN_VIEWS.has(fragment)) {
-    if (name !== undefined && name !== null) throw new BadRequest('Built-in views cannot have a custom name');
-    return null;
-  }
-  if (name === undefined || name === null || !name.trim()) throw new BadRequest('Custom views must have a name');
-  if (name.length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
-  return name.trim();
+/** A name as Zulip's views parse it (stripped; blank refused before anything else). */
+function parsedName(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const trimmed = name.trim();
+  if (!trimmed) throw new BadRequest('name cannot be blank');
+  if (trimmed.length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
+  return trimmed;
 }
 
-export async function addNavigationView(services: Services, user: User, fragment: string, isPinned: boolean, name: string | undefined): Promise<void> {
+/** Zulip's add_navigation_view and update_navigation_view refuse a name another view of the user has (or this one already has). */
+async function refuseTakenName(db: Executor, userId: number, name: string | undefined): Promise<void> {
+  if (name !== undefined && (await listNavigationViewRows(db, userId)).some((v) => v.name === name)) throw new BadRequest(ALREADY_EXISTS_MSG);
+}
+
+export async function addNavigationView(services: Services, user: User, fragment: string, isPinned: boolean, rawName: string | undefined): Promise<void> {
   const f = fragment.trim();
   if (!f) throw new BadRequest('fragment cannot be blank');
-  const finalName = checkName(f, name);
+  const name = parsedName(rawName);
+  if (BUILT_IN_VIEWS.has(f)) {
+    if (name !== undefined) throw new BadRequest(BUILT_IN_NAMED_MSG);
+  } else if (name === undefined) {
+    throw new BadRequest('Custom views must have a valid name.');
+  }
+  const finalName = name ?? null;
   await onConflict(services.database.transaction(async (tx, onCommit) => {
-    if (await findNavigationView(tx, user.id, f)) throw new BadRequest('Navigation view already exists.');
+    if (await findNavigationView(tx, user.id, f)) throw new BadRequest(ALREADY_EXISTS_MSG);
+    await refuseTakenName(tx, user.id, name);
     await insertNavigationView(tx, user.id, { fragment: f, is_pinned: isPinned, name: finalName });
     publishAfterCommit(services, onCommit, {
       realmId: user.realm_id,
       userIds: [user.id],
       event: { type: 'navigation_view', op: 'add', navigation_view: { fragment: f, is_pinned: isPinned, name: finalName } },
     });
-  }), () => new BadRequest('Navigation view already exists.'));
+  }), () => new BadRequest(ALREADY_EXISTS_MSG));
 }
 
-export async function updateNavigationView(services: Services, user: User, fragment: string, isPinned: boolean | undefined, name: string | undefined): Promise<void> {
+export async function updateNavigationView(services: Services, user: User, fragment: string, isPinned: boolean | undefined, rawName: string | undefined): Promise<void> {
+  const name = parsedName(rawName);
   const builtIn = BUILT_IN_VIEWS.has(fragment);
-  if (builtIn && name !== undefined) throw new BadRequest('Built-in views cannot have a custom name');
+  if (builtIn && name !== undefined) throw new BadRequest(BUILT_IN_NAMED_MSG);
   await services.database.transaction(async (tx, onCommit) => {
+    // As Zulip's update_navigation_view: a name in use is refused before the view is looked up.
+    await refuseTakenName(tx, user.id, name);
     const current = await findNavigationView(tx, user.id, fragment);
     if (!current && !builtIn) throw new ApiError(NOT_FOUND_MSG, 'NOT_FOUND', 404);
-    if (name !== undefined && !name.trim()) throw new BadRequest('Custom views must have a name');
-    if (name !== undefined && name.trim().length > MAX_NAME_LENGTH) throw new BadRequest(`Name too long (limit: ${MAX_NAME_LENGTH} characters)`);
     const data: { is_pinned?: boolean; name?: string } = {};
     if (isPinned !== undefined) data.is_pinned = isPinned;
-    if (name !== undefined) data.name = name.trim();
+    if (name !== undefined) data.name = name;
     if (!current) {
       // A built-in view gets its override row the first time it is changed.
       await insertNavigationView(tx, user.id, { fragment, is_pinned: isPinned ?? true, name: null });

@@ -10,6 +10,7 @@ import {
   deleteScheduled,
   dueScheduled,
   getPendingScheduled,
+  getSendersScheduled,
   insertScheduled,
   listPendingScheduled,
   updateScheduled,
@@ -37,16 +38,19 @@ export interface ScheduleRequest {
 }
 
 const NOT_FOUND = 'Scheduled message does not exist';
+const ALREADY_SENT = 'Scheduled message was already sent';
 
+/**
+ * Zulip's extract_stream_id and extract_direct_message_recipient_ids: a channel is one id (a list,
+ * even of one, is refused), direct-message recipients a list.
+ */
 function targetOf(type: ScheduledType, to: number | number[], topic: string | undefined): SendTarget {
   if (type === 'stream') {
-    if (Array.isArray(to)) {
-      if (to.length !== 1) throw new BadRequest('Invalid channel ID');
-      return { kind: 'stream', streamId: to[0], topic };
-    }
+    if (Array.isArray(to)) throw new BadRequest('Invalid data type for channel ID');
     return { kind: 'stream', streamId: to, topic };
   }
-  return { kind: 'direct', userIds: Array.isArray(to) ? to : [to] };
+  if (!Array.isArray(to)) throw new BadRequest('Invalid data type for recipients');
+  return { kind: 'direct', userIds: [...new Set(to)] };
 }
 
 const NOT_IN_FUTURE = 'Scheduled delivery time must be in the future.';
@@ -98,14 +102,17 @@ export interface ScheduleEdit {
 }
 
 export async function editScheduledMessage(services: Services, sender: User, realm: Realm, id: number, edit: ScheduleEdit, clientName: string): Promise<void> {
-  const current = await getPendingScheduled(services.database.db, sender.id, id);
+  // Zulip's update_scheduled_message_backend checks the new time before edit_scheduled_message
+  // looks the message up (access_scheduled_message finds it even once sent).
+  if (edit.scheduledTimestamp !== undefined) checkFuture(edit.scheduledTimestamp);
+  const current = await getSendersScheduled(services.database.db, sender.id, id);
   if (!current) throw new ResourceNotFound(NOT_FOUND);
+  if (current.delivered) throw new BadRequest(ALREADY_SENT);
   const currentType: ScheduledType = current.recipient_type === 'stream' ? 'stream' : 'direct';
   // A type comes with its recipients (and a channel with its topic): the route checked both.
   const type = edit.type ?? currentType;
   // A message that failed to send must be given a new time; Zulip refuses with the past-time text.
   if (current.failed && edit.scheduledTimestamp === undefined) throw new BadRequest(NOT_IN_FUTURE);
-  if (edit.scheduledTimestamp !== undefined) checkFuture(edit.scheduledTimestamp);
   const to = edit.to ?? (currentType === 'stream' ? current.stream_id! : current.to_user_ids);
   const topic = type === 'stream' ? (edit.topic ?? current.topic) : undefined;
   // The edited message must still be one the sender may send.
@@ -115,6 +122,10 @@ export async function editScheduledMessage(services: Services, sender: User, rea
     clientName,
   });
   await services.database.transaction(async (tx, onCommit) => {
+    // Delivered (or deleted) since it was read above: edit_scheduled_message's race check, inside the write.
+    const locked = await getSendersScheduled(tx, sender.id, id);
+    if (!locked) throw new ResourceNotFound(NOT_FOUND);
+    if (locked.delivered) throw new BadRequest(ALREADY_SENT);
     const fields = {
       ...recipientFields(prepared),
       scheduled_timestamp: edit.scheduledTimestamp ?? current.scheduled_timestamp,

@@ -10,7 +10,9 @@ import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { peerEventBatches, usersWhoCanSee } from '../shapes/channels.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
-import type { ConfabEvent } from '../events/types.js';
+import { readFlagsEvent, type ConfabEvent } from '../events/types.js';
+import { unreadMessageIds } from '../store/unreads.js';
+import { setReadFlag } from '../store/messages.js';
 
 /**
  * Who may remove a subscriber (the founding document's three rules): organization administrators
@@ -117,6 +119,18 @@ export async function prepareUnsubscribe(
     }
     for (const b of peerEventBatches(streams, (id) => removedBy.get(id), viewersOf)) {
       publish(b.peers, { type: 'subscription', op: 'peer_remove', stream_ids: b.streamIds, user_ids: b.userIds });
+    }
+    // Zulip's send_subscription_remove_events then queues mark_stream_messages_as_read: a leaver's
+    // unread messages in each channel left become read (do_mark_stream_messages_as_read, one flags
+    // event per channel that had any).
+    for (const target of targets) {
+      for (const stream of streams) {
+        if (!removedBy.get(stream.id)?.includes(target.id)) continue;
+        const ids = await unreadMessageIds(tx, services.database.dialect, target.id, { streamId: stream.id });
+        if (!ids.length) continue;
+        await setReadFlag(tx, target.id, ids);
+        publish([target.id], readFlagsEvent(ids));
+      }
     }
     return { removed, not_removed: notRemoved };
   };

@@ -21,6 +21,11 @@ export function normalizeContent(raw: string): string {
   return truncate(content, MAX_MESSAGE_LENGTH, '\n[message truncated]');
 }
 
+/** Zulip's truncate_topic alone (drafts keep their topic as typed otherwise). */
+export function truncateTopic(topic: string): string {
+  return truncate(topic, MAX_TOPIC_LENGTH, '...');
+}
+
 export function normalizeTopic(raw: string): string {
   let topic = raw.trim();
   if (topic === '(no topic)' || topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';

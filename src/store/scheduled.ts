@@ -30,12 +30,17 @@ export async function insertScheduled(db: Executor, m: NewScheduled): Promise<nu
 
 /** A sender's scheduled message (or, with `reminder`, reminder) that has not been sent yet. */
 export async function getPendingScheduled(db: Executor, senderId: number, id: number, reminder = false): Promise<ScheduledMessage | undefined> {
+  const m = await getSendersScheduled(db, senderId, id, reminder);
+  return m && !m.delivered ? m : undefined;
+}
+
+/** A sender's scheduled message (or, with `reminder`, reminder), sent or not. */
+export async function getSendersScheduled(db: Executor, senderId: number, id: number, reminder = false): Promise<ScheduledMessage | undefined> {
   const r = await db
     .selectFrom('scheduled_messages')
     .selectAll()
     .where('id', '=', id)
     .where('sender_id', '=', senderId)
-    .where('delivered', '=', false)
     .where('reminder_target_message_id', reminder ? 'is not' : 'is', null)
     .executeTakeFirst();
   return r ? fromRow(r) : undefined;

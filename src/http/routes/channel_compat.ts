@@ -16,6 +16,7 @@ import {
   subscriptionStatus,
   updateOwnSubscriptions,
 } from '../../actions/channel_compat.js';
+import { updateSubscriptionProperties } from '../../actions/subscription_properties.js';
 import { channelOptionParams, channelSpecs, resolvePrincipals } from './channels.js';
 
 /** The options of a channel made by a request that gives none (the legacy PATCH). */
@@ -54,6 +55,17 @@ export function registerChannelCompatRoutes(r: Router): void {
     if (streamId !== undefined && streamName !== undefined) throw new BadRequest("Please choose one: 'stream' or 'stream_id'.");
     if (op !== 'add' && op !== 'remove') throw new BadRequest('Invalid op');
     await legacyMuteTopic(services, user, realm, streamId !== undefined ? { id: streamId } : { name: streamName! }, topic, op);
+    return {};
+  });
+
+  // Zulip's update_subscriptions_property: one change of POST /users/me/subscriptions/properties,
+  // with `value` read as a JSON boolean when it is one and as text otherwise ("#c2c2c2").
+  r.patch('/users/me/subscriptions/{stream_id}', async (ctx) => {
+    const streamId = pathInt(ctx, 'stream_id', () => new InvalidStreamId());
+    const property = ctx.params.str('property');
+    const raw = ctx.params.str('value');
+    const value = raw === 'true' ? true : raw === 'false' ? false : raw;
+    await updateSubscriptionProperties(ctx.services, ctx.user, [{ stream_id: streamId, property, value }]);
     return {};
   });
 

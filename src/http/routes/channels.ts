@@ -76,22 +76,34 @@ export function channelSpecs(v: unknown, name: string): ChannelSpec[] {
 
 /**
  * principals: a list of user ids or one of emails (not mixed); every one an active user of the
- * organization. Anything else is Zulip's "No such user", whichever organization it belongs to.
+ * organization. As Zulip's bulk_access_users_by_id / _by_email: any not found here (whichever
+ * organization it belongs to) is "No such user"; then a deactivated one is "User is deactivated".
  */
 export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
+  return lookUpPrincipals(ctx, principalList(raw));
+}
+
+/** The shape check of principals (a parameter's type, checked before anything else). */
+export function principalList(raw: unknown): number[] | string[] {
   if (!Array.isArray(raw)) throw new BadRequest('principals is not a list');
   const ints = raw.every((p) => typeof p === 'number' && Number.isSafeInteger(p));
   const strs = raw.every((p) => typeof p === 'string');
   if (!ints && !strs) throw new BadRequest('principals is not a list of user IDs or a list of emails');
+  return raw as number[] | string[];
+}
+
+async function lookUpPrincipals(ctx: AuthedContext, raw: number[] | string[]): Promise<User[]> {
+  const ints = raw.every((p) => typeof p === 'number');
   const users = ints ? await ctx.services.cache.usersIncluding(ctx.realm.id, raw as number[]) : await ctx.services.cache.users(ctx.realm.id);
   const byEmail = ints ? undefined : usersByAddress(users.values(), ctx.user, ctx.services.emailDomains);
   const out = new Map<number, User>();
   for (const p of raw as Array<number | string>) {
     // An address the cached users lack is looked up in the database (a user made elsewhere).
     const user = typeof p === 'number' ? users.get(p) : await userAtAddress(ctx.services, ctx.user, p, byEmail);
-    if (!user || !user.is_active) throw new NoSuchUser();
+    if (!user) throw new NoSuchUser();
     out.set(user.id, user);
   }
+  if ([...out.values()].some((u) => !u.is_active)) throw new BadRequest('User is deactivated');
   return [...out.values()];
 }
 
@@ -126,12 +138,12 @@ export function registerChannelRoutes(r: Router): void {
   r.post('/users/me/subscriptions', async (ctx) => {
     const { params, services, user, realm } = ctx;
     const channels = params.json('subscriptions', channelSpecs);
-    const principalsRaw = params.optJson('principals', (v) => v);
-    const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
     const options = channelOptionParams(params);
+    const raw = params.optJson('principals', principalList);
     return subscribeToChannels(services, user, realm, {
       channels,
-      principals,
+      principals: undefined,
+      namedPrincipals: raw && { raw, lookup: () => lookUpPrincipals(ctx, raw) },
       authorizationErrorsFatal: params.bool('authorization_errors_fatal', true),
       sendNewSubscriptionMessages: params.bool('send_new_subscription_messages', true),
       announce: params.bool('announce', false),
@@ -143,7 +155,8 @@ export function registerChannelRoutes(r: Router): void {
     const names = ctx.params.json('subscriptions', check.strList);
     const principalsRaw = ctx.params.optJson('principals', (v) => v);
     const principals = principalsRaw === undefined ? undefined : await resolvePrincipals(ctx, principalsRaw);
-    return unsubscribe(ctx.services, ctx.user, ctx.realm, names, principals);
+    // Zulip's remove_subscriptions_backend tests `if principals:`, so an empty list means oneself.
+    return unsubscribe(ctx.services, ctx.user, ctx.realm, names, principals?.length ? principals : undefined);
   });
 
   r.post('/users/me/subscriptions/properties', async ({ params, services, user }) => {
@@ -207,7 +220,8 @@ export function registerChannelRoutes(r: Router): void {
     const folderId = params.optJson('folder_id', folderIdValue);
     const retention = jsonOrBareString(params, 'message_retention_days');
     await updateChannel(ctx.services, ctx.user, ctx.realm, id, {
-      description: params.optStr('description'),
+      // Zulip's update_stream_backend bounds it as a parameter, before the channel is looked up.
+      description: params.optStr('description', { max: MAX_CHANNEL_DESCRIPTION_LENGTH }),
       newName: params.optStr('new_name'),
       isPrivate: params.optBool('is_private'),
       isWebPublic: params.optBool('is_web_public'),
