@@ -21,11 +21,6 @@ export function normalizeContent(raw: string): string {
   return truncate(content, MAX_MESSAGE_LENGTH, '\n[message truncated]');
 }
 
-/** Zulip's truncate_topic alone (drafts keep their topic as typed otherwise). */
-export function truncateTopic(topic: string): string {
-  return truncate(topic, MAX_TOPIC_LENGTH, '...');
-}
-
 export function normalizeTopic(raw: string): string {
   let topic = raw.trim();
   if (topic === '(no topic)' || topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
@@ -41,7 +36,7 @@ export function checkTopicCharacters(topic: string): void {
   }
 }
 
-/** Zulip's truncate_topic: over 60 code points, the first 57 and "...". */
+/** Zulip's truncate_topic: over 60 code points, the first 57 and "..." (also for drafts and edits, which keep the topic as typed otherwise). */
 export function truncateTopic(topic: string): string {
   return truncate(topic, MAX_TOPIC_LENGTH, '...');
 }
