@@ -38,7 +38,12 @@ function workerPids(): number[] {
       return false;
     }
   };
-  return [...primary.output().matchAll(/Confab worker (\d+) serving/g)].map((m) => Number(m[1])).filter(alive);
+  // The primary's own word first: a pid is reused soon on a busy machine (pid_max is 32,768 here),
+  // so a worker that exited long ago could look alive as some other process, and be stopped or
+  // killed by these tests in its place.
+  const out = primary.output();
+  const exited = new Set([...out.matchAll(/worker (\d+) exited/g)].map((m) => Number(m[1])));
+  return [...out.matchAll(/Confab worker (\d+) serving/g)].map((m) => Number(m[1])).filter((pid) => !exited.has(pid) && alive(pid));
 }
 
 async function start(databaseUrl: string): Promise<Primary> {
