@@ -1,6 +1,6 @@
 // What a fourth walk through the client found: the Inbox listing muted channels' and muted
-// topics' conversations that the unread counts leave out, and a topic unmuted inside a muted
-// channel showing in the combined feed only when loaded afresh.
+// topics' conversations that the unread counts leave out, a topic unmuted inside a muted channel
+// showing in the combined feed only when loaded afresh, and a sender's run going on across days.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loggedIn, makeChannel, screenshot, testScene } from './harness.js';
@@ -50,6 +50,37 @@ test('a topic unmuted in a muted channel shows its new messages in the combined 
     await s.bob.api.post('/messages', { type: 'stream', to: quiet, topic: 'kept', content: 'live in the unmuted topic' });
     await msg('live in the unmuted topic').waitFor({ timeout: 5000 });
     assert.equal(await msg('live in a muted').count(), 0);
+  } finally {
+    await a.context.close();
+  }
+});
+
+test("a sender's run restarts at a new day, with a date divider between the days", async () => {
+  for (const content of ['day one a', 'day one b', 'day two a', 'day two b']) await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'days', content });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, { width: 390, height: 844 }, undefined, { hasTouch: true, isMobile: true });
+  try {
+    // The server dates messages as they are sent: the first two are moved three days back as the
+    // client receives them.
+    const threeDays = 3 * 86400;
+    await a.page.route('**/api/v1/messages?**', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      for (const m of body.messages ?? []) if (String(m.content).includes('day one')) m.timestamp -= threeDays;
+      await route.fulfill({ response: res, json: body });
+    });
+    await a.page.goto(`${s.srv.url}/#narrow/channel/${s.general}-general/topic/days`);
+    const msg = (text: string) => a.page.getByRole('article').filter({ hasText: text });
+    await msg('day two b').waitFor({ timeout: 5000 });
+    const nameShown = (text: string) => msg(text).evaluate((el) => el.querySelector('.sender')!.getBoundingClientRect().width > 2);
+    assert.deepEqual(await Promise.all(['day one a', 'day one b', 'day two a', 'day two b'].map(nameShown)), [true, false, true, false]);
+    // One divider, between the days, saying which day the next messages are of.
+    const divider = a.page.locator('.date-divider');
+    assert.equal(await divider.count(), 1);
+    assert.equal((await divider.innerText()).trim(), 'Today');
+    const [b, d, c] = await Promise.all([msg('day one b').boundingBox(), divider.boundingBox(), msg('day two a').boundingBox()]);
+    assert.ok(b && d && c && b.y + b.height <= d.y + 1 && d.y + d.height <= c.y + 1, `the divider between the days (${JSON.stringify([b, d, c])})`);
+    assert.equal(await a.page.evaluate(() => document.documentElement.scrollWidth), 390);
+    await screenshot(a.page, 'walk4-date-divider');
   } finally {
     await a.context.close();
   }
