@@ -15,13 +15,20 @@ import { channelName, dmOthers, feed, feedState, Message, ownArrived, selectedId
 // recipient group has the same sender: as in Zulip, the name and avatar show once for the run.
 // A "/me" message neither continues a run nor is continued (Zulip's include_sender): its text
 // reads as a sentence after the name, and the message after it names its sender again.
-type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message; cont: boolean };
+// A day changing between two messages of a group puts a date divider between them and restarts
+// the run (Zulip's message list: want_date_divider, and the sender shown again).
+type Row = { kind: 'start'; key: string } | { kind: 'head'; key: string; m: Message } | { kind: 'date'; key: string; m: Message } | { kind: 'msg'; key: number; m: Message; cont: boolean };
 
 // First guesses of row heights (px) before a row is measured; measured heights replace them. Each
 // is the row's height as drawn (a one-line message): a guess off by some pixels moved the message
 // on screen by as much when a row inserted above it at the top of the feed was measured (a header
 // guessed 40 px, drawn 46). A message continuing its sender's run has no name line.
-const ESTIMATE = { start: 84, head: 46, msg: 60, cont: 30 } as const;
+const ESTIMATE = { start: 84, head: 46, date: 30, msg: 60, cont: 30 } as const;
+
+/** The local calendar day of a time, as a number that differs from one day to the next. */
+function dayOf(d: Date): number {
+  return d.getFullYear() * 10000 + d.getMonth() * 100 + d.getDate();
+}
 
 function recipientKey(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `d${Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort().join(',') : ''}`;
@@ -38,23 +45,44 @@ function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf
   }
   let prevKey = '';
   let prevSender = -1;
+  let prevDay = -1;
   let head = -1;
   for (const m of msgs) {
     const key = recipientKey(m);
-    const cont = key === prevKey && m.sender_id === prevSender && !m.is_me_message;
+    const day = dayOf(new Date(m.timestamp * 1000));
+    const cont = key === prevKey && day === prevDay && m.sender_id === prevSender && !m.is_me_message;
     if (key !== prevKey) {
       head = rows.length;
       // A header's key is its first message's: kept while that message stays first of its group.
       rows.push({ kind: 'head', key: `h${m.id}`, m });
       heads.push(head);
+    } else if (day !== prevDay) {
+      rows.push({ kind: 'date', key: `d${m.id}`, m });
+      heads.push(head);
     }
     prevKey = key;
+    prevDay = day;
     prevSender = m.is_me_message ? -1 : m.sender_id;
     rowOf.set(m.id, rows.length);
     rows.push({ kind: 'msg', key: m.id, m, cont });
     heads.push(head);
   }
   return { rows, headOf: Int32Array.from(heads), rowOf };
+}
+
+/** Zulip's date divider: "Today", "Yesterday", else the date (with its year when not this one's). */
+function DateDivider({ m }: { m: Message }) {
+  const when = new Date(m.timestamp * 1000);
+  const now = new Date();
+  const ago = dayOf(now) === dayOf(when) ? 0 : dayOf(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1)) === dayOf(when) ? 1 : 2;
+  const sameYear = when.getFullYear() === now.getFullYear();
+  const label = ago === 0 ? 'Today' : ago === 1 ? 'Yesterday' : when.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: sameYear ? undefined : 'numeric' });
+  const iso = `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, '0')}-${String(when.getDate()).padStart(2, '0')}`;
+  return (
+    <div class="date-divider">
+      <time dateTime={iso}>{label}</time>
+    </div>
+  );
 }
 
 function RecipientHeader({ m, pinned }: { m: Message; pinned?: boolean }) {
@@ -318,7 +346,7 @@ export function Feed() {
             const row = rows[it.index]!;
             return (
               <div key={row.key} class="vrow" data-index={it.index} ref={virt.measureElement} style={{ transform: `translateY(${it.start}px)` }}>
-                {row.kind === 'start' ? <p class="muted start">{startText}</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : <MemoMessage m={row.m} cont={row.cont} unreadNow={unreadMap.has(row.m.id)} />}
+                {row.kind === 'start' ? <p class="muted start">{startText}</p> : row.kind === 'head' ? <RecipientHeader m={row.m} /> : row.kind === 'date' ? <DateDivider m={row.m} /> : <MemoMessage m={row.m} cont={row.cont} unreadNow={unreadMap.has(row.m.id)} />}
               </div>
             );
           })}

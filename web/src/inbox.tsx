@@ -1,11 +1,11 @@
-// The Inbox (the conversations with unread messages) and Recent conversations (the newest 200
-// messages' conversations) views.
+// The Inbox (the conversations with unread messages, as the unread counts count them) and Recent
+// conversations (the newest 200 messages' conversations) views.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { fetchTopics } from './feed_loading';
 import { MarkAllRead } from './markread';
 import { dmHash, topicHash } from './narrow';
-import { channelName, me, subs, topicsByStream, unreadCounts, userName } from './state';
+import { channelName, me, subs, topicInHome, topicsByStream, unreadCounts, userName } from './state';
 import { UnreadCount } from './unread_count';
 
 export function Inbox() {
@@ -14,7 +14,9 @@ export function Inbox() {
   for (const [key, n] of counts.topics) {
     const [sid, topic] = key.split('\u0000') as [string, string];
     const streamId = Number(sid);
-    if (!subs.value.has(streamId)) continue;
+    // As Zulip's Inbox (its default "unmuted topics" filter): only subscribed channels, without
+    // muted topics, and without a muted channel's topics unless unmuted or followed.
+    if (!subs.value.has(streamId) || !topicInHome(streamId, topic)) continue;
     const real = (topicsByStream.value.get(streamId) ?? []).find((t) => t.name.toLowerCase() === topic)?.name ?? topic;
     rows.push({ href: topicHash(streamId, channelName(streamId), real), label: `${channelName(streamId)} › ${real}`, n });
   }

@@ -6,7 +6,7 @@ import { fetchTopics, loadView, MAX_LIVE, trimFeed } from './feed_loading';
 import type { Term } from './narrow';
 import { goTo } from './navigator';
 import {
-  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics,
+  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics, unmutedTopics,
   presence, ready, realm, replaceMessage, setUnread, subs, Subscription, topicKey, topicsByStream, typing, unread, UnreadInfo,
   unreadInfoOf, updateFeed, User, users, userSettings, view,
 } from './state';
@@ -75,8 +75,10 @@ function applyRegister(s: any): void {
     drafts.value = new Map((s.drafts ?? []).map((d: Draft) => [d.id, d]));
     realmSettings.value = Object.fromEntries(Object.entries(s).filter(([k]) => k.startsWith('realm_')));
     const muted = new Set<string>();
-    for (const t of s.user_topics ?? []) if (t.visibility_policy === 1) muted.add(topicKey(t.stream_id, t.topic_name));
+    const unmuted = new Set<string>();
+    for (const t of s.user_topics ?? []) (t.visibility_policy === 1 ? muted : t.visibility_policy >= 2 ? unmuted : null)?.add(topicKey(t.stream_id, t.topic_name));
     mutedTopics.value = muted;
+    unmutedTopics.value = unmuted;
     const un = new Map<number, UnreadInfo>();
     const mentions = new Set<number>(s.unread_msgs?.mentions ?? []);
     for (const st of s.unread_msgs?.streams ?? []) for (const id of st.unread_message_ids) un.set(id, { stream_id: st.stream_id, topic: st.topic, mentioned: mentions.has(id) });
@@ -356,11 +358,17 @@ function handleEvent(ev: any): void {
       if (ev.property) userSettings.value = { ...userSettings.value, [ev.property]: ev.value };
       break;
     case 'user_topic': {
-      const next = new Set(mutedTopics.value);
       const key = topicKey(ev.stream_id, ev.topic_name);
-      if (ev.visibility_policy === 1) next.add(key);
-      else next.delete(key);
-      mutedTopics.value = next;
+      const muted = new Set(mutedTopics.value);
+      const unmuted = new Set(unmutedTopics.value);
+      muted.delete(key);
+      unmuted.delete(key);
+      if (ev.visibility_policy === 1) muted.add(key);
+      else if (ev.visibility_policy >= 2) unmuted.add(key);
+      batch(() => {
+        mutedTopics.value = muted;
+        unmutedTopics.value = unmuted;
+      });
       reloadCombinedFeed();
       break;
     }

@@ -100,6 +100,9 @@ export const subs = signal(new Map<number, Subscription>());
 export const allStreams = signal(new Map<number, { stream_id: number; name: string; description: string; invite_only: boolean; is_archived?: boolean; subscriber_count?: number }>());
 export const userSettings = signal<Record<string, unknown>>({});
 export const mutedTopics = signal(new Set<string>());
+// Topics unmuted or followed (visibility policy 2 or 3): in a muted channel, they still show in
+// the combined feed, the Inbox and the unread counts (Zulip's is_topic_unmuted_or_followed).
+export const unmutedTopics = signal(new Set<string>());
 export const connection = signal<Connection>('loading');
 export const ready = signal(false);
 
@@ -125,6 +128,16 @@ export function topicKey(streamId: number, topic: string): string {
   return `${streamId}\u0000${topic.toLowerCase()}`;
 }
 
+/**
+ * Whether a channel's topic is part of the combined feed (Zulip's in:home), the Inbox and the
+ * unread counts: not a muted topic, and not in a muted channel unless the topic is unmuted or followed.
+ */
+export function topicInHome(streamId: number, topic: string): boolean {
+  const key = topicKey(streamId, topic);
+  if (mutedTopics.value.has(key)) return false;
+  return !subs.value.get(streamId)?.is_muted || unmutedTopics.value.has(key);
+}
+
 /** The other people of a direct conversation, sorted, as the key of its unread count ("" for one's own). */
 export function dmKeyOf(userIds: number[]): string {
   const mine = me.value.user_id;
@@ -142,14 +155,12 @@ export const unreadCounts = computed(() => {
   const dms = new Map<string, number>();
   let mentions = 0;
   let total = 0;
-  const muted = mutedTopics.value;
-  const subsMap = subs.value;
   for (const info of unread.value.values()) {
     if (info.mentioned) mentions++;
     if (info.stream_id !== undefined) {
       const key = topicKey(info.stream_id, info.topic ?? '');
       topics.set(key, (topics.get(key) ?? 0) + 1);
-      if (muted.has(key) || subsMap.get(info.stream_id)?.is_muted) continue;
+      if (!topicInHome(info.stream_id, info.topic ?? '')) continue;
       streams.set(info.stream_id, (streams.get(info.stream_id) ?? 0) + 1);
       total++;
     } else if (info.dm !== undefined) {
@@ -196,7 +207,7 @@ export function unreadInfoOf(m: Message): UnreadInfo {
 /** Whether a message belongs in the terms of a narrow (for live insertion). Unknown terms: no. */
 export function matchesTerms(m: Message, terms: Term[]): boolean {
   // The combined feed (in:home, feed_loading.ts): not a muted channel's or topic's.
-  if (!terms.length) return m.type !== 'stream' || !(subs.value.get(m.stream_id!)?.is_muted || mutedTopics.value.has(topicKey(m.stream_id!, m.subject)));
+  if (!terms.length) return m.type !== 'stream' || topicInHome(m.stream_id!, m.subject);
   for (const t of terms) {
     let ok: boolean;
     switch (t.operator) {
