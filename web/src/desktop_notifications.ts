@@ -1,19 +1,20 @@
 // Desktop notifications for messages that arrive while the page is hidden.
 import type { Term } from './narrow';
 import { goTo } from './navigator';
-import { allStreams, dmOthers, me, Message, mutedTopics, subs, topicKey, unreadInfoOf, userSettings } from './state';
+import { allStreams, dmOthers, me, Message, subs, topicInHome, unreadInfoOf, userSettings } from './state';
 
 /**
  * Whether a message that arrived while the page is hidden asks for a desktop notification, as
  * Zulip's settings decide: direct messages and mentions by enable_desktop_notifications; channel
  * messages by the channel's own desktop_notifications, or enable_stream_desktop_notifications when
- * the channel has none; never for a muted channel or topic unless the message mentions one.
+ * the channel has none. Unless it mentions one, never a muted topic's message, nor a muted
+ * channel's unless its topic is unmuted or followed there (Zulip's message_is_notifiable).
  */
 function wantsDesktopNotification(m: Message): boolean {
   const settings = userSettings.value;
   if (m.type === 'private' || unreadInfoOf(m).mentioned) return settings.enable_desktop_notifications !== false;
   const sub = m.stream_id === undefined ? undefined : subs.value.get(m.stream_id);
-  if (!sub || sub.is_muted || mutedTopics.value.has(topicKey(sub.stream_id, m.subject))) return false;
+  if (!sub || !topicInHome(sub.stream_id, m.subject)) return false;
   return sub.desktop_notifications ?? !!settings.enable_stream_desktop_notifications;
 }
 

@@ -5,7 +5,7 @@ import { feedApi } from './feed';
 import { channelTerm, dmTerm, topicTerm } from './narrow';
 import { openProfile } from './profile';
 import { navigate } from './routes';
-import { feed, me, mutedTopics, overlay, selectedId, sidebarOpen, subs, topicKey, topicsByStream, unreadCounts, view } from './state';
+import { feed, me, overlay, selectedId, sidebarOpen, subs, topicInHome, topicKey, topicsByStream, unreadCounts, view } from './state';
 
 const SHORTCUTS: Array<[string, string]> = [
   ['c', 'New topic in the open channel'],
@@ -60,8 +60,9 @@ function nextUnreadTopic(): void {
     if (key === cur) continue;
     const [sid, topic] = key.split('\u0000') as [string, string];
     const streamId = Number(sid);
-    const sub = subs.value.get(streamId);
-    if (!sub || sub.is_muted || mutedTopics.value.has(key)) continue;
+    // As Zulip's n: a muted topic is skipped, and so is a muted channel's topic unless it is
+    // unmuted or followed there.
+    if (!subs.value.has(streamId) || !topicInHome(streamId, topic)) continue;
     const real = (topicsByStream.value.get(streamId) ?? []).find((t) => t.name.toLowerCase() === topic)?.name ?? topic;
     navigate({ kind: 'narrow', terms: [{ operator: 'channel', operand: streamId }, { operator: 'topic', operand: real }] });
     return;
