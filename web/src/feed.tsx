@@ -70,14 +70,23 @@ function buildRows(msgs: Message[], foundOldest: boolean): { rows: Row[]; headOf
   return { rows, headOf: Int32Array.from(heads), rowOf };
 }
 
-/** Zulip's date divider: "Today", "Yesterday", else the date (with its year when not this one's). */
-function DateDivider({ m }: { m: Message }) {
+/**
+ * A message's day as Zulip's date divider and recipient bar say it: "Today", "Yesterday", else the
+ * date (with its year when not this one's); and that day as a machine-readable date.
+ */
+function dayLabel(m: Message): { label: string; iso: string } {
   const when = new Date(m.timestamp * 1000);
   const now = new Date();
   const ago = dayOf(now) === dayOf(when) ? 0 : dayOf(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1)) === dayOf(when) ? 1 : 2;
   const sameYear = when.getFullYear() === now.getFullYear();
   const label = ago === 0 ? 'Today' : ago === 1 ? 'Yesterday' : when.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: sameYear ? undefined : 'numeric' });
   const iso = `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, '0')}-${String(when.getDate()).padStart(2, '0')}`;
+  return { label, iso };
+}
+
+/** Zulip's date divider, where the day changes inside a group. */
+function DateDivider({ m }: { m: Message }) {
+  const { label, iso } = dayLabel(m);
   return (
     <div class="date-divider">
       <time dateTime={iso}>{label}</time>
@@ -85,32 +94,48 @@ function DateDivider({ m }: { m: Message }) {
   );
 }
 
+/** The day of a group's first message, at the right of its recipient header (Zulip's recipient bar). */
+function HeaderDate({ m }: { m: Message }) {
+  const { label, iso } = dayLabel(m);
+  return (
+    <time class="rdate" dateTime={iso}>
+      {label}
+    </time>
+  );
+}
+
 function RecipientHeader({ m, pinned }: { m: Message; pinned?: boolean }) {
   // The pinned copy repeats the header already read out in the list: hidden from assistive
   // technology, its links out of the tab order, still clickable.
   const tab = pinned ? -1 : undefined;
+  const Tag = pinned ? 'div' : 'h2';
+  const hidden = pinned ? 'true' : undefined;
   if (m.type === 'stream') {
     const name = channelName(m.stream_id!);
-    const Tag = pinned ? 'div' : 'h2';
     return (
-      <Tag class={`recipient${pinned ? ' pinned' : ''}`} aria-hidden={pinned ? 'true' : undefined}>
-        <a href={channelHash(m.stream_id!, name)} tabIndex={tab}>
-          # {name}
-        </a>{' '}
-        ›{' '}
-        <a href={topicHash(m.stream_id!, name, m.subject)} tabIndex={tab}>
-          {m.subject || '(no topic)'}
-        </a>
+      <Tag class={`recipient${pinned ? ' pinned' : ''}`} aria-hidden={hidden}>
+        <span class="where">
+          <a href={channelHash(m.stream_id!, name)} tabIndex={tab}>
+            # {name}
+          </a>{' '}
+          ›{' '}
+          <a href={topicHash(m.stream_id!, name, m.subject)} tabIndex={tab}>
+            {m.subject || '(no topic)'}
+          </a>
+        </span>{' '}
+        <HeaderDate m={m} />
       </Tag>
     );
   }
   const others = dmOthers(m);
-  const Tag = pinned ? 'div' : 'h2';
   return (
-    <Tag class={`recipient dm${pinned ? ' pinned' : ''}`} aria-hidden={pinned ? 'true' : undefined}>
-      <a href={dmHash(others.map((r) => r.id), others.map((r) => r.full_name))} tabIndex={tab}>
-        You and {others.map((r) => r.full_name).join(', ')}
-      </a>
+    <Tag class={`recipient dm${pinned ? ' pinned' : ''}`} aria-hidden={hidden}>
+      <span class="where">
+        <a href={dmHash(others.map((r) => r.id), others.map((r) => r.full_name))} tabIndex={tab}>
+          You and {others.map((r) => r.full_name).join(', ')}
+        </a>
+      </span>{' '}
+      <HeaderDate m={m} />
     </Tag>
   );
 }
