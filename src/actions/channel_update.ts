@@ -170,8 +170,8 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   // do_change_stream_folder runs (its event too) whenever folder_id is given, even unchanged.
   if (u.folderId !== undefined) {
     if (u.folderId !== null) {
-      const folder = await getChannelFolder(db, realm.id, u.folderId);
-      if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+      // get_channel_folder_by_id finds archived folders too: a channel may be moved into one.
+      if (!(await getChannelFolder(db, realm.id, u.folderId))) throw new BadRequest('Invalid channel folder ID');
     }
     changes.folder_id = u.folderId;
   }
