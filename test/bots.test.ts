@@ -92,6 +92,7 @@ test('POST /bots: validation', async () => {
     [{ full_name: 'Odd Bot', short_name: 'odd', bot_type: 9 }, 'Invalid bot type'],
     [{ full_name: 'Odd Bot', short_name: 'odd', bot_type: 'one' }, 'bot_type is not an integer'],
     [{ full_name: 'Out Bot', short_name: 'out', bot_type: 3, payload_url: JSON.stringify('not a url') }, 'payload_url is not a URL'],
+    [{ full_name: 'Out Bot', short_name: 'out', bot_type: 3, payload_url: '"https://unterminated' }, 'payload_url is not valid JSON'],
     [{ full_name: 'Out Bot', short_name: 'out', bot_type: 3, payload_url: JSON.stringify('https://bots.example/hook'), interface_type: 7 }, 'Invalid interface type'],
     [{ full_name: 'Embedded Bot', short_name: 'emb', bot_type: 4 }, 'Embedded bots are not enabled.'],
   ];

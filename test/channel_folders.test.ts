@@ -64,4 +64,11 @@ test('channels join and leave folders; a folder in use cannot be archived', asyn
   assert.equal((await t.owner.patch(`/streams/${id}`, { folder_id: 999999 })).status, 400);
   assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'gemini' }], folder_id: 999999 })).status, 400);
   assert.equal((await t.owner.patch(`/channel_folders/${folder}`, { is_archived: true })).status, 200);
+  // get_channel_folder_by_id does not ask whether the folder is archived: channels may still be
+  // put into it, on creation or by update.
+  assert.equal((await t.owner.patch(`/streams/${id}`, { folder_id: folder })).status, 200);
+  assert.equal((await t.owner.get(`/streams/${id}`)).body.stream.folder_id, folder);
+  assert.equal((await t.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'artemis' }], folder_id: folder })).status, 200);
+  const artemis = (await t.owner.get('/get_stream_id', { stream: 'artemis' })).body.stream_id;
+  assert.equal((await t.owner.get(`/streams/${artemis}`)).body.stream.folder_id, folder);
 });

@@ -338,3 +338,16 @@ test("topics_policy other than inherit needs can_set_topics_policy_group, as Zul
   }
   assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'inherit' })).status, 200);
 });
+
+test("is_default_stream needs can_manage_default_streams whenever it is given, as update_stream_backend's CannotManageDefaultChannelError", async () => {
+  // The creator administers the channel, but default channels are the organization administrators'.
+  const id = await makeChannel(member, 'members-own');
+  const denied = { result: 'error', code: 'BAD_REQUEST', msg: 'You do not have permission to change default channels.' };
+  assert.deepEqual((await member.patch(`/streams/${id}`, { is_default_stream: true })).body, denied);
+  assert.deepEqual((await member.patch(`/streams/${id}`, { is_default_stream: false })).body, denied, 'even when nothing would change');
+  // Asked after the privacy checks, before the others.
+  assert.equal((await member.patch(`/streams/${id}`, { is_default_stream: true, is_private: true })).body.msg, 'A default channel cannot be private.');
+  assert.deepEqual((await member.patch(`/streams/${id}`, { is_default_stream: false, message_retention_days: 5 })).body, denied);
+  assert.equal((await member.patch(`/streams/${id}`, { description: 'still mine' })).status, 200);
+  assert.equal((await admin.patch(`/streams/${id}`, { is_default_stream: false })).status, 200);
+});

@@ -99,7 +99,7 @@ test('parameters are validated as Zulip validates them', async () => {
     [{ anchor: 'newest', num_after: 'many' }, 'BAD_REQUEST', 'num_after is not an integer'],
     [{ anchor: 'newest', num_before: 4000, num_after: 1001 }, 'BAD_REQUEST', 'Too many messages requested (maximum 5000).'],
     [{ anchor: window[2], num_before: 1, num_after: 1, include_anchor: false }, 'BAD_REQUEST', 'The anchor can only be excluded at an end of the range'],
-    [{ anchor: 'newest', narrow: '[{' }, 'BAD_REQUEST', 'Argument "narrow" is not valid JSON.'],
+    [{ anchor: 'newest', narrow: '[{' }, 'BAD_REQUEST', 'narrow is not valid JSON'],
     [{ anchor: 'newest', narrow: '{}' }, 'BAD_REQUEST', 'narrow is not a list'],
     [{ anchor: 'newest', narrow: [['channel', 5]] }, 'BAD_REQUEST', 'Invalid narrow: element is not a string pair'],
     [{ anchor: 'newest', narrow: [{ operator: 'nonsense', operand: 'x' }] }, 'BAD_NARROW', 'Invalid narrow operator: unknown operator nonsense'],

@@ -52,7 +52,7 @@ test('matches_narrow: which of the given messages match, with search highlightin
   for (const [params, msg] of [
     [{ narrow: [] }, "Missing 'msg_ids' argument"],
     [{ msg_ids: [a] }, "Missing 'narrow' argument"],
-    [{ msg_ids: 'x', narrow: [] }, 'Argument "msg_ids" is not valid JSON.'],
+    [{ msg_ids: 'x', narrow: [] }, 'msg_ids is not valid JSON'],
     [{ msg_ids: [a], narrow: [{ operator: 'has', operand: 'gifs' }] }, "Invalid narrow operator: unknown 'has' operand gifs"],
   ] as const) {
     const bad = await ann.get('/messages/matches_narrow', params as unknown as Record<string, object>);

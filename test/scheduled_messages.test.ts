@@ -152,6 +152,13 @@ test('delivery at the scheduled time: the message is sent once and leaves the li
   assert.deepEqual([late.status, late.body.msg], [400, 'Scheduled message was already sent']);
   const past = await ann.patch('/scheduled_messages/999999', { scheduled_delivery_timestamp: inSeconds(-60) });
   assert.deepEqual([past.status, past.body.msg], [400, 'Scheduled delivery time must be in the future.']);
+  // delete_scheduled_message: access_scheduled_message finds it even once sent, and deletes it.
+  const q2 = await openQueue(ann, ['scheduled_messages']);
+  const gone = await ann.delete(`/scheduled_messages/${res.body.scheduled_message_id}`);
+  assert.deepEqual([gone.status, gone.body.result], [200, 'success']);
+  assert.deepEqual((await queuedEvents(ann, q2)).map((e) => [e.op, e.scheduled_message_id]), [['remove', res.body.scheduled_message_id]]);
+  assert.equal((await ann.delete(`/scheduled_messages/${res.body.scheduled_message_id}`)).status, 404);
+  assert.equal((await bob.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'topic', operand: 'timed' }] })).body.messages.length, 1, 'the sent message stays');
 });
 
 test('a message that can no longer be sent is marked failed; an edit must move its time', async () => {

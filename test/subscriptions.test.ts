@@ -272,3 +272,29 @@ test('two requests creating the same channel at once make one channel', async ()
   assert.equal(streams.length, 1);
   assert.equal(streams[0].subscriber_count, 2);
 });
+
+test("a guest may not name users hidden from them as principals, as bulk_access_users_by_id's check_can_access_user", async () => {
+  const seen = await t.createUser({ name: 'Sam Seen' });
+  const unseen = await t.createUser({ name: 'Una Unseen', email: 'una.unseen@example.com' });
+  const gone = await t.createUser({ name: 'Gil Gone' });
+  assert.equal((await subscribe(t.owner, ['guest-shared'], { principals: [guest.userId, seen.userId] })).status, 200);
+  assert.equal((await t.owner.delete(`/users/${gone.userId}`)).status, 200);
+  assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groups['role:members'] } })).status, 200);
+  try {
+    // remove_subscriptions_backend looks the principals up before the channels, so a missing
+    // channel is not reached for a hidden user.
+    for (const principals of [[unseen.userId], ['una.unseen@example.com'], [seen.userId, unseen.userId]]) {
+      const res = await guest.delete('/users/me/subscriptions', { subscriptions: ['no-such-channel'], principals });
+      assert.deepEqual(res.body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' }, JSON.stringify(principals));
+    }
+    // access_user_common refuses a deactivated user before asking about access.
+    assert.equal((await guest.delete('/users/me/subscriptions', { subscriptions: ['no-such-channel'], principals: [gone.userId] })).body.msg, 'User is deactivated');
+    const visible = await guest.delete('/users/me/subscriptions', { subscriptions: ['no-such-channel'], principals: [seen.userId] });
+    assert.equal(visible.body.msg, 'Channel(s) (no-such-channel) do not exist');
+    // Members see everyone.
+    const byMember = await member.delete('/users/me/subscriptions', { subscriptions: ['no-such-channel'], principals: [unseen.userId] });
+    assert.equal(byMember.body.msg, 'Channel(s) (no-such-channel) do not exist');
+  } finally {
+    assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groups['role:everyone'] } })).status, 200);
+  }
+});

@@ -6,7 +6,7 @@ import type { User } from '../store/users.js';
 import { ROLE } from '../store/users.js';
 import { channelHasNamedTopic, defaultStreamIds, getStream, getStreamByName, setDefaultStream, STREAM_GROUP_SETTINGS, subscriberIdsByStream, updateStream, type Stream, type StreamGroupSetting } from '../store/channels.js';
 import { isUserInGroup } from '../store/cache.js';
-import { BadRequest, InvalidStreamId, NotAllowed, AdminRequired, OwnerRequired } from '../errors.js';
+import { BadRequest, InvalidStreamId, NotAllowed, OwnerRequired } from '../errors.js';
 import { channelAccess, isRealmAdmin } from '../access/channel_access.js';
 import { groupSettingValue, idsNamedBy, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { validateChannelDescription, validateChannelName } from './channels.js';
@@ -149,6 +149,9 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   }
   const defaults = new Set(await defaultStreamIds(db, realm.id));
   planPrivacy(caller, realm, context, u, changes, defaults.has(stream.id));
+  // update_stream_backend asks can_manage_default_streams (administrators) whenever
+  // is_default_stream is given, changed or not, right after the privacy checks.
+  if (u.isDefaultStream !== undefined && !isRealmAdmin(caller)) throw new NotAllowed('You do not have permission to change default channels.');
   if (u.messageRetentionDays !== undefined) {
     if (caller.role !== ROLE.owner) throw new OwnerRequired();
     // Zulip's do_change_stream_message_retention_days runs (event and notice) even for the same value.
@@ -167,8 +170,8 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
   // do_change_stream_folder runs (its event too) whenever folder_id is given, even unchanged.
   if (u.folderId !== undefined) {
     if (u.folderId !== null) {
-      const folder = await getChannelFolder(db, realm.id, u.folderId);
-      if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+      // get_channel_folder_by_id finds archived folders too: a channel may be moved into one.
+      if (!(await getChannelFolder(db, realm.id, u.folderId))) throw new BadRequest('Invalid channel folder ID');
     }
     changes.folder_id = u.folderId;
   }
@@ -178,7 +181,6 @@ async function planChannelUpdate(services: Services, caller: User, realm: Realm,
     }
   }
   const defaultChange = u.isDefaultStream !== undefined && u.isDefaultStream !== defaults.has(stream.id);
-  if (defaultChange && !isRealmAdmin(caller)) throw new AdminRequired();
   const permissionNamed = u.isPrivate !== undefined || u.isWebPublic !== undefined || u.historyPublicToSubscribers !== undefined;
   return { changes, defaultChange, permissionNamed };
 }

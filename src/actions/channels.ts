@@ -246,8 +246,8 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
     throw new NotAllowed('Insufficient permission');
   }
   if (o.folderId !== null) {
-    const folder = await getChannelFolder(database.db, realm.id, o.folderId);
-    if (!folder || folder.is_archived) throw new BadRequest('Invalid channel folder ID');
+    // get_channel_folder_by_id finds archived folders too.
+    if (!(await getChannelFolder(database.db, realm.id, o.folderId))) throw new BadRequest('Invalid channel folder ID');
   }
 
   const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, specs);

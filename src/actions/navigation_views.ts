@@ -1,7 +1,7 @@
 // Navigation views: a user's overrides of the built-in views (pinned or hidden) and custom views.
 import type { Services } from '../services.js';
 import type { User } from '../store/users.js';
-import { ApiError, BadRequest, ResourceNotFound } from '../errors.js';
+import { BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
 import type { Executor } from '../store/db.js';
@@ -74,25 +74,18 @@ export async function addNavigationView(services: Services, user: User, fragment
 
 export async function updateNavigationView(services: Services, user: User, fragment: string, isPinned: boolean | undefined, rawName: string | undefined): Promise<void> {
   const name = parsedName(rawName);
-  const builtIn = BUILT_IN_VIEWS.has(fragment);
-  if (builtIn && name !== undefined) throw new BadRequest(BUILT_IN_NAMED_MSG);
+  if (BUILT_IN_VIEWS.has(fragment) && name !== undefined) throw new BadRequest(BUILT_IN_NAMED_MSG);
   await services.database.transaction(async (tx, onCommit) => {
-    // As Zulip's update_navigation_view: a name in use is refused before the view is looked up.
+    // As Zulip's update_navigation_view: a name in use is refused before the view is looked up,
+    // and get_navigation_view finds only stored views: a built-in one never configured is missing too.
     await refuseTakenName(tx, user.id, name);
-    const current = await findNavigationView(tx, user.id, fragment);
-    if (!current && !builtIn) throw new ApiError(NOT_FOUND_MSG, 'NOT_FOUND', 404);
+    if (!(await findNavigationView(tx, user.id, fragment))) throw new ResourceNotFound(NOT_FOUND_MSG);
     const data: { is_pinned?: boolean; name?: string } = {};
     if (isPinned !== undefined) data.is_pinned = isPinned;
     if (name !== undefined) data.name = name;
-    if (!current) {
-      // A built-in view gets its override row the first time it is changed.
-      await insertNavigationView(tx, user.id, { fragment, is_pinned: isPinned ?? true, name: null });
-    } else if (Object.keys(data).length) {
-      await updateNavigationViewRow(tx, user.id, fragment, data);
-    }
-    if (Object.keys(data).length) {
-      publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'navigation_view', op: 'update', fragment, data } });
-    }
+    if (Object.keys(data).length) await updateNavigationViewRow(tx, user.id, fragment, data);
+    // do_update_navigation_view tells the user's clients even when nothing was given to change.
+    publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'navigation_view', op: 'update', fragment, data } });
   });
 }
 

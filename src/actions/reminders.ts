@@ -11,7 +11,7 @@ import type { Realm } from '../store/realms.js';
 import type { User } from '../store/users.js';
 import { getStream } from '../store/channels.js';
 import { dmGroupMembers } from '../store/messages.js';
-import { deleteScheduled, getPendingScheduled, insertScheduled, listPendingScheduled, type ScheduledMessage } from '../store/scheduled.js';
+import { deleteScheduled, getSendersScheduled, insertScheduled, listPendingScheduled, type ScheduledMessage } from '../store/scheduled.js';
 import { BadRequest, ResourceNotFound } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { renderMarkdown } from '../markdown/render.js';
@@ -150,7 +150,9 @@ export async function listPendingReminders(services: Services, user: User): Prom
 
 export async function deleteReminder(services: Services, user: User, id: number): Promise<void> {
   await services.database.transaction(async (tx, onCommit) => {
-    if (!(await getPendingScheduled(tx, user.id, id, true))) throw new ResourceNotFound(NOT_FOUND);
+    // Zulip's delete_reminder finds it with access_reminder, which does not ask whether it was
+    // delivered: deleting one already delivered succeeds.
+    if (!(await getSendersScheduled(tx, user.id, id, true))) throw new ResourceNotFound(NOT_FOUND);
     await deleteScheduled(tx, id);
     publishAfterCommit(services, onCommit, { realmId: user.realm_id, userIds: [user.id], event: { type: 'reminders', op: 'remove', reminder_id: id } });
   });

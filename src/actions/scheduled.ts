@@ -9,7 +9,6 @@ import {
   markScheduledFailed,
   deleteScheduled,
   dueScheduled,
-  getPendingScheduled,
   getSendersScheduled,
   insertScheduled,
   listPendingScheduled,
@@ -139,7 +138,9 @@ export async function editScheduledMessage(services: Services, sender: User, rea
 
 export async function deleteScheduledMessage(services: Services, sender: User, id: number): Promise<void> {
   await services.database.transaction(async (tx, onCommit) => {
-    if (!(await getPendingScheduled(tx, sender.id, id))) throw new ResourceNotFound(NOT_FOUND);
+    // Zulip's delete_scheduled_message finds the row with access_scheduled_message, which does not
+    // ask whether it was sent: deleting one already sent succeeds (and tells the sender again).
+    if (!(await getSendersScheduled(tx, sender.id, id))) throw new ResourceNotFound(NOT_FOUND);
     await deleteScheduled(tx, id);
     publishAfterCommit(services, onCommit, { realmId: sender.realm_id, userIds: [sender.id], event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: id } });
   });

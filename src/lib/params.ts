@@ -144,7 +144,9 @@ export class Params {
       try {
         parsed = JSON.parse(rawValue);
       } catch {
-        throw new BadRequest(`Argument "${name}" is not valid JSON.`);
+        // typed_endpoint's json_invalid template (the old REQ framework's 'Argument "X" is not
+        // valid JSON.' left Zulip with has_request_variables).
+        throw new BadRequest(`${name} is not valid JSON`);
       }
     } else {
       parsed = rawValue;

@@ -28,12 +28,6 @@ export async function insertScheduled(db: Executor, m: NewScheduled): Promise<nu
   return row.id;
 }
 
-/** A sender's scheduled message (or, with `reminder`, reminder) that has not been sent yet. */
-export async function getPendingScheduled(db: Executor, senderId: number, id: number, reminder = false): Promise<ScheduledMessage | undefined> {
-  const m = await getSendersScheduled(db, senderId, id, reminder);
-  return m && !m.delivered ? m : undefined;
-}
-
 /** A sender's scheduled message (or, with `reminder`, reminder), sent or not. */
 export async function getSendersScheduled(db: Executor, senderId: number, id: number, reminder = false): Promise<ScheduledMessage | undefined> {
   const r = await db

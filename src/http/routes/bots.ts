@@ -20,7 +20,7 @@ export function webhookUrlParam(params: Params, name: string): string | undefine
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new BadRequest(`Argument "${name}" is not valid JSON.`);
+      throw new BadRequest(`${name} is not valid JSON`);
     }
   }
   if (typeof value !== 'string') throw new BadRequest(`${name} is not a string`);

@@ -3,12 +3,13 @@
 import type { AuthedContext, Router } from '../router.js';
 import { pathInt } from '../router.js';
 import { check, type Params } from '../../lib/params.js';
-import { BadRequest, InvalidStreamId, NoSuchUser } from '../../errors.js';
+import { BadRequest, InvalidStreamId, NoSuchUser, NotAllowed } from '../../errors.js';
 import { STREAM_GROUP_SETTINGS, activeUserSubscriberCounts, getStream, getStreamByName, isSubscribed, type StreamGroupSetting } from '../../store/channels.js';
 import { parseGroupSettingUpdate, parseGroupSettingValue, type GroupSettingValue } from '../../access/group_settings.js';
 import { codePointLength, MAX_CHANNEL_DESCRIPTION_LENGTH, subscribeToChannels, type ChannelOptions, type ChannelSpec } from '../../actions/channels.js';
 import { channelAccess } from '../../access/channel_access.js';
 import { unsubscribe } from '../../actions/unsubscribe.js';
+import { usersVisibleTo } from '../../actions/users.js';
 import { archiveChannel, updateChannel, type ChannelUpdate } from '../../actions/channel_update.js';
 
 import { channelTopics } from '../../queries/topics.js';
@@ -77,7 +78,8 @@ export function channelSpecs(v: unknown, name: string): ChannelSpec[] {
 /**
  * principals: a list of user ids or one of emails (not mixed); every one an active user of the
  * organization. As Zulip's bulk_access_users_by_id / _by_email: any not found here (whichever
- * organization it belongs to) is "No such user"; then a deactivated one is "User is deactivated".
+ * organization it belongs to) is "No such user"; then a deactivated one is "User is deactivated",
+ * and one hidden from a guest "Insufficient permission".
  */
 export async function resolvePrincipals(ctx: AuthedContext, raw: unknown): Promise<User[]> {
   return lookUpPrincipals(ctx, principalList(raw));
@@ -104,6 +106,10 @@ async function lookUpPrincipals(ctx: AuthedContext, raw: number[] | string[]): P
     out.set(user.id, user);
   }
   if ([...out.values()].some((u) => !u.is_active)) throw new BadRequest('User is deactivated');
+  // access_user_common(for_admin=False) then asks check_can_access_user: a guest outside
+  // can_access_all_users_group may name only those they share a conversation with (and bots).
+  const visible = await usersVisibleTo(ctx.services, ctx.user, ctx.realm);
+  if (visible && [...out.keys()].some((id) => !visible.has(id))) throw new NotAllowed('Insufficient permission');
   return [...out.values()];
 }
 
