@@ -112,12 +112,16 @@ test('subscription status, a user\'s channels and a channel\'s members respect w
   assert.equal((await member.get(`/users/${leaving.userId}/channels`)).body.msg, 'User is deactivated');
   assert.equal((await member.get(`/users/${leaving.userId}/subscriptions/${open}`)).body.msg, 'User is deactivated');
   // A guest outside can_access_all_users_group asking about someone hidden from them: access_user_by_id's
-  // 'Insufficient permission' (the id is in their /register as an "Unknown user"), deactivated or not.
+  // 'Insufficient permission' (the id is in their /register as an "Unknown user"); access_user_common
+  // reports a deactivated target as such before checking visibility.
   const hidden = await t.createUser({ name: 'Hal Hidden' });
   const groupIds = Object.fromEntries((await t.owner.get('/user_groups')).body.user_groups.map((g: any) => [g.name, g.id]));
   assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groupIds['role:members'] } })).status, 200);
-  for (const path of [`/users/${hidden.userId}/channels`, `/users/${hidden.userId}/subscriptions/${open}`, `/users/${leaving.userId}/channels`]) {
+  for (const path of [`/users/${hidden.userId}/channels`, `/users/${hidden.userId}/subscriptions/${open}`]) {
     assert.deepEqual((await guest.get(path)).body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' }, path);
+  }
+  for (const path of [`/users/${leaving.userId}/channels`, `/users/${leaving.userId}/subscriptions/${open}`]) {
+    assert.deepEqual((await guest.get(path)).body, { result: 'error', msg: 'User is deactivated', code: 'BAD_REQUEST' }, path);
   }
   assert.equal((await guest.get('/users/999999/channels')).body.msg, 'No such user');
   assert.equal((await t.owner.patch('/realm', { can_access_all_users_group: { new: groupIds['role:everyone'] } })).status, 200);

@@ -86,9 +86,10 @@ export async function legacyMuteTopic(
 async function accessibleUser(services: Services, caller: User, realm: Realm, userId: number): Promise<User> {
   const target = await services.cache.user(realm.id, userId);
   if (!target) throw new NoSuchUser();
+  // access_user_common: deactivation is checked before whether the caller may see the user.
+  if (!target.is_active) throw new BadRequest('User is deactivated');
   const visible = await usersVisibleTo(services, caller, realm);
   if (visible !== null && !visible.has(target.id)) throw new NotAllowed('Insufficient permission');
-  if (!target.is_active) throw new BadRequest('User is deactivated');
   return target;
 }
 
