@@ -58,6 +58,11 @@ test('built-in views: pin or hide, never name; fragments with no stored view are
   assert.equal(unknownDelete.status, 404);
   const blank = await ann.post('/navigation_views', { fragment: ' ', is_pinned: true, name: 'x' });
   assert.equal(blank.status, 400);
+  // add_navigation_view declares is_pinned without a default.
+  const unpinned = await ann.post('/navigation_views', { fragment: 'narrow/channel/8', name: 'Eight' });
+  assert.deepEqual([unpinned.status, unpinned.body.code, unpinned.body.msg], [400, 'REQUEST_VARIABLE_MISSING', "Missing 'is_pinned' argument"]);
+  const neither = await ann.post('/navigation_views', {});
+  assert.equal(neither.body.msg, "Missing 'fragment' argument");
   const noName = await ann.post('/navigation_views', { fragment: 'narrow/channel/9', is_pinned: true });
   assert.equal(noName.status, 400);
   await ann.post('/navigation_views', { fragment: 'narrow/channel/9', is_pinned: true, name: 'Nine' });

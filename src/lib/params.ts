@@ -119,6 +119,13 @@ export class Params {
     return this.optBool(name) ?? dflt;
   }
 
+  /** A boolean the endpoint requires (a `Json[bool]` with no default in Zulip's view). */
+  requiredBool(name: string): boolean {
+    const v = this.optBool(name);
+    if (v === undefined) throw new MissingArgument(name);
+    return v;
+  }
+
   optBool(name: string): boolean | undefined {
     const t = this.text(name);
     if (t === undefined) return undefined;

@@ -5,8 +5,9 @@ import { addNavigationView, listNavigationViews, MAX_FRAGMENT_LENGTH, removeNavi
 export function registerNavigationViewRoutes(r: Router): void {
   r.get('/navigation_views', async ({ services, user }) => ({ navigation_views: await listNavigationViews(services, user) }));
 
+  // add_navigation_view: is_pinned has no default; it is read after fragment, as Zulip declares them.
   r.post('/navigation_views', async ({ params, services, user }) => {
-    await addNavigationView(services, user, params.str('fragment', { max: MAX_FRAGMENT_LENGTH }), params.bool('is_pinned', true), params.optStr('name'));
+    await addNavigationView(services, user, params.str('fragment', { max: MAX_FRAGMENT_LENGTH }), params.requiredBool('is_pinned'), params.optStr('name'));
     return {};
   });
 
