@@ -244,6 +244,9 @@ test('who may create which channels', async () => {
 
   await setRealm({ can_set_topics_policy_group: { new: groups['role:administrators'] } });
   assert.equal((await create(member, 'topical', { topics_policy: 'empty_topic_only' })).body.msg, 'Insufficient permission');
+  // add_subscriptions_backend: the folder lookup comes first, the name checks (list_to_streams) last.
+  assert.equal((await create(member, 'topical', { topics_policy: 'empty_topic_only', folder_id: 999999 })).body.msg, 'Invalid channel folder ID');
+  assert.equal((await create(member, 'x'.repeat(61), { topics_policy: 'empty_topic_only' })).body.msg, 'Insufficient permission');
   assert.equal((await create(member, 'topical', { topics_policy: 'inherit' })).status, 200);
 });
 

@@ -241,14 +241,16 @@ export async function prepareSubscribe(services: Services, caller: User, realm: 
   const named = req.namedPrincipals;
   const subscribingOthers = named ? named.raw.some((p) => p !== caller.id) : principals.some((p) => p.id !== caller.id);
 
-  const specs = req.channels.map((spec) => ({ ...spec, name: validateChannelName(spec.name) }));
-  if (o.topicsPolicy !== undefined && o.topicsPolicy !== 'inherit' && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) {
-    throw new NotAllowed('Insufficient permission');
-  }
+  // add_subscriptions_backend looks the folder up before it checks the topics_policy permission,
+  // and both before list_to_streams validates the names.
   if (o.folderId !== null) {
     // get_channel_folder_by_id finds archived folders too.
     if (!(await getChannelFolder(database.db, realm.id, o.folderId))) throw new BadRequest('Invalid channel folder ID');
   }
+  if (o.topicsPolicy !== undefined && o.topicsPolicy !== 'inherit' && !isUserInGroup(graph, caller.id, realm.settings.can_set_topics_policy_group)) {
+    throw new NotAllowed('Insufficient permission');
+  }
+  const specs = req.channels.map((spec) => ({ ...spec, name: validateChannelName(spec.name) }));
 
   const { existing, toCreate, specOf } = await existingAndNewChannels(database.db, realm.id, specs);
   // Groups the channels' settings or the request name that the cached graph lacks (made in another
