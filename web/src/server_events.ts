@@ -6,7 +6,7 @@ import { fetchTopics, loadView, MAX_LIVE, trimFeed } from './feed_loading';
 import type { Term } from './narrow';
 import { goTo } from './navigator';
 import {
-  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, mutedTopics, unmutedTopics,
+  allStreams, batch, ownArrived, realmSettings, drafts, type Draft, connection, dmConversations, dmKeyOf, feed, feedState, matchesTerms, me, Message, messageDmKey, topicPolicies,
   presence, ready, realm, replaceMessage, setUnread, subs, Subscription, topicKey, topicsByStream, typing, unread, UnreadInfo,
   unreadInfoOf, updateFeed, User, users, userSettings, view,
 } from './state';
@@ -74,11 +74,9 @@ function applyRegister(s: any): void {
     userSettings.value = s.user_settings ?? {};
     drafts.value = new Map((s.drafts ?? []).map((d: Draft) => [d.id, d]));
     realmSettings.value = Object.fromEntries(Object.entries(s).filter(([k]) => k.startsWith('realm_')));
-    const muted = new Set<string>();
-    const unmuted = new Set<string>();
-    for (const t of s.user_topics ?? []) (t.visibility_policy === 1 ? muted : t.visibility_policy >= 2 ? unmuted : null)?.add(topicKey(t.stream_id, t.topic_name));
-    mutedTopics.value = muted;
-    unmutedTopics.value = unmuted;
+    const policies = new Map<string, number>();
+    for (const t of s.user_topics ?? []) if (t.visibility_policy >= 1 && t.visibility_policy <= 3) policies.set(topicKey(t.stream_id, t.topic_name), t.visibility_policy);
+    topicPolicies.value = policies;
     const un = new Map<number, UnreadInfo>();
     const mentions = new Set<number>(s.unread_msgs?.mentions ?? []);
     for (const st of s.unread_msgs?.streams ?? []) for (const id of st.unread_message_ids) un.set(id, { stream_id: st.stream_id, topic: st.topic, mentioned: mentions.has(id) });
@@ -359,16 +357,11 @@ function handleEvent(ev: any): void {
       break;
     case 'user_topic': {
       const key = topicKey(ev.stream_id, ev.topic_name);
-      const muted = new Set(mutedTopics.value);
-      const unmuted = new Set(unmutedTopics.value);
-      muted.delete(key);
-      unmuted.delete(key);
-      if (ev.visibility_policy === 1) muted.add(key);
-      else if (ev.visibility_policy >= 2) unmuted.add(key);
-      batch(() => {
-        mutedTopics.value = muted;
-        unmutedTopics.value = unmuted;
-      });
+      // Policy 0 (INHERIT) removes the topic's entry, as Zulip's user_topics.set_user_topic does.
+      const policies = new Map(topicPolicies.value);
+      if (ev.visibility_policy >= 1 && ev.visibility_policy <= 3) policies.set(key, ev.visibility_policy);
+      else policies.delete(key);
+      topicPolicies.value = policies;
       reloadCombinedFeed();
       break;
     }

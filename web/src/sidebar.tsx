@@ -2,7 +2,7 @@
 // conversations and people, with unread counts. On a phone it is a drawer.
 import { composeApi } from './compose';
 import { channelHash, channelTerm, dmHash, dmTerm, encodeHash, topicHash, topicTerm, type Term } from './narrow';
-import { dmConversations, me, mutedTopics, presence, sidebarOpen, subs, topicKey, topicsByStream, unreadCounts, userName, users, view } from './state';
+import { dmConversations, me, presence, sidebarOpen, subs, TOPIC_MUTED, topicInHome, topicKey, topicPolicy, topicsByStream, unreadCounts, userName, users, view } from './state';
 import { UnreadCount } from './unread_count';
 
 export function Sidebar() {
@@ -80,12 +80,15 @@ export function Sidebar() {
                 {topics.slice(0, 30).map((t) => {
                   const key = topicKey(s.stream_id, t.name);
                   const resolved = t.name.startsWith('✔ ');
+                  const muted = topicPolicy(s.stream_id, t.name) === TOPIC_MUTED;
+                  // As Zulip's left sidebar: a muted topic is faded, count and all; in a muted
+                  // channel, so is the count of each topic not unmuted or followed there.
                   return (
-                    <li key={t.name} class={mutedTopics.value.has(key) ? 'muted' : ''}>
+                    <li key={t.name} class={muted ? 'muted' : ''}>
                       <a href={topicHash(s.stream_id, s.name, t.name)} aria-current={openTopic === t.name.toLowerCase() ? 'page' : undefined} class={resolved ? 'resolved' : ''}>
                         <span class="name">{t.name || '(no topic)'}</span>
-                        {mutedTopics.value.has(key) ? <span class="sr-only"> (muted)</span> : null}
-                        <UnreadCount n={counts.topics.get(key)} />
+                        {muted ? <span class="sr-only"> (muted)</span> : null}
+                        <UnreadCount n={counts.topics.get(key)} faded={!muted && !topicInHome(s.stream_id, t.name)} />
                       </a>
                     </li>
                   );

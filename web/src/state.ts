@@ -99,10 +99,12 @@ export const realmSettings = signal<Record<string, unknown>>({});
 export const subs = signal(new Map<number, Subscription>());
 export const allStreams = signal(new Map<number, { stream_id: number; name: string; description: string; invite_only: boolean; is_archived?: boolean; subscriber_count?: number }>());
 export const userSettings = signal<Record<string, unknown>>({});
-export const mutedTopics = signal(new Set<string>());
-// Topics unmuted or followed (visibility policy 2 or 3): in a muted channel, they still show in
-// the combined feed, the Inbox and the unread counts (Zulip's is_topic_unmuted_or_followed).
-export const unmutedTopics = signal(new Set<string>());
+// Each topic's visibility policy from /register's user_topics and user_topic events, by topicKey:
+// muted (1), unmuted (2) or followed (3); a topic without one is absent (Zulip's user_topics).
+export const TOPIC_MUTED = 1;
+export const TOPIC_UNMUTED = 2;
+export const TOPIC_FOLLOWED = 3;
+export const topicPolicies = signal(new Map<string, number>());
 export const connection = signal<Connection>('loading');
 export const ready = signal(false);
 
@@ -133,9 +135,15 @@ export function topicKey(streamId: number, topic: string): string {
  * unread counts: not a muted topic, and not in a muted channel unless the topic is unmuted or followed.
  */
 export function topicInHome(streamId: number, topic: string): boolean {
-  const key = topicKey(streamId, topic);
-  if (mutedTopics.value.has(key)) return false;
-  return !subs.value.get(streamId)?.is_muted || unmutedTopics.value.has(key);
+  const policy = topicPolicy(streamId, topic);
+  if (policy === TOPIC_MUTED) return false;
+  // Followed topics count as unmuted in a muted channel (Zulip's is_topic_unmuted_or_followed).
+  return !subs.value.get(streamId)?.is_muted || policy >= TOPIC_UNMUTED;
+}
+
+/** A topic's visibility policy; 0 (Zulip's INHERIT) when it has none. */
+export function topicPolicy(streamId: number, topic: string): number {
+  return topicPolicies.value.get(topicKey(streamId, topic)) ?? 0;
 }
 
 /** The other people of a direct conversation, sorted, as the key of its unread count ("" for one's own). */

@@ -1,8 +1,9 @@
 // An unread count beside a link of the sidebar or the inbox (nothing when there is none).
-export function UnreadCount({ n, label }: { n: number | undefined; label?: string }) {
+// A faded count is one not part of the totals, as a muted channel's topic (Zulip's muted opacity).
+export function UnreadCount({ n, label, faded }: { n: number | undefined; label?: string; faded?: boolean }) {
   if (!n) return null;
   return (
-    <span class="count" aria-label={`${n} unread${label ? ` ${label}` : ''}`}>
+    <span class={faded ? 'count faded' : 'count'} aria-label={`${n} unread${label ? ` ${label}` : ''}`}>
       {n}
     </span>
   );
