@@ -13,7 +13,6 @@ import type { Executor } from '../store/db.js';
 import { activeRealmEmojiByName, deactivateRealmEmojiRow, insertRealmEmoji, listRealmEmoji, type RealmEmojiRow } from '../store/emoji.js';
 import { isUserInGroup } from '../store/cache.js';
 import { unicodeEmojiByName } from '../lib/emoji.js';
-import { stillImage } from '../lib/emoji_still.js';
 import { ApiError, BadRequest } from '../errors.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { onConflict } from '../store/conflicts.js';
@@ -116,7 +115,8 @@ export async function addRealmEmoji(services: Services, user: User, realm: Realm
   const folder = emojiFolder(services.config.uploadsDir, realm.id);
   const fileName = randomBytes(4).toString('hex') + kind.ext;
   // An animation whose first frame cannot be read is kept as a plain image, without still_url.
-  const still = kind.animated(file.data) ? stillImage(file.data) : undefined;
+  // Its decoders (omggif, pngjs) load on the first animated upload: an idle server does not carry them.
+  const still = kind.animated(file.data) ? (await import('../lib/emoji_still.js')).stillImage(file.data) : undefined;
   await mkdir(join(folder, 'still'), { recursive: true });
   await writeFile(join(folder, fileName), file.data);
   if (still) await writeFile(join(folder, 'still', emojiStillFileName(fileName)), still);
