@@ -134,6 +134,41 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
+/**
+ * A `loggedIn` preparation: the page believes it is in the background (another tab in front), may
+ * notify, and records each desktop notification it raises as it is shown (read with
+ * `notificationsShown`, clicked with `clickNotification`).
+ */
+export function hiddenRecordingNotifications(origin: string): (context: BrowserContext) => Promise<void> {
+  return async (context) => {
+    await context.grantPermissions(['notifications'], { origin });
+    await context.addInitScript(() => {
+      Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
+      const Real = window.Notification;
+      const shown: Array<{ title: string; body: string; click: () => void }> = [];
+      (window as unknown as { shown: typeof shown }).shown = shown;
+      class Recorded extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          shown.push({ title, body: options?.body ?? '', click: () => this.onclick?.call(this, new Event('click')) });
+        }
+      }
+      Object.defineProperty(window, 'Notification', { value: Recorded });
+    });
+  };
+}
+
+/** The notifications a `hiddenRecordingNotifications` page has shown, as "title: body", once there are at least `atLeast`. */
+export async function notificationsShown(page: Page, atLeast = 0): Promise<string[]> {
+  if (atLeast > 0) await page.waitForFunction((n) => (window as unknown as { shown: unknown[] }).shown.length >= n, atLeast, { timeout: 5000 });
+  return page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string }> }).shown.map((n) => `${n.title}: ${n.body}`));
+}
+
+/** Clicks the i-th notification a `hiddenRecordingNotifications` page has shown. */
+export async function clickNotification(page: Page, i: number): Promise<void> {
+  await page.evaluate((i) => (window as unknown as { shown: Array<{ click: () => void }> }).shown[i]!.click(), i);
+}
+
 /** Makes a channel with these people subscribed; returns its id. */
 export async function makeChannel(owner: Person, name: string, people: Person[]): Promise<number> {
   const res = await owner.api.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: people.map((p) => p.email) });

@@ -6,7 +6,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Page } from 'playwright-core';
-import { testScene, loggedIn } from './harness.js';
+import { clickNotification, hiddenRecordingNotifications, loggedIn, notificationsShown, testScene } from './harness.js';
 
 const s = testScene();
 
@@ -192,48 +192,30 @@ test('rich content: math with the KaTeX stylesheet loaded on demand, a spoiler t
 });
 
 test('desktop notifications while the page is hidden: DMs and mentions, channels as their settings say, none for muted topics; a click opens the conversation', async () => {
-  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, async (context) => {
-    await context.grantPermissions(['notifications'], { origin: s.srv.url });
-    // The page in the background (another tab in front), and each notification it raises recorded
-    // as it is shown.
-    await context.addInitScript(() => {
-      Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
-      const Real = window.Notification;
-      const shown: Array<{ title: string; body: string; click: () => void }> = [];
-      (window as unknown as { shown: typeof shown }).shown = shown;
-      class Recorded extends Real {
-        constructor(title: string, options?: NotificationOptions) {
-          super(title, options);
-          shown.push({ title, body: options?.body ?? '', click: () => this.onclick?.call(this, new Event('click')) });
-        }
-      }
-      Object.defineProperty(window, 'Notification', { value: Recorded });
-    });
-  });
-  const shown = () => a.page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string }> }).shown.map((n) => `${n.title}: ${n.body}`));
-  const waitShown = (n: number) => a.page.waitForFunction((n) => (window as unknown as { shown: unknown[] }).shown.length >= n, n, { timeout: 5000 });
+  // The page in the background (another tab in front), each notification recorded as it is shown.
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, hiddenRecordingNotifications(s.srv.url));
   try {
     await a.page.goto(`${s.srv.url}/#inbox`);
     await s.bob.api.post('/messages', { type: 'direct', to: [s.alice.api.userId], content: 'Are you there?' });
-    await waitShown(1);
+    await notificationsShown(a.page, 1);
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'quiet', content: 'Nothing for Alice here' });
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'quiet', content: '@**Alice Anders** a question' });
-    await waitShown(2);
+    await notificationsShown(a.page, 2);
     // The channel asks for notifications of its own; a muted topic still stays quiet.
     await s.alice.api.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: s.general, property: 'desktop_notifications', value: true }]) });
     await s.alice.api.post('/user_topics', { stream_id: s.general, topic: 'muted talk', visibility_policy: 1 });
     await a.page.waitForTimeout(500); // the two events reach the page
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'muted talk', content: 'In a muted topic' });
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'news', content: 'Channel news' });
-    await waitShown(3);
+    await notificationsShown(a.page, 3);
     await a.page.waitForTimeout(500);
-    assert.deepEqual(await shown(), [
+    assert.deepEqual(await notificationsShown(a.page), [
       'Bob Brown (Direct message): Are you there?',
       'Bob Brown (#general > quiet): @Alice Anders a question',
       'Bob Brown (#general > news): Channel news',
     ]);
     // Clicking the last one opens its topic.
-    await a.page.evaluate(() => (window as unknown as { shown: Array<{ click: () => void }> }).shown[2]!.click());
+    await clickNotification(a.page, 2);
     await a.page.waitForFunction(() => location.hash.startsWith('#narrow/channel/') && location.hash.includes('/topic/news'), undefined, { timeout: 5000 });
     await article(a.page, 'Channel news').waitFor({ timeout: 5000 });
   } finally {

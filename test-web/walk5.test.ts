@@ -3,7 +3,7 @@
 // recipient headers without the date Zulip's recipient bar shows at its right.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loggedIn, makeChannel, screenshot, testScene } from './harness.js';
+import { hiddenRecordingNotifications, loggedIn, makeChannel, notificationsShown, screenshot, testScene } from './harness.js';
 
 let quiet = 0;
 let loud = 0;
@@ -36,31 +36,15 @@ test("n goes to an unread topic unmuted in a muted channel, past the channel's o
 });
 
 test('desktop notifications come from a topic unmuted in a muted channel, not from its other topics', async () => {
-  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, async (context) => {
-    await context.grantPermissions(['notifications'], { origin: s.srv.url });
-    // The page in the background, and each notification it raises recorded.
-    await context.addInitScript(() => {
-      Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
-      const Real = window.Notification;
-      const shown: string[] = [];
-      (window as unknown as { shown: string[] }).shown = shown;
-      class Recorded extends Real {
-        constructor(title: string, options?: NotificationOptions) {
-          super(title, options);
-          shown.push(`${title}: ${options?.body ?? ''}`);
-        }
-      }
-      Object.defineProperty(window, 'Notification', { value: Recorded });
-    });
-  });
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, hiddenRecordingNotifications(s.srv.url));
   try {
     await a.page.goto(`${s.srv.url}/#inbox`);
     await a.page.getByRole('region', { name: 'Inbox' }).waitFor({ timeout: 5000 });
     await s.bob.api.post('/messages', { type: 'stream', to: loud, topic: 'other', content: 'In the muted channel' });
     await s.bob.api.post('/messages', { type: 'stream', to: loud, topic: 'kept loud', content: 'In the unmuted topic' });
-    await a.page.waitForFunction(() => (window as unknown as { shown: unknown[] }).shown.length >= 1, undefined, { timeout: 5000 });
+    await notificationsShown(a.page, 1);
     await a.page.waitForTimeout(500);
-    assert.deepEqual(await a.page.evaluate(() => (window as unknown as { shown: string[] }).shown), ['Bob Brown (#loud > kept loud): In the unmuted topic']);
+    assert.deepEqual(await notificationsShown(a.page), ['Bob Brown (#loud > kept loud): In the unmuted topic']);
   } finally {
     await a.context.close();
   }

@@ -3,8 +3,7 @@
 // desktop notifications by enable_followed_topic_desktop_notifications as Zulip's do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { loggedIn, makeChannel, screenshot, testScene } from './harness.js';
+import { hiddenRecordingNotifications, loggedIn, makeChannel, notificationsShown, screenshot, testScene } from './harness.js';
 
 let quiet = 0;
 const s = testScene(async () => {
@@ -34,30 +33,9 @@ test("a muted channel's topics show faded unread counts, bright only where unmut
   }
 });
 
-/** Alice's page in the background, recording each desktop notification it raises. */
-async function backgroundPage() {
-  return loggedIn(s.browser, s.srv.url, s.alice, undefined, async (context) => {
-    await context.grantPermissions(['notifications'], { origin: s.srv.url });
-    await context.addInitScript(() => {
-      Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
-      const Real = window.Notification;
-      const shown: string[] = [];
-      (window as unknown as { shown: string[] }).shown = shown;
-      class Recorded extends Real {
-        constructor(title: string, options?: NotificationOptions) {
-          super(title, options);
-          shown.push(`${title}: ${options?.body ?? ''}`);
-        }
-      }
-      Object.defineProperty(window, 'Notification', { value: Recorded });
-    });
-  });
-}
-
-const shown = (page: Page) => page.evaluate(() => (window as unknown as { shown: string[] }).shown.slice());
 
 test('a followed topic notifies on the desktop though its channel would not, unless the setting is off', async () => {
-  const a = await backgroundPage();
+  const a = await loggedIn(s.browser, s.srv.url, s.alice, undefined, hiddenRecordingNotifications(s.srv.url));
   try {
     await a.page.goto(`${s.srv.url}/#inbox`);
     await a.page.getByRole('region', { name: 'Inbox' }).waitFor({ timeout: 5000 });
@@ -67,17 +45,17 @@ test('a followed topic notifies on the desktop though its channel would not, unl
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'other', content: 'Not followed' });
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'watched', content: 'Followed at load' });
     await s.bob.api.post('/messages', { type: 'stream', to: quiet, topic: 'followed quiet', content: 'Followed by event' });
-    await a.page.waitForFunction(() => (window as unknown as { shown: unknown[] }).shown.length >= 2, undefined, { timeout: 5000 });
+    await notificationsShown(a.page, 2);
     await a.page.waitForTimeout(500);
-    assert.deepEqual(await shown(a.page), ['Bob Brown (#general > watched): Followed at load', 'Bob Brown (#quiet > followed quiet): Followed by event']);
+    assert.deepEqual(await notificationsShown(a.page), ['Bob Brown (#general > watched): Followed at load', 'Bob Brown (#quiet > followed quiet): Followed by event']);
     // enable_followed_topic_desktop_notifications off: followed topics notify no more.
     assert.equal((await s.alice.api.patch('/settings', { enable_followed_topic_desktop_notifications: false })).status, 200);
     await a.page.waitForTimeout(500);
     await s.bob.api.post('/messages', { type: 'stream', to: s.general, topic: 'watched', content: 'Setting off' });
     await s.bob.api.post('/messages', { type: 'private', to: JSON.stringify([s.alice.api.userId]), content: 'A direct message' });
-    await a.page.waitForFunction(() => (window as unknown as { shown: unknown[] }).shown.length >= 3, undefined, { timeout: 5000 });
+    await notificationsShown(a.page, 3);
     await a.page.waitForTimeout(500);
-    assert.deepEqual((await shown(a.page)).slice(2), ['Bob Brown (Direct message): A direct message']);
+    assert.deepEqual((await notificationsShown(a.page)).slice(2), ['Bob Brown (Direct message): A direct message']);
   } finally {
     await s.alice.api.patch('/settings', { enable_followed_topic_desktop_notifications: true });
     await a.context.close();
