@@ -9,7 +9,7 @@ import { BadRequest, InvalidStreamId, ResourceNotFound } from '../errors.js';
 import { channelAccess } from '../access/channel_access.js';
 import { publishAfterCommit } from '../events/publish.js';
 import { userSettingsOf } from '../lib/user_settings.js';
-import { check } from '../lib/params.js';
+import { check, checkLength } from '../lib/params.js';
 import { MAX_MESSAGE_LENGTH, normalizeContent, truncateTopic } from '../lib/message_text.js';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 60;
@@ -120,7 +120,7 @@ function validateSnippetText(title: string | undefined, content: string | undefi
     if (value === undefined) return;
     const stripped = value.trim();
     if (!stripped) throw new BadRequest(`${name} cannot be blank`);
-    if ([...stripped].length > max) throw new BadRequest(`${name} is too long (limit: ${max} characters)`);
+    checkLength(stripped, name, max);
   };
   check(title, 'title', MAX_SNIPPET_TITLE_LENGTH);
   check(content, 'content', MAX_MESSAGE_LENGTH);

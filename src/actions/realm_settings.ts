@@ -13,7 +13,7 @@ import { syncFullMembers } from '../store/groups.js';
 import { getStream } from '../store/channels.js';
 import { AVAILABLE_LANGUAGE_CODES } from '../lib/user_settings.js';
 import { BadRequest, OwnerRequired } from '../errors.js';
-import type { Params } from '../lib/params.js';
+import { checkLength, type Params } from '../lib/params.js';
 import { groupSettingValue, idsNamedBy, parseGroupSettingUpdate, sameGroupSettingValue, type GroupSettingValue } from '../access/group_settings.js';
 import { storeGroupSettingValue } from './group_settings.js';
 import { requireRealmAdmin } from '../access/roles.js';
@@ -56,8 +56,6 @@ export type RealmChange =
   | { kind: 'group'; key: RealmGroupSettingName; new: GroupSettingValue; old?: GroupSettingValue };
 
 const tooLong = (name: string, max: number) => new BadRequest(`${name} is too long (limit: ${max} characters)`);
-/** Python's len, which Zulip's length limits count: code points, not UTF-16 units. */
-const pythonLength = (s: string) => Array.from(s).length;
 
 function oneOf<T extends PlainValue>(name: string, allowed: readonly T[]) {
   return (v: PlainValue): PlainValue => {
@@ -94,14 +92,14 @@ const PLAIN: Record<string, Spec> = {
     // Zulip's update_realm caps the name's length (StringConstraints(max_length=...)) and nothing
     // more: no trimming, and an empty name is a name.
     check: (v) => {
-      if (pythonLength(String(v)) > MAX_REALM_NAME_LENGTH) throw tooLong('name', MAX_REALM_NAME_LENGTH);
+      checkLength(String(v), 'name', MAX_REALM_NAME_LENGTH);
       return v;
     },
   },
   description: {
     read: str,
     check: (v) => {
-      if (pythonLength(String(v)) > MAX_REALM_DESCRIPTION_LENGTH) throw tooLong('description', MAX_REALM_DESCRIPTION_LENGTH);
+      checkLength(String(v), 'description', MAX_REALM_DESCRIPTION_LENGTH);
       return v;
     },
   },
