@@ -11,7 +11,7 @@ import { peerEventBatches, usersWhoCanSee } from '../shapes/channels.js';
 import type { Executor } from '../store/db.js';
 import { publishAfterCommit, type OnCommit } from '../events/publish.js';
 import { readFlagsEvent, type ConfabEvent } from '../events/types.js';
-import { unreadMessageIds } from '../store/unreads.js';
+import { unreadMessageIdsByStream } from '../store/unreads.js';
 import { setReadFlag } from '../store/messages.js';
 
 /**
@@ -123,13 +123,16 @@ export async function prepareUnsubscribe(
     // Zulip's send_subscription_remove_events then queues mark_stream_messages_as_read: a leaver's
     // unread messages in each channel left become read (do_mark_stream_messages_as_read, one flags
     // event per channel that had any).
+    // One read of each leaver's unread messages in all the channels they left, one update.
     for (const target of targets) {
-      for (const stream of streams) {
-        if (!removedBy.get(stream.id)?.includes(target.id)) continue;
-        const ids = await unreadMessageIds(tx, services.database.dialect, target.id, { streamId: stream.id });
-        if (!ids.length) continue;
-        await setReadFlag(tx, target.id, ids);
-        publish([target.id], readFlagsEvent(ids));
+      const left = streams.filter((s) => removedBy.get(s.id)?.includes(target.id));
+      if (left.length === 0) continue;
+      const unreadIn = await unreadMessageIdsByStream(tx, services.database.dialect, target.id, left.map((s) => s.id));
+      if (unreadIn.size === 0) continue;
+      await setReadFlag(tx, target.id, [...unreadIn.values()].flat());
+      for (const stream of left) {
+        const ids = unreadIn.get(stream.id);
+        if (ids) publish([target.id], readFlagsEvent(ids));
       }
     }
     return { removed, not_removed: notRemoved };

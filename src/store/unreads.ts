@@ -55,13 +55,22 @@ export async function starredMessageIds(db: Executor, dialect: DialectName, user
   return rows.map((r) => r.message_id);
 }
 
+/** Which unread messages: of one channel or of several, of a topic (any case), of a sender. */
+export interface UnreadFilter {
+  streamId?: number;
+  streamIds?: readonly number[];
+  topic?: string;
+  senderId?: number;
+}
+
 /** The statement unreadMessageIds runs (exported so a test can ask the planner about it). */
-export function unreadMessageIdsStatement(dialect: DialectName, userId: number, only: { streamId?: number; topic?: string; senderId?: number } = {}) {
+export function unreadMessageIdsStatement(dialect: DialectName, userId: number, only: UnreadFilter = {}) {
   const filters = [sql`um.user_id = ${userId}`, sql`(um.flags & 1) = 0`];
   if (only.streamId !== undefined) filters.push(sql`m.stream_id = ${only.streamId}`);
+  if (only.streamIds !== undefined) filters.push(only.streamIds.length ? sql`m.stream_id in (${sql.join(only.streamIds)})` : sql`1 = 0`);
   if (only.topic !== undefined) filters.push(sql`lower(m.topic) = lower(${only.topic})`);
   if (only.senderId !== undefined) filters.push(sql`m.sender_id = ${only.senderId}`);
-  return sql<{ message_id: number }>`select um.message_id from ${userMessagesBy(dialect, 'um', 'user_messages_unread')}
+  return sql<{ message_id: number; stream_id: number | null }>`select um.message_id, m.stream_id from ${userMessagesBy(dialect, 'um', 'user_messages_unread')}
     inner join messages as m on m.id = um.message_id
     where ${sql.join(filters, sql` and `)}`;
 }
@@ -70,7 +79,20 @@ export function unreadMessageIdsStatement(dialect: DialectName, userId: number, 
  * The user's unread messages, all of them or those of one channel, topic (any case) or sender
  * (marking a channel read, muting a sender): read from the unread index, as unreadRows is.
  */
-export async function unreadMessageIds(db: Executor, dialect: DialectName, userId: number, only: { streamId?: number; topic?: string; senderId?: number } = {}): Promise<number[]> {
+export async function unreadMessageIds(db: Executor, dialect: DialectName, userId: number, only: UnreadFilter = {}): Promise<number[]> {
   const { rows } = await unreadMessageIdsStatement(dialect, userId, only).execute(db);
   return rows.map((r) => r.message_id);
+}
+
+/** The user's unread messages in these channels, by channel (one statement for them all). */
+export async function unreadMessageIdsByStream(db: Executor, dialect: DialectName, userId: number, streamIds: readonly number[]): Promise<Map<number, number[]>> {
+  const { rows } = await unreadMessageIdsStatement(dialect, userId, { streamIds }).execute(db);
+  const out = new Map<number, number[]>();
+  for (const r of rows) {
+    const id = Number(r.stream_id);
+    const list = out.get(id);
+    if (list) list.push(r.message_id);
+    else out.set(id, [r.message_id]);
+  }
+  return out;
 }
