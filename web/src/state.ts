@@ -135,7 +135,12 @@ export function topicKey(streamId: number, topic: string): string {
  * unread counts: not a muted topic, and not in a muted channel unless the topic is unmuted or followed.
  */
 export function topicInHome(streamId: number, topic: string): boolean {
-  const policy = topicPolicy(streamId, topic);
+  return keyInHome(streamId, topicKey(streamId, topic));
+}
+
+/** topicInHome of a topic's key (the unread counts have it already). */
+function keyInHome(streamId: number, key: string): boolean {
+  const policy = topicPolicies.value.get(key) ?? 0;
   if (policy === TOPIC_MUTED) return false;
   // Followed topics count as unmuted in a muted channel (Zulip's is_topic_unmuted_or_followed).
   return !subs.value.get(streamId)?.is_muted || policy >= TOPIC_UNMUTED;
@@ -168,7 +173,7 @@ export const unreadCounts = computed(() => {
     if (info.stream_id !== undefined) {
       const key = topicKey(info.stream_id, info.topic ?? '');
       topics.set(key, (topics.get(key) ?? 0) + 1);
-      if (!topicInHome(info.stream_id, info.topic ?? '')) continue;
+      if (!keyInHome(info.stream_id, key)) continue;
       streams.set(info.stream_id, (streams.get(info.stream_id) ?? 0) + 1);
       total++;
     } else if (info.dm !== undefined) {
